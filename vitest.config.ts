@@ -15,7 +15,8 @@ import { defineConfig } from 'vitest/config';
  * default there is one): most files wait on sockets, children and timers far more than they compute.
  * USP_TEST_WORKERS=N (or --maxWorkers=N) sets another count.
  */
-const PROCESS_MARKERS = /runCli|startServeCli|startRegistryCli|spawn\(|fork\(|StdioClientTransport|stdio|support\/cli\.js|registry\/processes\.js/;
+const PROCESS_MARKERS =
+  /runCli|startServeCli|startRegistryCli|spawn\(|fork\(|StdioClientTransport|stdio|support\/cli\.js|registry\/processes\.js/;
 
 function testFiles(dir = 'test'): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -28,9 +29,12 @@ const all = testFiles().sort();
 const isBrowser = (f: string) => f.endsWith('.browser.test.ts');
 const isProcess = (f: string) => !isBrowser(f) && PROCESS_MARKERS.test(readFileSync(f, 'utf8'));
 const isPostgres = (f: string) =>
-  !isBrowser(f) && !isProcess(f) && (f.startsWith('test/pg/') || f === 'test/store/postgres.test.ts' || /USP_TEST_PG_URL/.test(readFileSync(f, 'utf8')));
+  !isBrowser(f) &&
+  !isProcess(f) &&
+  (f.startsWith('test/pg/') || f === 'test/store/postgres.test.ts' || /USP_TEST_PG_URL/.test(readFileSync(f, 'utf8')));
 const UNIT_DIRS = ['test/domain/', 'test/store/', 'test/architecture/', 'test/harness/', 'test/outbox/'];
-const isUnit = (f: string) => !isBrowser(f) && !isProcess(f) && !isPostgres(f) && UNIT_DIRS.some((d) => f.startsWith(d));
+const isUnit = (f: string) =>
+  !isBrowser(f) && !isProcess(f) && !isPostgres(f) && UNIT_DIRS.some((d) => f.startsWith(d));
 
 export const PROJECT_FILES: Record<string, string[]> = {
   processes: all.filter(isProcess),
@@ -51,7 +55,10 @@ export default defineConfig({
     projects: [
       // Process tests start children that load the whole server: on a loaded machine a start takes
       // seconds, so these have more time per test and per hook than in-process tests.
-      { extends: true, test: { name: 'processes', include: PROJECT_FILES.processes, testTimeout: 40_000, hookTimeout: 40_000 } },
+      {
+        extends: true,
+        test: { name: 'processes', include: PROJECT_FILES.processes, testTimeout: 40_000, hookTimeout: 40_000 },
+      },
       { extends: true, test: { name: 'browser', include: PROJECT_FILES.browser } },
       { extends: true, test: { name: 'postgres', include: PROJECT_FILES.postgres } },
       { extends: true, test: { name: 'doors', include: PROJECT_FILES.doors } },

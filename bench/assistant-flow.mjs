@@ -37,7 +37,11 @@ export async function run() {
     };
     await step('usp_services_list', 'usp_services_list', { query: 'haircut' });
     const day = liveDate(3);
-    const slots = await step(`usp_availability_query (one day, ${day})`, 'usp_availability_query', { service_id: 'svc_haircut', start_date: day, end_date: day });
+    const slots = await step(`usp_availability_query (one day, ${day})`, 'usp_availability_query', {
+      service_id: 'svc_haircut',
+      start_date: day,
+      end_date: day,
+    });
     const slot = slots.structuredContent.slots[0];
     await step('usp_bookings_create', 'usp_bookings_create', {
       service_id: 'svc_haircut',
@@ -53,7 +57,8 @@ export async function run() {
       title: '9. What one booking costs an assistant (characters read)',
       sections: [
         {
-          caption: 'The one-booking flow over stdio (demo business): text is content[].text, structured is structuredContent as JSON',
+          caption:
+            'The one-booking flow over stdio (demo business): text is content[].text, structured is structuredContent as JSON',
           header: ['step', 'text', 'structured'],
           rows: [
             ['tools/list (the whole answer)', n(toolsChars), ''],
@@ -66,7 +71,12 @@ export async function run() {
         'A host that passes only the text gives the model the text column; one that passes structuredContent too gives it both. The availability step is one full day of haircut slots (three stylists, every 15 minutes). Characters, not tokens: independent of any tokenizer.',
       ],
       targets: [
-        { name: 'tools/list', target: `< ${n(TOOLS_TARGET)} characters`, value: `${n(toolsChars)} characters`, ok: toolsChars < TOOLS_TARGET },
+        {
+          name: 'tools/list',
+          target: `< ${n(TOOLS_TARGET)} characters`,
+          value: `${n(toolsChars)} characters`,
+          ok: toolsChars < TOOLS_TARGET,
+        },
         {
           name: 'One-booking flow, text',
           target: `< ${n(FLOW_TEXT_TARGET)} characters`,

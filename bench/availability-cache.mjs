@@ -22,17 +22,32 @@ function cannon(opts) {
 function queries() {
   const headers = { 'content-type': 'application/json', 'usp-agent': `profile="${PLATFORM}"` };
   return [
-    { name: 'one day of svc_haircut', body: { service_id: 'svc_haircut', start_date: benchDate(1), end_date: benchDate(1) } },
-    { name: 'a week of svc_haircut (first 200)', body: { service_id: 'svc_haircut', start_date: benchDate(1), end_date: benchDate(7) } },
+    {
+      name: 'one day of svc_haircut',
+      body: { service_id: 'svc_haircut', start_date: benchDate(1), end_date: benchDate(1) },
+    },
+    {
+      name: 'a week of svc_haircut (first 200)',
+      body: { service_id: 'svc_haircut', start_date: benchDate(1), end_date: benchDate(7) },
+    },
   ].map((q) => ({ ...q, method: 'POST', path: '/availability/query', headers, body: JSON.stringify(q.body) }));
 }
 
 async function load(server, q, seconds, amount) {
   const before = await server.resetPeak();
-  const res = await cannon({ url: server.url + q.path, method: q.method, headers: q.headers, body: q.body, ...(amount ? { amount } : { duration: seconds }) });
+  const res = await cannon({
+    url: server.url + q.path,
+    method: q.method,
+    headers: q.headers,
+    body: q.body,
+    ...(amount ? { amount } : { duration: seconds }),
+  });
   const after = await server.memory();
   const bad = res.non2xx + res.errors + res.timeouts;
-  if (bad > 0) throw new Error(`avail: ${q.name} on ${server.url}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`);
+  if (bad > 0)
+    throw new Error(
+      `avail: ${q.name} on ${server.url}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`,
+    );
   const total = res.requests.total;
   return {
     rps: amount ? total / res.duration : res.requests.average,
@@ -67,7 +82,10 @@ export async function run({ quick, cpuProf }) {
       const cachedBody = await fetchBody(on);
       const again = await fetchBody(on);
       const freshBody = await fetchBody(off);
-      if (JSON.stringify(again) !== JSON.stringify(freshBody) || JSON.stringify(cachedBody) !== JSON.stringify(freshBody)) {
+      if (
+        JSON.stringify(again) !== JSON.stringify(freshBody) ||
+        JSON.stringify(cachedBody) !== JSON.stringify(freshBody)
+      ) {
         throw new Error(`avail: ${q.name}: the cached answer differs from a fresh computation`);
       }
       if (!(freshBody.slots?.length > 0)) throw new Error(`avail: ${q.name} returned no slots`);
@@ -75,7 +93,8 @@ export async function run({ quick, cpuProf }) {
       const runs = { on: [], off: [], floor: [] };
       if (!quick) for (const s of Object.values(servers)) await load(s, q, 1);
       // Interleaved: each round measures all three, so load from other processes hits them alike.
-      for (let r = 0; r < rounds; r++) for (const [k, s] of Object.entries(servers)) runs[k].push(await load(s, q, seconds, amount));
+      for (let r = 0; r < rounds; r++)
+        for (const [k, s] of Object.entries(servers)) runs[k].push(await load(s, q, seconds, amount));
       const agg = (list) => ({
         rps: median(list.map((x) => x.rps)),
         p50: median(list.map((x) => x.p50)),
@@ -96,7 +115,10 @@ export async function run({ quick, cpuProf }) {
         floorOverOff: perRound((i) => runs.floor[i].rps / runs.off[i].rps),
         cpuOnFloor: a.on.cpuUs / a.floor.cpuUs,
       });
-      memory.push({ load: `REST availability, cache on (${q.name}), ${CONNECTIONS} connections`, peakRss: a.on.peakRss });
+      memory.push({
+        load: `REST availability, cache on (${q.name}), ${CONNECTIONS} connections`,
+        peakRss: a.on.peakRss,
+      });
     }
   } finally {
     await on.stop();
@@ -106,17 +128,49 @@ export async function run({ quick, cpuProf }) {
 
   const rows = [];
   for (const r of results) {
-    rows.push([r.query, 'cache on', fmt(r.on.rps, 0), fmtMs(r.on.p50), fmtMs(r.on.p99), `${fmt(r.on.cpuUs, 0)} µs`, fmtX(r.floorOverOn)]);
-    rows.push(['', 'cache off', fmt(r.off.rps, 0), fmtMs(r.off.p50), fmtMs(r.off.p99), `${fmt(r.off.cpuUs, 0)} µs`, fmtX(r.floorOverOff)]);
-    rows.push(['', `floor (bare Hono, same ${fmt(r.bytes, 0)}-byte body)`, fmt(r.floor.rps, 0), fmtMs(r.floor.p50), fmtMs(r.floor.p99), `${fmt(r.floor.cpuUs, 0)} µs`, fmtX(1)]);
+    rows.push([
+      r.query,
+      'cache on',
+      fmt(r.on.rps, 0),
+      fmtMs(r.on.p50),
+      fmtMs(r.on.p99),
+      `${fmt(r.on.cpuUs, 0)} µs`,
+      fmtX(r.floorOverOn),
+    ]);
+    rows.push([
+      '',
+      'cache off',
+      fmt(r.off.rps, 0),
+      fmtMs(r.off.p50),
+      fmtMs(r.off.p99),
+      `${fmt(r.off.cpuUs, 0)} µs`,
+      fmtX(r.floorOverOff),
+    ]);
+    rows.push([
+      '',
+      `floor (bare Hono, same ${fmt(r.bytes, 0)}-byte body)`,
+      fmt(r.floor.rps, 0),
+      fmtMs(r.floor.p50),
+      fmtMs(r.floor.p99),
+      `${fmt(r.floor.cpuUs, 0)} µs`,
+      fmtX(1),
+    ]);
   }
   const ratioRows = results.map((r) => [r.query, fmtX(r.cpuOnOff), fmtX(r.rpsOnOff), fmtX(r.cpuOnFloor)]);
   return {
     id: 'avail',
     title: `8. Availability cache (REST, autocannon, ${CONNECTIONS} connections, ${quick ? `${amount} requests` : `${rounds} interleaved rounds of ${seconds} s`})`,
     sections: [
-      { caption: 'Repeated identical queries', header: ['query', 'server', 'requests/s', 'p50', 'p99', 'server CPU per request', 'floor req/s ÷ server req/s'], rows },
-      { caption: 'Cache on against off and against the floor', header: ['query', 'CPU per request, on ÷ off', 'req/s, on ÷ off', 'CPU per request, on ÷ floor'], rows: ratioRows },
+      {
+        caption: 'Repeated identical queries',
+        header: ['query', 'server', 'requests/s', 'p50', 'p99', 'server CPU per request', 'floor req/s ÷ server req/s'],
+        rows,
+      },
+      {
+        caption: 'Cache on against off and against the floor',
+        header: ['query', 'CPU per request, on ÷ off', 'req/s, on ÷ off', 'CPU per request, on ÷ floor'],
+        rows: ratioRows,
+      },
     ],
     notes: [
       "Three child processes: usp-server with the availability cache (default 32 MiB), the same with it off, and the bare-Hono floor answering the same bytes. Demo business, sandbox, in-memory SQLite, clock pinned. Every query after the first is a hit on the cached server: it still reads the store version of the service's resources (one indexed read), narrows the cached list to the booking window at its clock, and reuses presented slots; the JSON body is serialized on every call, as on the floor.",

@@ -47,7 +47,13 @@ const BUSINESS = { staff: 50, interval: 15, duration: 15, maxAdvanceDays: 365 };
 const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
 // Scale: the seeded bookings lie BEFORE the measured days, so every lookup of a measured day has
 // the whole history of its resources below it in the claims index (the case a scan would pay for).
-const DAYS = { uncontended: [1, 180], contended: [181, 180], seed: [1, 330], scaleAvailability: [331, 5], scaleBookings: [336, 25] };
+const DAYS = {
+  uncontended: [1, 180],
+  contended: [181, 180],
+  seed: [1, 330],
+  scaleAvailability: [331, 5],
+  scaleBookings: [336, 25],
+};
 
 /** Slot ids of svc_bench over `days` days from `firstDay`, enumerated so consecutive ones land on different days. */
 function slotSource([firstDay, days]) {
@@ -90,7 +96,9 @@ function client(urls) {
         });
         res.on('error', reject);
       });
-      req.on('error', (err) => reject(new Error(`bookings: ${method} ${path} on ${url.host}: ${err.message}`, { cause: err })));
+      req.on('error', (err) =>
+        reject(new Error(`bookings: ${method} ${path} on ${url.host}: ${err.message}`, { cause: err })),
+      );
       req.end(payload);
     });
   return {
@@ -110,7 +118,13 @@ const profileOf = (w) => `https://platform-${w}.example/profile.json`;
 
 /** Hold then book one slot; returns 'booked', or the outcome code that stopped it. */
 async function holdAndBook(c, w, slotId) {
-  const h = await c.request(w, 'POST', '/availability/holds', { service_id: 'svc_bench', slot_id: slotId }, profileOf(w));
+  const h = await c.request(
+    w,
+    'POST',
+    '/availability/holds',
+    { service_id: 'svc_bench', slot_id: slotId },
+    profileOf(w),
+  );
   if (h.status !== 201) {
     if (h.status === 200 && code(h)) return code(h);
     throw new Error(`bookings: hold answered ${h.status}: ${JSON.stringify(h.body).slice(0, 300)}`);
@@ -119,9 +133,16 @@ async function holdAndBook(c, w, slotId) {
 }
 
 async function book(c, w, slotId, holdId) {
-  const b = await c.request(w, 'POST', '/bookings', { service_id: 'svc_bench', slot_id: slotId, ...(holdId ? { hold_id: holdId } : {}), buyer: BUYER }, profileOf(w));
+  const b = await c.request(
+    w,
+    'POST',
+    '/bookings',
+    { service_id: 'svc_bench', slot_id: slotId, ...(holdId ? { hold_id: holdId } : {}), buyer: BUYER },
+    profileOf(w),
+  );
   if (b.status === 201) {
-    if (b.body.booking?.status !== 'confirmed') throw new Error(`bookings: booking is ${b.body.booking?.status}, expected confirmed`);
+    if (b.body.booking?.status !== 'confirmed')
+      throw new Error(`bookings: booking is ${b.body.booking?.status}, expected confirmed`);
     return 'booked';
   }
   if (b.status === 200 && code(b)) return code(b);
@@ -160,10 +181,17 @@ async function startSetup({ name, engine, processes = 1, dist, execArgv = [], se
   const children = [];
   try {
     // The first process creates the schema; the others start together on it.
-    children.push(await startChild({ kind: 'usp', business: BUSINESS, db }, { execArgv, env: dist ? { USP_BENCH_DIST: dist } : {} }));
+    children.push(
+      await startChild(
+        { kind: 'usp', business: BUSINESS, db },
+        { execArgv, env: dist ? { USP_BENCH_DIST: dist } : {} },
+      ),
+    );
     children.push(
       ...(await Promise.all(
-        Array.from({ length: processes - 1 }, () => startChild({ kind: 'usp', business: BUSINESS, db }, { execArgv, env: dist ? { USP_BENCH_DIST: dist } : {} })),
+        Array.from({ length: processes - 1 }, () =>
+          startChild({ kind: 'usp', business: BUSINESS, db }, { execArgv, env: dist ? { USP_BENCH_DIST: dist } : {} }),
+        ),
       )),
     );
     if (seed > 0) await children[0].rpc('seed', { count: seed, firstDay: DAYS.seed[0], days: DAYS.seed[1] });
@@ -178,7 +206,11 @@ async function startSetup({ name, engine, processes = 1, dist, execArgv = [], se
     processes,
     seed,
     client: c,
-    next: { uncontended: slotSource(DAYS.uncontended), contended: slotSource(DAYS.contended), scale: slotSource(DAYS.scaleBookings) },
+    next: {
+      uncontended: slotSource(DAYS.uncontended),
+      contended: slotSource(DAYS.contended),
+      scale: slotSource(DAYS.scaleBookings),
+    },
     async cpuMs() {
       let t = 0;
       for (const ch of children) t += (await ch.memory()).cpuMs;
@@ -202,7 +234,18 @@ async function startSetup({ name, engine, processes = 1, dist, execArgv = [], se
 }
 
 /** Accumulated figures of one setup over its interleaved rounds. */
-const newStats = () => ({ booked: 0, refused: 0, attempts: 0, rounds: 0, overbooked: 0, seconds: 0, cpuMs: 0, lat: [], requests: [], outcomes: {} });
+const newStats = () => ({
+  booked: 0,
+  refused: 0,
+  attempts: 0,
+  rounds: 0,
+  overbooked: 0,
+  seconds: 0,
+  cpuMs: 0,
+  lat: [],
+  requests: [],
+  outcomes: {},
+});
 
 /** Uncontended: `clients` workers book distinct slots for `ms`. */
 async function uncontendedBurst(setup, st, ms, { clients = CLIENTS, record = true } = {}) {
@@ -269,8 +312,15 @@ async function availabilityBurst(setup, st, ms) {
   while (Date.now() < deadline) {
     const d = benchDate(DAYS.scaleAvailability[0] + (i++ % DAYS.scaleAvailability[1]));
     const a = process.hrtime.bigint();
-    const r = await setup.client.request(0, 'POST', '/availability/query', { service_id: 'svc_bench', start_date: d, end_date: d }, profileOf(0));
-    if (r.status !== 200 || !Array.isArray(r.body.slots)) throw new Error(`bookings: availability answered ${r.status}`);
+    const r = await setup.client.request(
+      0,
+      'POST',
+      '/availability/query',
+      { service_id: 'svc_bench', start_date: d, end_date: d },
+      profileOf(0),
+    );
+    if (r.status !== 200 || !Array.isArray(r.body.slots))
+      throw new Error(`bookings: availability answered ${r.status}`);
     st.lat.push(Number(process.hrtime.bigint() - a) / 1e6);
   }
   setup.client.latencies.length = 0;
@@ -296,7 +346,12 @@ export function engines() {
   const url = process.env.USP_BENCH_PG_URL ?? process.env.DATABASE_URL;
   return [
     { name: 'SQLite', kind: 'sqlite' },
-    { name: 'PostgreSQL', kind: 'postgres', url, skip: url ? null : 'skipped: set USP_BENCH_PG_URL (or DATABASE_URL) to a scratch database to run it' },
+    {
+      name: 'PostgreSQL',
+      kind: 'postgres',
+      url,
+      skip: url ? null : 'skipped: set USP_BENCH_PG_URL (or DATABASE_URL) to a scratch database to run it',
+    },
   ];
 }
 
@@ -338,8 +393,30 @@ const SKIP_SCALE = Symbol('scale skipped');
 export async function run({ quick, cpuProf }) {
   const execArgv = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [];
   const t = quick
-    ? { warm: 100, burst: 300, rounds: 1, fight: 200, pgBurst: 300, pgRounds: 1, scaleRounds: 1, scaleBurst: 200, availability: 100, seeds: [0, 100, 1000] }
-    : { warm: 1000, burst: 2000, rounds: 4, fight: 1250, pgBurst: 2000, pgRounds: 3, scaleRounds: 6, scaleBurst: 1000, availability: 600, seeds: [0, 10_000, 100_000] };
+    ? {
+        warm: 100,
+        burst: 300,
+        rounds: 1,
+        fight: 200,
+        pgBurst: 300,
+        pgRounds: 1,
+        scaleRounds: 1,
+        scaleBurst: 200,
+        availability: 100,
+        seeds: [0, 100, 1000],
+      }
+    : {
+        warm: 1000,
+        burst: 2000,
+        rounds: 4,
+        fight: 1250,
+        pgBurst: 2000,
+        pgRounds: 3,
+        scaleRounds: 6,
+        scaleBurst: 1000,
+        availability: 600,
+        seeds: [0, 10_000, 100_000],
+      };
   const rows = [];
   const targets = [];
   const notes = [];
@@ -357,7 +434,12 @@ export async function run({ quick, cpuProf }) {
     // file lock), against the previous build when one is given. PostgreSQL: one process against three.
     const variants =
       engine.kind === 'sqlite'
-        ? [{ name: 'SQLite', processes: 1 }, ...(process.env.USP_BENCH_BASE_DIST ? [{ name: 'SQLite, previous build', processes: 1, dist: process.env.USP_BENCH_BASE_DIST }] : [])]
+        ? [
+            { name: 'SQLite', processes: 1 },
+            ...(process.env.USP_BENCH_BASE_DIST
+              ? [{ name: 'SQLite, previous build', processes: 1, dist: process.env.USP_BENCH_BASE_DIST }]
+              : []),
+          ]
         : [
             { name: 'PostgreSQL, 1 process', processes: 1 },
             { name: 'PostgreSQL, 3 processes', processes: 3 },
@@ -370,10 +452,12 @@ export async function run({ quick, cpuProf }) {
       for (const s of setups) await uncontendedBurst(s, newStats(), t.warm, { record: false });
       for (const s of setups) await s.resetPeak();
       const u = await interleave(setups, rounds, (s, st) => uncontendedBurst(s, st, burstMs));
-      for (const s of setups) memory.push({ load: `${s.name} bookings, ${CLIENTS} clients uncontended`, peakRss: await s.peakRss() });
+      for (const s of setups)
+        memory.push({ load: `${s.name} bookings, ${CLIENTS} clients uncontended`, peakRss: await s.peakRss() });
       for (const s of setups) await s.resetPeak();
       const k = await interleave(setups, rounds, (s, st) => contendedBurst(s, st, t.fight));
-      for (const s of setups) memory.push({ load: `${s.name} bookings, ${CLIENTS} clients on one slot`, peakRss: await s.peakRss() });
+      for (const s of setups)
+        memory.push({ load: `${s.name} bookings, ${CLIENTS} clients on one slot`, peakRss: await s.peakRss() });
       for (let i = 0; i < setups.length; i++) {
         const audit = await setups[i].audit();
         const doubles = auditDoubles(audit) + k[i].overbooked;
@@ -382,14 +466,21 @@ export async function run({ quick, cpuProf }) {
         notes.push(
           `${setups[i].name}: contended outcomes ${Object.entries(k[i].outcomes)
             .map(([o, n]) => `${o} ${fmt(n, 0)}`)
-            .join(', ')}; audit: ${fmt(audit.live, 0)} live bookings on ${fmt(audit.slots, 0)} slots, ${auditDoubles(audit)} double.`,
+            .join(
+              ', ',
+            )}; audit: ${fmt(audit.live, 0)} live bookings on ${fmt(audit.slots, 0)} slots, ${auditDoubles(audit)} double.`,
         );
         data[setups[i].name] = {
           uncontended: { rate: rate(u[i]), booking: summarize(u[i].lat), cpuMsPerBooking: u[i].cpuMs / u[i].booked },
           contended: { rate: rate(k[i]), attempts: k[i].attempts, outcomes: k[i].outcomes },
           audit,
         };
-        targets.push({ name: `${setups[i].name}: double bookings`, target: '0', value: String(doubles), ok: doubles === 0 });
+        targets.push({
+          name: `${setups[i].name}: double bookings`,
+          target: '0',
+          value: String(doubles),
+          ok: doubles === 0,
+        });
       }
       if (engine.kind === 'sqlite') {
         const p99 = summarize(u[0].lat).p99;
@@ -442,7 +533,9 @@ export async function run({ quick, cpuProf }) {
       }
     } catch (err) {
       if (engine.kind !== 'sqlite' && /postgres|ECONNREFUSED|connect/i.test(String(err))) {
-        notes.push(`${engine.name}: skipped, the server could not use it: ${String(err.message ?? err).split('\n')[0]}`);
+        notes.push(
+          `${engine.name}: skipped, the server could not use it: ${String(err.message ?? err).split('\n')[0]}`,
+        );
         rows.push([engine.name, 'skipped', '–', '–', '–', '–', '–', '–']);
         continue;
       }
@@ -460,10 +553,21 @@ export async function run({ quick, cpuProf }) {
   const scaleSetups = [];
   try {
     // With a previous build, each size runs on both builds too (interleaved with the rest).
-    const builds = [{ label: '', dist: undefined }, ...(process.env.USP_BENCH_BASE_DIST ? [{ label: ', previous build', dist: process.env.USP_BENCH_BASE_DIST }] : [])];
+    const builds = [
+      { label: '', dist: undefined },
+      ...(process.env.USP_BENCH_BASE_DIST
+        ? [{ label: ', previous build', dist: process.env.USP_BENCH_BASE_DIST }]
+        : []),
+    ];
     for (const build of builds) {
       for (const n of process.env.USP_BENCH_SCALE === '0' ? [] : t.seeds) {
-        const s = await startSetup({ name: `SQLite${build.label}, ${fmt(n, 0)} existing bookings`, engine: { kind: 'sqlite' }, seed: n, execArgv, dist: build.dist });
+        const s = await startSetup({
+          name: `SQLite${build.label}, ${fmt(n, 0)} existing bookings`,
+          engine: { kind: 'sqlite' },
+          seed: n,
+          execArgv,
+          dist: build.dist,
+        });
         s.scale = true;
         s.build = build.label;
         scaleSetups.push(s);
@@ -514,10 +618,32 @@ export async function run({ quick, cpuProf }) {
     id: 'bookings',
     title: `4. Booking writes (REST, ${CLIENTS} concurrent clients)`,
     sections: [
-      { caption: 'Hold + create', header: ['setup', 'scenario', 'bookings/s', 'booking p50 / p99', 'request p50 / p99', 'count', 'server CPU', 'double bookings'], rows },
+      {
+        caption: 'Hold + create',
+        header: [
+          'setup',
+          'scenario',
+          'bookings/s',
+          'booking p50 / p99',
+          'request p50 / p99',
+          'count',
+          'server CPU',
+          'double bookings',
+        ],
+        rows,
+      },
       {
         caption: 'Scale in the data (SQLite, interleaved rounds)',
-        header: ['existing bookings', 'booking p50 / p99', 'p50 ÷ empty', 'bookings/s', 'server CPU per booking', 'availability p50 / p99 (one day)', 'p50 ÷ empty', 'audit'],
+        header: [
+          'existing bookings',
+          'booking p50 / p99',
+          'p50 ÷ empty',
+          'bookings/s',
+          'server CPU per booking',
+          'availability p50 / p99 (one day)',
+          'p50 ÷ empty',
+          'audit',
+        ],
         rows: scaleRows,
       },
     ],

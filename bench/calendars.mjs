@@ -106,12 +106,24 @@ export async function run({ quick }) {
       samples.floor.push(performance.now() - f0);
       if (!Array.isArray(parsed)) throw new Error('calendar bench: the floor did not parse');
       const t0 = performance.now();
-      busy = expandBusy(body, { zone: ZONE, fromMs: BENCH_NOW - 86_400_000, toMs: BENCH_NOW + 400 * 86_400_000 }).length;
+      busy = expandBusy(body, {
+        zone: ZONE,
+        fromMs: BENCH_NOW - 86_400_000,
+        toMs: BENCH_NOW + 400 * 86_400_000,
+      }).length;
       samples.expand.push(performance.now() - t0);
       // A fresh poller and feed state each round: the first poll writes every busy claim.
       await store.transaction((tx) => tx.calendars.forgetFeedsExcept([]));
       conditional = false;
-      const poller = new CalendarPoller({ store, feeds, zone: ZONE, businessId: 'bench', now: () => BENCH_NOW, log: silentLogger, limits: { allowLoopback: true } });
+      const poller = new CalendarPoller({
+        store,
+        feeds,
+        zone: ZONE,
+        businessId: 'bench',
+        now: () => BENCH_NOW,
+        log: silentLogger,
+        limits: { allowLoopback: true },
+      });
       let t = performance.now();
       const first = await poller.pollAll();
       samples.first.push(performance.now() - t);
@@ -156,7 +168,9 @@ export async function run({ quick }) {
         ],
       },
     ],
-    notes: ['Loopback HTTP; SQLite file in WAL mode. A poll of an unchanged calendar writes nothing, so the availability cache keeps its answers.'],
+    notes: [
+      'Loopback HTTP; SQLite file in WAL mode. A poll of an unchanged calendar writes nothing, so the availability cache keeps its answers.',
+    ],
     targets: [
       { name: 'First poll of a 1,000-event feed', target: '< 1 s', value: fmtMs(firstP50), ok: firstP50 < 1000 },
       {

@@ -34,7 +34,10 @@ export async function run({ quick }) {
     execFile(
       process.execPath,
       ['--expose-gc', fileURLToPath(import.meta.url), '--child'],
-      { env: { ...process.env, USP_BENCH_HOSTED: String(n), USP_BENCH_HOSTED_BOOKINGS: String(bookings) }, maxBuffer: 1 << 20 },
+      {
+        env: { ...process.env, USP_BENCH_HOSTED: String(n), USP_BENCH_HOSTED_BOOKINGS: String(bookings) },
+        maxBuffer: 1 << 20,
+      },
       (err, stdout, stderr) => (err ? reject(new Error(`hosting: ${err.message}\n${stderr}`)) : resolve(stdout)),
     ),
   );
@@ -54,7 +57,10 @@ export async function run({ quick }) {
             'first request of a business not yet loaded (new file), p50 / p90 / max',
             `${fmtMs(r.first_request_ms.p50)} / ${fmtMs(r.first_request_ms.p90)} / ${fmtMs(r.first_request_ms.max)}`,
           ],
-          ['first request of a business closed and opened again, p50 / p90', `${fmtMs(r.reopened_first_request_ms.p50)} / ${fmtMs(r.reopened_first_request_ms.p90)}`],
+          [
+            'first request of a business closed and opened again, p50 / p90',
+            `${fmtMs(r.reopened_first_request_ms.p50)} / ${fmtMs(r.reopened_first_request_ms.p90)}`,
+          ],
           ['the first business of the process (modules, JIT)', fmtMs(r.first_business_ms)],
           ['bookings/s, all on one business', fmt(r.bookings_per_s.one, 0)],
           [`bookings/s, each on the next of ${fmt(r.businesses, 0)} businesses`, fmt(r.bookings_per_s.many, 0)],
@@ -77,7 +83,12 @@ export async function run({ quick }) {
         value: fmtMs(r.first_request_ms.p50),
         ok: r.first_request_ms.p50 < FIRST_FLOOR_MS,
       },
-      { name: `Bookings/s across ${fmt(r.businesses, 0)} businesses vs one`, target: `>= ${RATIO_FLOOR}`, value: fmtX(ratio), ok: ratio >= RATIO_FLOOR },
+      {
+        name: `Bookings/s across ${fmt(r.businesses, 0)} businesses vs one`,
+        target: `>= ${RATIO_FLOOR}`,
+        value: fmtX(ratio),
+        ok: ratio >= RATIO_FLOOR,
+      },
     ],
   };
 }
@@ -87,7 +98,8 @@ function call(agent, port, host, method, path, body, profile) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers = { host: `${host}:${port}`, 'usp-agent': `profile="${profile}"`, 'idempotency-key': randomUUID() };
-    if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(payload.length) });
+    if (payload)
+      Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(payload.length) });
     const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
@@ -129,7 +141,15 @@ async function child() {
   // GC between phases at 1,000 businesses) is closed by it, and reusing it would be reset.
   let agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
   const get = async (i) => {
-    const r = await call(false, port, `b${i}.localhost`, 'GET', '/.well-known/usp', undefined, 'https://platform.example/p.json');
+    const r = await call(
+      false,
+      port,
+      `b${i}.localhost`,
+      'GET',
+      '/.well-known/usp',
+      undefined,
+      'https://platform.example/p.json',
+    );
     if (r.status !== 200) throw new Error(`b${i}: ${r.status} ${r.body.slice(0, 200)}`);
   };
   // The first business pays for the process's warm-up (modules, JIT): measured apart.
@@ -162,7 +182,15 @@ async function child() {
     const j = next.get(i) ?? 0;
     next.set(i, j + 1);
     const buyer = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
-    const r = await call(agent, port, `b${i}.localhost`, 'POST', '/bookings', { service_id: 'svc_bench', slot_id: slotOf(j), buyer }, `https://platform-${w}.example/profile.json`);
+    const r = await call(
+      agent,
+      port,
+      `b${i}.localhost`,
+      'POST',
+      '/bookings',
+      { service_id: 'svc_bench', slot_id: slotOf(j), buyer },
+      `https://platform-${w}.example/profile.json`,
+    );
     if (r.status !== 201) throw new Error(`booking at b${i}: ${r.status} ${r.body.slice(0, 300)}`);
   };
   /** `count` bookings by CLIENTS workers; `target(k)` the business of the k-th; bookings per second. */

@@ -34,7 +34,15 @@ export function summarize(samples) {
   const at = (p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
   let sum = 0;
   for (const v of sorted) sum += v;
-  return { n: sorted.length, mean: sum / sorted.length, p50: at(50), p90: at(90), p99: at(99), min: sorted[0], max: sorted[sorted.length - 1] };
+  return {
+    n: sorted.length,
+    mean: sum / sorted.length,
+    p50: at(50),
+    p90: at(90),
+    p99: at(99),
+    min: sorted[0],
+    max: sorted[sorted.length - 1],
+  };
 }
 
 /** Elapsed milliseconds as a float from a process.hrtime.bigint() start. */
@@ -106,12 +114,26 @@ export function demoBusinessDef() {
  * staff members, each working `opens`–`closes` every day, `interval` minutes between slot starts,
  * `duration` minutes long, bookable `maxAdvanceDays` ahead. Validated by the real business-file parser.
  */
-export function generatedBusiness({ staff = 10, interval = 15, duration = 15, opens = '09:00', closes = '18:00', maxAdvanceDays = 60, price = 0 } = {}) {
+export function generatedBusiness({
+  staff = 10,
+  interval = 15,
+  duration = 15,
+  opens = '09:00',
+  closes = '18:00',
+  maxAdvanceDays = 60,
+  price = 0,
+} = {}) {
   const resources = [];
   for (let i = 0; i < staff; i++) {
     const schedule = {};
     for (const d of WEEKDAYS) schedule[d] = [{ opens, closes }];
-    resources.push({ id: `res_staff_${String(i).padStart(3, '0')}`, type: 'staff', name: `Staff ${i}`, location_id: 'loc_main', schedule });
+    resources.push({
+      id: `res_staff_${String(i).padStart(3, '0')}`,
+      type: 'staff',
+      name: `Staff ${i}`,
+      location_id: 'loc_main',
+      schedule,
+    });
   }
   const raw = {
     business: {
@@ -165,7 +187,9 @@ export function benchDate(n) {
  * faketime included, so `Date.now()` here is the child's clock.
  */
 export function liveDate(n, nowMs = Date.now()) {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(nowMs + n * 86_400_000));
+  return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(nowMs + n * 86_400_000),
+  );
 }
 
 /** Resource id of the n-th staff member of generatedBusiness(). */
@@ -228,7 +252,8 @@ export async function startChild(config, { execArgv = [], env = {} } = {}) {
   let stopping = false;
   exited.then(({ code, signal }) => {
     readyReject(new Error('server child exited before it was ready'));
-    if (!stopping) process.stderr.write(`\nbench: server child ${child.pid} exited unexpectedly (code ${code}, signal ${signal})\n`);
+    if (!stopping)
+      process.stderr.write(`\nbench: server child ${child.pid} exited unexpectedly (code ${code}, signal ${signal})\n`);
   });
   const info = await ready;
   const rpc = (type, payload = {}) =>

@@ -55,12 +55,21 @@ export async function run({ quick }) {
             const r = await usp.app.fetch(
               new Request('http://127.0.0.1/bookings', {
                 method: 'POST',
-                headers: { 'content-type': 'application/json', 'usp-agent': `profile="https://platform-${w}.example/profile.json"`, 'idempotency-key': randomUUID() },
-                body: JSON.stringify({ service_id: 'svc_bench', slot_id: e(slot.startMs), buyer: { first_name: 'Ada', last_name: 'Lovelace', email: `ada${j}@example.com` } }),
+                headers: {
+                  'content-type': 'application/json',
+                  'usp-agent': `profile="https://platform-${w}.example/profile.json"`,
+                  'idempotency-key': randomUUID(),
+                },
+                body: JSON.stringify({
+                  service_id: 'svc_bench',
+                  slot_id: e(slot.startMs),
+                  buyer: { first_name: 'Ada', last_name: 'Lovelace', email: `ada${j}@example.com` },
+                }),
               }),
             );
             const body = await r.json();
-            if (r.status !== 201) throw new Error(`mail: booking answered ${r.status}: ${JSON.stringify(body).slice(0, 300)}`);
+            if (r.status !== 201)
+              throw new Error(`mail: booking answered ${r.status}: ${JSON.stringify(body).slice(0, 300)}`);
             ids.push(body.booking.id);
           }
         }),
@@ -89,7 +98,9 @@ export async function run({ quick }) {
     await Promise.all(events.map(() => usp.store.transaction(async () => undefined)));
     const emptyTx = cpuMs(c0) / n;
     c0 = process.cpuUsage();
-    await Promise.all(events.map((e) => usp.store.transaction((tx) => queueMailForEvents(tx, usp.biz, [e], BENCH_NOW))));
+    await Promise.all(
+      events.map((e) => usp.store.transaction((tx) => queueMailForEvents(tx, usp.biz, [e], BENCH_NOW))),
+    );
     const withStep = cpuMs(c0) / n;
     const step = Math.max(0, withStep - emptyTx);
 
@@ -114,7 +125,11 @@ export async function run({ quick }) {
           caption: `The booking write path (POST /bookings, ${WORKERS} concurrent clients, ${fmt(n, 0)} bookings)`,
           header: ['what', 'CPU per booking', 'notes'],
           rows: [
-            ['a booking, mail rows included', fmtMs(perBooking), "confirmation and reminder queued in the booking's transaction"],
+            [
+              'a booking, mail rows included',
+              fmtMs(perBooking),
+              "confirmation and reminder queued in the booking's transaction",
+            ],
             [
               'the mail step alone',
               `${fmtMs(step)} (${fmtX(step / perBooking)} of the booking)`,
@@ -126,7 +141,12 @@ export async function run({ quick }) {
           caption: 'After commit: the mail worker',
           header: ['step', 'CPU per message', 'wall per message', 'notes'],
           rows: [
-            ['render (text, HTML, invite) and write an .eml file', fmtMs(sendCpu), fmtMs(sendWall), `${fmt(files, 0)} messages, in passes of 20; never on the booking's path`],
+            [
+              'render (text, HTML, invite) and write an .eml file',
+              fmtMs(sendCpu),
+              fmtMs(sendWall),
+              `${fmt(files, 0)} messages, in passes of 20; never on the booking's path`,
+            ],
           ],
         },
       ],

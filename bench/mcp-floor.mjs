@@ -36,7 +36,14 @@ export function setFloorPayloads(p) {
 export function createFloorServer() {
   const server = new Server({ name: 'bench-floor', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/list', async () => ({
-    tools: [ECHO_TOOL, ...Object.keys(payloads).map((name) => ({ name, description: 'Answers a precomputed result.', inputSchema: ECHO_TOOL.inputSchema }))],
+    tools: [
+      ECHO_TOOL,
+      ...Object.keys(payloads).map((name) => ({
+        name,
+        description: 'Answers a precomputed result.',
+        inputSchema: ECHO_TOOL.inputSchema,
+      })),
+    ],
   }));
   server.setRequestHandler('tools/call', async (request) => {
     const same = payloads[request.params.name];
@@ -56,11 +63,15 @@ export function createFloorMcpApp() {
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
       const transport = sessions.get(sid);
-      if (!transport) return c.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, 404);
+      if (!transport)
+        return c.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, 404);
       return transport.handleRequest(req);
     }
     const id = randomUUID();
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: () => sessions.delete(id) });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessionclosed: () => sessions.delete(id),
+    });
     sessions.set(id, transport);
     await createFloorServer().connect(transport);
     return transport.handleRequest(req);

@@ -29,22 +29,35 @@ async function openSession(url, stream) {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'usp-bench-memory', version: '1.0.0' } },
+      params: {
+        protocolVersion: PROTOCOL,
+        capabilities: {},
+        clientInfo: { name: 'usp-bench-memory', version: '1.0.0' },
+      },
     }),
   });
   const text = await init.text();
   const id = init.headers.get('mcp-session-id');
-  if (!init.ok || !id || !text.includes('"protocolVersion"')) throw new Error(`mcpmem: initialize failed (${init.status}): ${text.slice(0, 300)}`);
+  if (!init.ok || !id || !text.includes('"protocolVersion"'))
+    throw new Error(`mcpmem: initialize failed (${init.status}): ${text.slice(0, 300)}`);
   const note = await fetch(`${url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL },
+    headers: {
+      'content-type': 'application/json',
+      accept: ACCEPT,
+      'mcp-session-id': id,
+      'mcp-protocol-version': PROTOCOL,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
   });
   await note.arrayBuffer();
   if (note.status !== 202) throw new Error(`mcpmem: notifications/initialized answered ${note.status}`);
   if (stream) {
     // Read (keep-alive comments) and discarded until the session ends (DELETE), as a client would.
-    const get = await fetch(`${url}/mcp`, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL } });
+    const get = await fetch(`${url}/mcp`, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL },
+    });
     if (get.status !== 200) throw new Error(`mcpmem: the GET stream answered ${get.status}`);
     const reader = get.body.getReader();
     streams.set(id, reader);
@@ -59,7 +72,10 @@ async function openSession(url, stream) {
 const streams = new Map();
 
 async function endSession(url, id) {
-  const res = await fetch(`${url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL } });
+  const res = await fetch(`${url}/mcp`, {
+    method: 'DELETE',
+    headers: { 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL },
+  });
   await res.arrayBuffer();
   if (!res.ok) throw new Error(`mcpmem: DELETE answered ${res.status}`);
   const reader = streams.get(id);
@@ -139,20 +155,45 @@ export async function run({ quick }) {
   // Three rounds when there is a before/after to tell apart, one otherwise (npm run bench).
   const rounds = quick || !process.env.USP_BENCH_BASE_DIST ? 1 : 3;
   const runs = builds.map(() => []);
-  for (let round = 0; round < rounds; round++) for (let i = 0; i < builds.length; i++) if (round < (builds[i].rounds ?? rounds)) runs[i].push(await measure(counts, builds[i]));
+  for (let round = 0; round < rounds; round++)
+    for (let i = 0; i < builds.length; i++)
+      if (round < (builds[i].rounds ?? rounds)) runs[i].push(await measure(counts, builds[i]));
   const marginal = (m) => m.points[m.points.length - 1].marginalHeap;
-  const results = builds.map((b, i) => ({ ...b, ...[...runs[i]].sort((x, y) => marginal(x) - marginal(y))[Math.floor(runs[i].length / 2)] }));
+  const results = builds.map((b, i) => ({
+    ...b,
+    ...[...runs[i]].sort((x, y) => marginal(x) - marginal(y))[Math.floor(runs[i].length / 2)],
+  }));
 
-  const rows = results.flatMap((r) => r.points.map((p) => [r.name, String(p.n), kb(p.heap), kb(p.rss), `${kb(p.marginalHeap)} (${p.from}→${p.n})`, kb(p.marginalRss)]));
+  const rows = results.flatMap((r) =>
+    r.points.map((p) => [
+      r.name,
+      String(p.n),
+      kb(p.heap),
+      kb(p.rss),
+      `${kb(p.marginalHeap)} (${p.from}→${p.n})`,
+      kb(p.marginalRss),
+    ]),
+  );
   const closedRows = results.map((r) => [r.name, kb(r.leftAfterClose), kb(r.leftAfterClose / most)]);
   const mine = results[0].points[results[0].points.length - 1];
   const sections = [
     {
       caption: 'Server memory per idle session (delta from no sessions, after full GC, divided by the count)',
-      header: ['build', 'sessions', 'heap / session', 'RSS / session', 'marginal heap / session', 'marginal RSS / session'],
+      header: [
+        'build',
+        'sessions',
+        'heap / session',
+        'RSS / session',
+        'marginal heap / session',
+        'marginal RSS / session',
+      ],
       rows,
     },
-    { caption: `Heap left after ending every session (DELETE /mcp), against no sessions`, header: ['build', 'heap left', 'per session ended'], rows: closedRows },
+    {
+      caption: `Heap left after ending every session (DELETE /mcp), against no sessions`,
+      header: ['build', 'heap left', 'per session ended'],
+      rows: closedRows,
+    },
   ];
   const notes = [
     'SDK floor: the bare low-level SDK Server with one echo tool, one transport per session, in a plain Hono app (bench/mcp-floor.mjs): what the SDK itself costs per session.',
@@ -182,7 +223,12 @@ export async function run({ quick }) {
     sections,
     notes,
     targets: [
-      { name: `Heap per idle MCP session at ${mine.n} sessions`, target: '< 10 KB', value: kb(mine.heap), ok: mine.heap < TARGET_BYTES_PER_SESSION },
+      {
+        name: `Heap per idle MCP session at ${mine.n} sessions`,
+        target: '< 10 KB',
+        value: kb(mine.heap),
+        ok: mine.heap < TARGET_BYTES_PER_SESSION,
+      },
       {
         name: `Heap per idle MCP session with its GET stream open, at ${mine.n} sessions`,
         target: '< 10 KB',

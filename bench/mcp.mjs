@@ -22,7 +22,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { PLATFORM, ROOT, benchDate, fmt, fmtMs, fmtX, liveDate, procPeakRss, procResetPeak, startChild, summarize } from './lib.mjs';
+import {
+  PLATFORM,
+  ROOT,
+  benchDate,
+  fmt,
+  fmtMs,
+  fmtX,
+  liveDate,
+  procPeakRss,
+  procResetPeak,
+  startChild,
+  summarize,
+} from './lib.mjs';
 
 /**
  * Targets (issue 40 item 5): within 1.2× of the floor over Streamable HTTP and 1.5× over stdio
@@ -49,7 +61,8 @@ function tools(day) {
 async function check(client, tool, args) {
   const r = await client.callTool({ name: tool, arguments: args });
   if (r.isError) throw new Error(`mcp: ${tool} returned an error: ${JSON.stringify(r).slice(0, 500)}`);
-  if (tool === 'usp_availability_query' && !(r.structuredContent?.slots?.length > 0)) throw new Error('mcp: the availability query returned no slots');
+  if (tool === 'usp_availability_query' && !(r.structuredContent?.slots?.length > 0))
+    throw new Error('mcp: the availability query returned no slots');
   return r;
 }
 
@@ -95,7 +108,9 @@ function sidesFor(real, floor, tool, args) {
 }
 
 export async function run({ quick, cpuProf }) {
-  const opts = quick ? { calls: 2000, warmup: 5, maxMs: 100, chunk: 10 } : { calls: 3000, warmup: 300, maxMs: 120_000, chunk: 100 };
+  const opts = quick
+    ? { calls: 2000, warmup: 5, maxMs: 100, chunk: 10 }
+    : { calls: 3000, warmup: 300, maxMs: 120_000, chunk: 100 };
   const results = [];
   const memory = [];
 
@@ -142,7 +157,10 @@ export async function run({ quick, cpuProf }) {
 
   // ---- Streamable HTTP -----------------------------------------------------------------------
   {
-    const usp = await startChild({ kind: 'usp', business: 'demo' }, { execArgv: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [] });
+    const usp = await startChild(
+      { kind: 'usp', business: 'demo' },
+      { execArgv: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [] },
+    );
     const echo = await startChild({ kind: 'mcp-floor' });
     const real = await connect(new StreamableHTTPClientTransport(new URL('/mcp', usp.url)));
     const list = tools(benchDate(1));
@@ -169,11 +187,24 @@ export async function run({ quick, cpuProf }) {
     r.ratio = r.real.p50 / r.floor.p50;
     r.sameRatio = r.real.p50 / r.same.p50;
     const t = { floor: TARGET_FLOOR[r.tool], ratio: TARGET_RATIO[r.transport] };
-    r.target = { ...t, value: t.floor === 'echo' ? r.ratio : r.sameRatio, floorP50: t.floor === 'echo' ? r.floor.p50 : r.same.p50 };
+    r.target = {
+      ...t,
+      value: t.floor === 'echo' ? r.ratio : r.sameRatio,
+      floorP50: t.floor === 'echo' ? r.floor.p50 : r.same.p50,
+    };
   }
   const rows = [];
   for (const r of results) {
-    rows.push([r.transport, r.tool, fmt(r.real.n, 0), fmt(r.real.cps, 0), fmtMs(r.real.p50), fmtMs(r.real.p99), fmtX(r.ratio), fmtX(r.sameRatio)]);
+    rows.push([
+      r.transport,
+      r.tool,
+      fmt(r.real.n, 0),
+      fmt(r.real.cps, 0),
+      fmtMs(r.real.p50),
+      fmtMs(r.real.p99),
+      fmtX(r.ratio),
+      fmtX(r.sameRatio),
+    ]);
     rows.push([
       '',
       'floor: bare SDK echo, same arguments',
@@ -184,7 +215,16 @@ export async function run({ quick, cpuProf }) {
       fmtX(1),
       fmtX(r.floor.p50 / r.same.p50),
     ]);
-    rows.push(['', 'floor: bare SDK, same payload', fmt(r.same.n, 0), fmt(r.same.cps, 0), fmtMs(r.same.p50), fmtMs(r.same.p99), fmtX(r.same.p50 / r.floor.p50), fmtX(1)]);
+    rows.push([
+      '',
+      'floor: bare SDK, same payload',
+      fmt(r.same.n, 0),
+      fmt(r.same.cps, 0),
+      fmtMs(r.same.p50),
+      fmtMs(r.same.p99),
+      fmtX(r.same.p50 / r.floor.p50),
+      fmtX(1),
+    ]);
   }
   const us = (ms) => `${fmt(ms * 1000, 0)} µs`;
   const split = results.map((r) => {
@@ -196,10 +236,21 @@ export async function run({ quick, cpuProf }) {
     id: 'mcp',
     title: '2. MCP overhead (official v2 SDK client, sequential calls)',
     sections: [
-      { caption: 'Calls', header: ['transport', 'tool', 'calls', 'calls/s', 'p50', 'p99', 'p50 ÷ echo p50', 'p50 ÷ same-payload p50'], rows },
+      {
+        caption: 'Calls',
+        header: ['transport', 'tool', 'calls', 'calls/s', 'p50', 'p99', 'p50 ÷ echo p50', 'p50 ÷ same-payload p50'],
+        rows,
+      },
       {
         caption: "Where a call's p50 goes",
-        header: ['transport', 'tool', 'protocol (echo)', 'payload (same payload − echo)', 'ours (usp-server − same payload)', 'ours ÷ usp-server'],
+        header: [
+          'transport',
+          'tool',
+          'protocol (echo)',
+          'payload (same payload − echo)',
+          'ours (usp-server − same payload)',
+          'ours ÷ usp-server',
+        ],
         rows: split,
       },
     ],

@@ -73,7 +73,11 @@ const post = async (s, path, body, w) => {
   const r = await s.usp.app.fetch(
     new Request(`http://127.0.0.1${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'usp-agent': `profile="https://platform-${w}.example/profile.json"`, 'idempotency-key': randomUUID() },
+      headers: {
+        'content-type': 'application/json',
+        'usp-agent': `profile="https://platform-${w}.example/profile.json"`,
+        'idempotency-key': randomUUID(),
+      },
       body: JSON.stringify(body),
     }),
   );
@@ -93,7 +97,11 @@ async function bookRound(s, count) {
         const b = await post(
           s,
           '/bookings',
-          { service_id: 'svc_bench', slot_id: e(slot.startMs), buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' } },
+          {
+            service_id: 'svc_bench',
+            slot_id: e(slot.startMs),
+            buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+          },
           w,
         );
         if (b.status !== 201 || b.body.booking.status !== 'requires_action')
@@ -113,7 +121,15 @@ export async function run({ quick }) {
   const emu = await startStripeEmulator({ now: () => clock.now() });
   const servers = [
     await server('sandbox', { provider: 'sandbox' }, clock),
-    await server('stripe', { provider: 'stripe', stripe: { secretKey: emu.secretKey, webhookSecret: emu.webhookSecret, apiUrl: emu.url }, startWorker: false }, clock),
+    await server(
+      'stripe',
+      {
+        provider: 'stripe',
+        stripe: { secretKey: emu.secretKey, webhookSecret: emu.webhookSecret, apiUrl: emu.url },
+        startWorker: false,
+      },
+      clock,
+    ),
   ];
   const [sandbox, stripe] = servers;
   try {
@@ -128,14 +144,19 @@ export async function run({ quick }) {
     }
     const perBooking = (s) => s.cpu / s.n;
     const jobs = await stripe.usp.store.read((tx) => tx.payments.forBooking(stripe.bookings[0]));
-    if (jobs.length !== 1 || jobs[0].kind !== 'checkout') throw new Error(`payments: a Stripe booking should write one checkout job, found ${JSON.stringify(jobs)}`);
+    if (jobs.length !== 1 || jobs[0].kind !== 'checkout')
+      throw new Error(`payments: a Stripe booking should write one checkout job, found ${JSON.stringify(jobs)}`);
 
     // ---- the payment flow: sessions by the worker, then signed webhooks -------------------------
     // A fresh batch of bookings, so the worker's pass meets only these jobs (the others stay pending).
     const flowIds = [];
     const flow = await server(
       'stripe-flow',
-      { provider: 'stripe', stripe: { secretKey: emu.secretKey, webhookSecret: emu.webhookSecret, apiUrl: emu.url }, startWorker: false },
+      {
+        provider: 'stripe',
+        stripe: { secretKey: emu.secretKey, webhookSecret: emu.webhookSecret, apiUrl: emu.url },
+        startWorker: false,
+      },
       clock,
     );
     servers.push(flow);
@@ -152,7 +173,8 @@ export async function run({ quick }) {
     const byBooking = new Map([...emu.sessions.values()].map((x) => [x.client_reference_id, x.id]));
     const missing = flowIds.filter((id) => !byBooking.has(id));
     if (missing.length > 0) throw new Error(`payments: ${missing.length} of ${flowIds.length} bookings got no session`);
-    if (emu.requests.filter((q) => q.path === '/v1/checkout/sessions').length !== emu.sessions.size) throw new Error('payments: a session was asked for twice');
+    if (emu.requests.filter((q) => q.path === '/v1/checkout/sessions').length !== emu.sessions.size)
+      throw new Error('payments: a session was asked for twice');
 
     const signed = flowIds.map((id) => {
       const payload = JSON.stringify(emu.pay(byBooking.get(id)));
@@ -184,7 +206,8 @@ export async function run({ quick }) {
     const hookCpu = (c.user + c.system) / 1000 / signed.length;
     const hookWall = Number(process.hrtime.bigint() - w0) / 1e6;
     const last = await flow.usp.store.read((tx) => tx.bookings.get(flowIds[flowIds.length - 1]));
-    if (last.booking.status !== 'confirmed') throw new Error(`payments: a paid booking is ${last.booking.status}, expected confirmed`);
+    if (last.booking.status !== 'confirmed')
+      throw new Error(`payments: a paid booking is ${last.booking.status}, expected confirmed`);
     const h = summarize(lat);
 
     const ratio = perBooking(stripe) / perBooking(sandbox);
@@ -197,7 +220,11 @@ export async function run({ quick }) {
           header: ['provider', 'CPU per booking', 'what the booking transaction writes beyond the booking'],
           rows: [
             ['sandbox', fmtMs(perBooking(sandbox)), 'nothing: the payment action links our sandbox page'],
-            ['stripe', `${fmtMs(perBooking(stripe))} (${fmtX(ratio)} sandbox)`, 'one payment job row (`checkout:<action>`) and the provider record on the booking'],
+            [
+              'stripe',
+              `${fmtMs(perBooking(stripe))} (${fmtX(ratio)} sandbox)`,
+              'one payment job row (`checkout:<action>`) and the provider record on the booking',
+            ],
           ],
         },
         {

@@ -47,7 +47,18 @@ const KINDS = [
   ['cat_dental', 'Dental cleaning', 'health', 'appointment'],
   ['cat_repair', 'Bike repair', 'repair', 'field_service'],
 ];
-const ADJ = ['Classic', 'Deluxe', 'Express', 'Signature', 'Deep tissue', 'Hot stone', 'Beginner', 'Advanced', 'Quick', 'Premium'];
+const ADJ = [
+  'Classic',
+  'Deluxe',
+  'Express',
+  'Signature',
+  'Deep tissue',
+  'Hot stone',
+  'Beginner',
+  'Advanced',
+  'Quick',
+  'Premium',
+];
 
 /** A deterministic pseudo-random sequence, so every run seeds the same registry. */
 function rng(seed) {
@@ -69,7 +80,11 @@ async function seed(server, n, now) {
         type,
         categories: [{ taxonomy: 'merchant', id: catId, name: catName, parent_id: `cat_${parent}`, primary: true }],
         duration: { fixed: `PT${30 + 15 * Math.floor(r() * 6)}M` },
-        pricing: { model: 'fixed', amount, currency: city === 'London' ? 'GBP' : ['Paris', 'Berlin'].includes(city) ? 'EUR' : 'USD' },
+        pricing: {
+          model: 'fixed',
+          amount,
+          currency: city === 'London' ? 'GBP' : ['Paris', 'Berlin'].includes(city) ? 'EUR' : 'USD',
+        },
         channel: { type: k === 9 ? 'virtual' : 'at_business_location' },
         status: 'active',
       });
@@ -84,7 +99,10 @@ async function seed(server, n, now) {
         verticals: [...new Set(services.map((s) => s.type))],
         categories: [KINDS[b % KINDS.length][2]],
         // Spread over about 40 km around the centre.
-        location: { address: `${b} Main St, ${city}`, coordinates: { lat: lat + (r() - 0.5) * 0.35, lng: lng + (r() - 0.5) * 0.45 } },
+        location: {
+          address: `${b} Main St, ${city}`,
+          coordinates: { lat: lat + (r() - 0.5) * 0.35, lng: lng + (r() - 0.5) * 0.45 },
+        },
         timezone: 'UTC',
       },
       services,
@@ -99,8 +117,15 @@ const SEARCHES = {
     const [, lat, lng] = CITIES[i % CITIES.length];
     return { location: { coordinates: { lat, lng }, radius_km: 5 }, pagination: { limit: 20 } };
   },
-  'category + price': (i) => ({ categories: [KINDS[i % KINDS.length][0]], price_range: { min: 2000, max: 6000, currency: 'USD' }, pagination: { limit: 20 } }),
-  'free text': (i) => ({ query: `${ADJ[i % ADJ.length].split(' ')[0]} ${KINDS[(i * 3) % KINDS.length][1].split(' ')[0]}`, pagination: { limit: 20 } }),
+  'category + price': (i) => ({
+    categories: [KINDS[i % KINDS.length][0]],
+    price_range: { min: 2000, max: 6000, currency: 'USD' },
+    pagination: { limit: 20 },
+  }),
+  'free text': (i) => ({
+    query: `${ADJ[i % ADJ.length].split(' ')[0]} ${KINDS[(i * 3) % KINDS.length][1].split(' ')[0]}`,
+    pagination: { limit: 20 },
+  }),
 };
 
 async function measure(db, businesses, iterations) {
@@ -128,7 +153,8 @@ async function measure(db, businesses, iterations) {
         const t = process.hrtime.bigint();
         const res = await server.pipeline.execute(op, { input: make(i) }, server.scope);
         samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-        if (!res.ok || res.messages.length > 0) throw new Error(`${name} search failed: ${JSON.stringify(res.messages ?? res)}`);
+        if (!res.ok || res.messages.length > 0)
+          throw new Error(`${name} search failed: ${JSON.stringify(res.messages ?? res)}`);
         found += res.data.services.length;
       }
       const s = summarize(samples);

@@ -30,23 +30,45 @@ export function routes() {
       headers: { 'content-type': 'application/json', 'usp-agent': `profile="${PLATFORM}"` },
       body: JSON.stringify({ service_id: 'svc_haircut', start_date: day, end_date: day }),
     },
-    { name: 'GET /services/{id}', method: 'GET', path: '/services/svc_haircut', headers: { 'usp-agent': `profile="${PLATFORM}"` } },
+    {
+      name: 'GET /services/{id}',
+      method: 'GET',
+      path: '/services/svc_haircut',
+      headers: { 'usp-agent': `profile="${PLATFORM}"` },
+    },
   ];
 }
 
 /** One autocannon run: `seconds` long, or (quick mode) `amount` requests, since its clock ticks in whole seconds. */
 async function load(url, route, seconds, amount) {
-  const res = await cannon({ url: url + route.path, method: route.method, headers: route.headers, body: route.body, ...(amount ? { amount } : { duration: seconds }) });
+  const res = await cannon({
+    url: url + route.path,
+    method: route.method,
+    headers: route.headers,
+    body: route.body,
+    ...(amount ? { amount } : { duration: seconds }),
+  });
   const bad = res.non2xx + res.errors + res.timeouts;
-  if (bad > 0) throw new Error(`rest: ${route.name} on ${url}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`);
-  return { rps: amount ? res.requests.total / res.duration : res.requests.average, p50: res.latency.p50, p99: res.latency.p99, total: res.requests.total };
+  if (bad > 0)
+    throw new Error(
+      `rest: ${route.name} on ${url}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`,
+    );
+  return {
+    rps: amount ? res.requests.total / res.duration : res.requests.average,
+    p50: res.latency.p50,
+    p99: res.latency.p99,
+    total: res.requests.total,
+  };
 }
 
 export async function run({ quick, cpuProf }) {
   const seconds = quick ? 0 : 10;
   const warm = quick ? 0 : 2;
   const amount = quick ? 256 : undefined;
-  const usp = await startChild({ kind: 'usp', business: 'demo' }, { execArgv: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [] });
+  const usp = await startChild(
+    { kind: 'usp', business: 'demo' },
+    { execArgv: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [] },
+  );
   const floor = await startChild({ kind: 'rest-floor' });
   const results = [];
   const memory = [];
@@ -60,7 +82,8 @@ export async function run({ quick, cpuProf }) {
       const json = await res.json();
       bodies[`${r.method} ${r.path}`] = json;
       sizes[r.name] = JSON.stringify(json).length;
-      if (r.path.startsWith('/availability') && !(json.slots?.length > 0)) throw new Error('rest: the availability query returned no slots');
+      if (r.path.startsWith('/availability') && !(json.slots?.length > 0))
+        throw new Error('rest: the availability query returned no slots');
     }
     await floor.rpc('set-bodies', { bodies });
 
@@ -70,13 +93,25 @@ export async function run({ quick, cpuProf }) {
       const real = await load(usp.url, r, seconds, amount);
       const mem = await usp.memory();
       real.cpuUs = ((mem.cpuMs - before.cpuMs) / real.total) * 1000;
-      memory.push({ load: `REST ${r.name}, ${CONNECTIONS} connections`, peakRss: mem.peakRss, lifetimePeak: mem.lifetimePeak });
+      memory.push({
+        load: `REST ${r.name}, ${CONNECTIONS} connections`,
+        peakRss: mem.peakRss,
+        lifetimePeak: mem.lifetimePeak,
+      });
       if (!quick) await load(floor.url, r, warm);
       const fbefore = await floor.resetPeak();
       const base = await load(floor.url, r, seconds, amount);
       const fmem = await floor.memory();
       base.cpuUs = ((fmem.cpuMs - fbefore.cpuMs) / base.total) * 1000;
-      results.push({ route: r.name, bytes: sizes[r.name], real, floor: base, ratio: base.rps / real.rps, cpuRatio: real.cpuUs / base.cpuUs, floorPeakRss: fmem.peakRss });
+      results.push({
+        route: r.name,
+        bytes: sizes[r.name],
+        real,
+        floor: base,
+        ratio: base.rps / real.rps,
+        cpuRatio: real.cpuUs / base.cpuUs,
+        floorPeakRss: fmem.peakRss,
+      });
     }
   } finally {
     await usp.stop();
@@ -85,7 +120,16 @@ export async function run({ quick, cpuProf }) {
 
   const rows = [];
   for (const r of results) {
-    rows.push([r.route, 'usp-server', fmt(r.real.rps, 0), fmtMs(r.real.p50), fmtMs(r.real.p99), fmtX(r.ratio), `${fmt(r.real.cpuUs, 0)} µs`, fmtX(r.cpuRatio)]);
+    rows.push([
+      r.route,
+      'usp-server',
+      fmt(r.real.rps, 0),
+      fmtMs(r.real.p50),
+      fmtMs(r.real.p99),
+      fmtX(r.ratio),
+      `${fmt(r.real.cpuUs, 0)} µs`,
+      fmtX(r.cpuRatio),
+    ]);
     rows.push([
       '',
       `floor (bare Hono, same ${fmt(r.bytes, 0)}-byte body)`,
@@ -103,7 +147,16 @@ export async function run({ quick, cpuProf }) {
     sections: [
       {
         caption: 'Throughput and latency',
-        header: ['route', 'server', 'requests/s', 'p50', 'p99', 'floor req/s ÷ server req/s', 'server CPU per request', 'CPU ÷ floor CPU'],
+        header: [
+          'route',
+          'server',
+          'requests/s',
+          'p50',
+          'p99',
+          'floor req/s ÷ server req/s',
+          'server CPU per request',
+          'CPU ÷ floor CPU',
+        ],
         rows,
       },
     ],

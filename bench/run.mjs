@@ -85,11 +85,24 @@ if (memoryRows.length > 0) {
   results.push({
     id: 'memory',
     title: '6. Peak server memory (RSS) under each load',
-    sections: [{ caption: 'Peak RSS', header: ['load', 'peak RSS'], rows: memoryRows.map((m) => [m.load, m.peakRss ? fmtMb(m.peakRss) : 'n/a']) }],
+    sections: [
+      {
+        caption: 'Peak RSS',
+        header: ['load', 'peak RSS'],
+        rows: memoryRows.map((m) => [m.load, m.peakRss ? fmtMb(m.peakRss) : 'n/a']),
+      },
+    ],
     notes: [
       "The kernel's exact peak (VmHWM), restarted before each load by writing 5 to /proc/PID/clear_refs (server children do it themselves; the stdio server is reset from outside). In-memory SQLite for REST and MCP loads (the database lives in the RSS); a WAL file for the booking loads. The MCP loads are 3,300 sequential calls each.",
     ],
-    targets: [{ name: 'Peak RSS at 64 connections', target: '< 150 MB', value: `${fmtMb(worst64.peakRss)} (${worst64.load})`, ok: worst64.peakRss < MEMORY_TARGET_BYTES }],
+    targets: [
+      {
+        name: 'Peak RSS at 64 connections',
+        target: '< 150 MB',
+        value: `${fmtMb(worst64.peakRss)} (${worst64.load})`,
+        ok: worst64.peakRss < MEMORY_TARGET_BYTES,
+      },
+    ],
   });
 }
 
@@ -142,7 +155,10 @@ if (write && failures.length === 0) {
     `| memory | ${env.memory} |`,
     `| load average | ${env.load} |`,
   );
-  md.push(`| mode | ${quick ? 'quick (smoke run: figures not meaningful)' : 'full'}, ${totalSeconds.toFixed(0)} s in all |`, '');
+  md.push(
+    `| mode | ${quick ? 'quick (smoke run: figures not meaningful)' : 'full'}, ${totalSeconds.toFixed(0)} s in all |`,
+    '',
+  );
   md.push(
     'The bench machine is shared: other processes (test runs) were active during the run, which shows up as noise in throughput and tail latency. Figures that do not depend on it are given where they matter: ratios measured in interleaved rounds (security, MCP) and server CPU time per request (REST, bookings).',
     '',
@@ -187,7 +203,12 @@ if (failures.length > 0) {
 function WHERE_WE_STAND(res) {
   const lines = ['## Where we stand', ''];
   const missed = res.flatMap((r) => (r.targets ?? []).filter((t) => t.ok === false));
-  lines.push(missed.length === 0 ? 'Every target is met in this run.' : `Missed in this run: ${missed.map((t) => t.name).join('; ')}.`, '');
+  lines.push(
+    missed.length === 0
+      ? 'Every target is met in this run.'
+      : `Missed in this run: ${missed.map((t) => t.name).join('; ')}.`,
+    '',
+  );
   lines.push(...ANALYSIS);
   return lines.join('\n');
 }

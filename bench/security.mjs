@@ -57,9 +57,21 @@ function bookingArguments() {
     service_id: 'svc_haircut',
     slot_id: 'slot_AByNiob78zqLQl',
     hold_id: 'hld_8Qm3ZtK1rV0xYpL7nW2cBe',
-    buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', phone_number: '+1 212 555 0100', consent: { marketing: false, analytics: true } },
+    buyer: {
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'ada@example.com',
+      phone_number: '+1 212 555 0100',
+      consent: { marketing: false, analytics: true },
+    },
     notes: 'First visit. Prefers a quiet chair near the window; allergic to lavender.',
-    _meta: { usp: { profile: PROFILE, idempotency_key: '5b7f3a52-3c1e-4c4e-9a8e-2f0d6b1c9e77', correlation_id: 'c0ffee00-1234-4abc-8def-000000000001' } },
+    _meta: {
+      usp: {
+        profile: PROFILE,
+        idempotency_key: '5b7f3a52-3c1e-4c4e-9a8e-2f0d6b1c9e77',
+        correlation_id: 'c0ffee00-1234-4abc-8def-000000000001',
+      },
+    },
   };
 }
 
@@ -71,7 +83,13 @@ export async function run({ quick }) {
   const iat = 1_790_000_000;
   const args = withMcpProof(key, 'usp_bookings_create', bookingArguments(), AUD, { iat, jti: 'bench-jti-0001' });
   const proof = args._meta.usp.authorization.proof;
-  const expectation = (digest) => ({ binding: 'mcp', now: iat * 1000, method: 'usp_bookings_create', audiences: [AUD], argsDigest: digest });
+  const expectation = (digest) => ({
+    binding: 'mcp',
+    now: iat * 1000,
+    method: 'usp_bookings_create',
+    audiences: [AUD],
+    argsDigest: digest,
+  });
   const popFull = () => verifyPopProof(proof, expectation(argumentsDigest(args)));
   if (popFull().jkt !== key.jkt) throw new Error('security: the PoP proof did not verify');
   const [h, p, s] = proof.split('.');
@@ -105,12 +123,22 @@ export async function run({ quick }) {
     ident,
     'POST',
     url,
-    { 'Content-Type': 'application/json', 'USP-Agent': `profile="${PROFILE}"`, 'Idempotency-Key': '5b7f3a52-3c1e-4c4e-9a8e-2f0d6b1c9e77' },
+    {
+      'Content-Type': 'application/json',
+      'USP-Agent': `profile="${PROFILE}"`,
+      'Idempotency-Key': '5b7f3a52-3c1e-4c4e-9a8e-2f0d6b1c9e77',
+    },
     bytes,
     created,
   );
   // The header record as the REST door hands it over: lower-case names, plus what a client sends anyway.
-  const headers = { host: '127.0.0.1:8787', connection: 'keep-alive', accept: 'application/json', 'user-agent': 'bench', 'content-length': String(bytes.length) };
+  const headers = {
+    host: '127.0.0.1:8787',
+    connection: 'keep-alive',
+    accept: 'application/json',
+    'user-agent': 'bench',
+    'content-length': String(bytes.length),
+  };
   for (const [k, v] of Object.entries(signed)) headers[k.toLowerCase()] = v;
   const resolveKey = async () => ident.publicJwk;
   const verifyOpts = { now: created * 1000, requiredComponents: (present) => uspRequiredComponents(present) };
@@ -122,7 +150,9 @@ export async function run({ quick }) {
   const covered = [...input.slice(1, input.indexOf(')')).matchAll(/"([^"]+)"/g)].map((m) => m[1]);
   const u = new URL(url);
   const derived = { '@method': 'POST', '@authority': u.host, '@path': u.pathname, '@query': u.search || '?' };
-  const base = [...covered.map((c) => `"${c}": ${derived[c] ?? headers[c]}`), `"@signature-params": ${input}`].join('\n');
+  const base = [...covered.map((c) => `"${c}": ${derived[c] ?? headers[c]}`), `"@signature-params": ${input}`].join(
+    '\n',
+  );
   const baseBytes = Buffer.from(base, 'utf8');
   const ecSig = Buffer.from(/^sig1=:([^:]+):$/.exec(headers.signature)[1], 'base64');
   const ecKey = createPublicKey({ key: ident.publicJwk, format: 'jwk' });
@@ -172,7 +202,12 @@ export async function run({ quick }) {
         value: `${fmtX(popRatio)} (${fmtUs(pop.full.p50)} vs ${fmtUs(pop.floor.p50)})`,
         ok: popRatio < TARGET_POP_RATIO,
       },
-      { name: 'RFC 9421 verify vs bare ECDSA P-256', target: '(reported)', value: `${fmtX(sigRatio)} (${fmtUs(sig.full.p50)} vs ${fmtUs(sig.floor.p50)})`, ok: null },
+      {
+        name: 'RFC 9421 verify vs bare ECDSA P-256',
+        target: '(reported)',
+        value: `${fmtX(sigRatio)} (${fmtUs(sig.full.p50)} vs ${fmtUs(sig.floor.p50)})`,
+        ok: null,
+      },
     ],
     data: { pop, sig, popRatio, sigRatio },
   };

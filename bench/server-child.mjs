@@ -112,7 +112,13 @@ const handlers = {
       await new Promise((r) => setImmediate(r));
     }
     const m = process.memoryUsage();
-    return { gc: typeof globalThis.gc === 'function', heapUsed: m.heapUsed, rss: m.rss, external: m.external, arrayBuffers: m.arrayBuffers };
+    return {
+      gc: typeof globalThis.gc === 'function',
+      heapUsed: m.heapUsed,
+      rss: m.rss,
+      external: m.external,
+      arrayBuffers: m.arrayBuffers,
+    };
   },
   audit: async () => auditBookings(),
   seed: async (msg) => seedBookings(msg),
@@ -194,7 +200,11 @@ async function seedBookings({ count, firstDay, days }) {
     const res = await usp.app.fetch(
       new Request(`http://127.0.0.1${path}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'usp-agent': `profile="${profile}"`, 'idempotency-key': randomUUID() },
+        headers: {
+          'content-type': 'application/json',
+          'usp-agent': `profile="${profile}"`,
+          'idempotency-key': randomUUID(),
+        },
         body: JSON.stringify(body),
       }),
     );
@@ -251,7 +261,12 @@ async function seedBookings({ count, firstDay, days }) {
     const to = new Map(pairs);
     return text.replace(pattern, (m) => to.get(m));
   };
-  const texts = { booking: JSON.stringify(tpl.booking), hold: JSON.stringify(tpl.hold), claims: JSON.stringify(tpl.claims), events: JSON.stringify(tpl.events) };
+  const texts = {
+    booking: JSON.stringify(tpl.booking),
+    hold: JSON.stringify(tpl.hold),
+    claims: JSON.stringify(tpl.claims),
+    events: JSON.stringify(tpl.events),
+  };
   const hash = (v) => createHash('sha256').update(v).digest('base64url');
   const BATCH = 500;
   for (let from = 1; from < count; from += BATCH) {
@@ -262,7 +277,8 @@ async function seedBookings({ count, firstDay, days }) {
         await tx.bookings.insert(rec);
         await tx.holds.insert(JSON.parse(apply(texts.hold, pairs)));
         await tx.claims.add(JSON.parse(apply(texts.claims, pairs)));
-        for (const e of JSON.parse(apply(texts.events, pairs))) await tx.outbox.add({ ...e, event_id: `evt_${randomUUID().replace(/-/g, '')}` });
+        for (const e of JSON.parse(apply(texts.events, pairs)))
+          await tx.outbox.add({ ...e, event_id: `evt_${randomUUID().replace(/-/g, '')}` });
         for (const [op, body] of [
           ['create_hold', { hold: rec.priv.hold_id }],
           ['create_booking', { booking: rec.booking }],

@@ -72,7 +72,8 @@ function measureAll(configs, totalMs) {
     const q = buildQuery(staff, days);
     const slots = generateSlots(q).length;
     const expected = staff * days * (36 - Math.round(36 * CLAIMED));
-    if (slots !== expected) throw new Error(`slots: expected ${expected} offerable slots for ${staff} staff × ${days} days, got ${slots}`);
+    if (slots !== expected)
+      throw new Error(`slots: expected ${expected} offerable slots for ${staff} staff × ${days} days, got ${slots}`);
     for (let i = 0; i < 20; i++) generateSlots(q);
     return { staff, days, slots, claims: q.claims.length, q, samples: [] };
   });
@@ -114,7 +115,15 @@ function growth(rows, axis) {
   for (let i = 1; i < pts.length; i++) marginals.push((pts[i].y - pts[i - 1].y) / (pts[i].x - pts[i - 1].x));
   const perUnit = pts.map((p) => p.y / p.x);
   const k = fit(pts.slice(1).map((p) => ({ x: Math.log(p.x), y: Math.log(p.y) }))).b;
-  return { axis, fit: f, marginals, perUnit, perUnitRatio: perUnit.at(-1) / perUnit[1], exponent: k, linear: k <= 1.15 && f.r2 >= 0.98 };
+  return {
+    axis,
+    fit: f,
+    marginals,
+    perUnit,
+    perUnitRatio: perUnit.at(-1) / perUnit[1],
+    exponent: k,
+    linear: k <= 1.15 && f.r2 >= 0.98,
+  };
 }
 
 export async function run({ quick }) {
@@ -136,7 +145,14 @@ export async function run({ quick }) {
   const gStaff = growth(byStaff, 'staff');
   const ok = main.p50 < TARGET_MEDIAN_MS;
 
-  const row = (r) => [`${r.staff} staff × ${r.days} d`, fmt(r.slots, 0), fmt(r.claims, 0), fmtMs(r.p50), fmtMs(r.p99), fmtUs(r.p50 / r.slots) + '/slot'];
+  const row = (r) => [
+    `${r.staff} staff × ${r.days} d`,
+    fmt(r.slots, 0),
+    fmt(r.claims, 0),
+    fmtMs(r.p50),
+    fmtMs(r.p99),
+    fmtUs(r.p50 / r.slots) + '/slot',
+  ];
   const header = ['query', 'slots offered', 'claims', 'median', 'p99', 'per slot'];
   const describeGrowth = (g, unit) =>
     `${g.linear ? 'linear' : 'faster than linear'} (t ∝ ${unit}^${g.exponent.toFixed(2)} past the first point; straight-line fit ${fmtUs(g.fit.b)} per ${unit}, R² ${g.fit.r2.toFixed(3)}); ` +
@@ -154,7 +170,9 @@ export async function run({ quick }) {
       `Staff: ${describeGrowth(gStaff, 'staff member')}.`,
       "The seven configurations are timed in interleaved rounds (10 s in all), so a change in machine load falls on all of them alike. Business: one appointment service, N staff, 15-minute slots every 15 minutes 09:00–18:00 every day, 30% of each staff member's slots claimed (11 of 36 a day, seeded synthetic claims); `generateSlots` only (no store, no presentation).",
     ],
-    targets: [{ name: 'Slots: median, 7 days × 10 staff', target: `< ${TARGET_MEDIAN_MS} ms`, value: fmtMs(main.p50), ok }],
+    targets: [
+      { name: 'Slots: median, 7 days × 10 staff', target: `< ${TARGET_MEDIAN_MS} ms`, value: fmtMs(main.p50), ok },
+    ],
     data: { main, byDays, byStaff, growth: { days: gDays, staff: gStaff } },
   };
 }

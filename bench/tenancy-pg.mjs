@@ -86,7 +86,9 @@ const schemaName = (i) => `b_${i}`;
 
 /** The seed each business gets at provisioning: a few services in `catalog` and its definition version. */
 export function seedSql() {
-  const rows = [0, 1, 2, 3, 4].map((k) => `('svc-${k}', '{"name":"Service ${k}","duration":"PT${30 + k * 15}M"}', 'fp${k}', 1, FALSE)`).join(', ');
+  const rows = [0, 1, 2, 3, 4]
+    .map((k) => `('svc-${k}', '{"name":"Service ${k}","duration":"PT${30 + k * 15}M"}', 'fp${k}', 1, FALSE)`)
+    .join(', ');
   return `INSERT INTO catalog (id, data, fingerprint, modified_ms, deleted) VALUES ${rows};
     INSERT INTO definition_version (one, version) VALUES (1, 1);`;
 }
@@ -170,7 +172,9 @@ export async function runPostgres({ quick, url }) {
     // ---- shared tables keyed by business ------------------------------------------------------
     const s = await open(dbs.shared, '-c search_path=app');
     let t = now();
-    await s.query(`CREATE SCHEMA tpl; SET search_path = tpl; BEGIN; ${MIGRATION_SCRIPT} COMMIT; CREATE SCHEMA app; SET search_path = app;`);
+    await s.query(
+      `CREATE SCHEMA tpl; SET search_path = tpl; BEGIN; ${MIGRATION_SCRIPT} COMMIT; CREATE SCHEMA app; SET search_path = app;`,
+    );
     out.sharedTables = await keyedFromTemplate(s);
     // The template stays: the keyed tables' generated keys draw from its sequences (one per table).
     out.sharedMigrateMs = msSince(t);
@@ -189,7 +193,9 @@ export async function runPostgres({ quick, url }) {
     t = now();
     for (let i = 0; i < n; i++) {
       const ti = now();
-      await b.query(`BEGIN; CREATE SCHEMA ${schemaName(i)}; SET LOCAL search_path = ${schemaName(i)}; ${MIGRATION_SCRIPT} ${seed} COMMIT;`);
+      await b.query(
+        `BEGIN; CREATE SCHEMA ${schemaName(i)}; SET LOCAL search_path = ${schemaName(i)}; ${MIGRATION_SCRIPT} ${seed} COMMIT;`,
+      );
       perSchema.push(msSince(ti));
       if (i % 1000 === 999) {
         // Catalog growth as the schemas are added (also a partial answer should a long run be cut short).
@@ -202,12 +208,20 @@ export async function runPostgres({ quick, url }) {
     out.schemaFirst = summarize(perSchema.slice(0, Math.min(100, n)));
     out.schemaLast = summarize(perSchema.slice(-Math.min(100, n)));
     out.schemasCatalog = await catalogSize(b);
-    out.schemaTables = Number((await b.query(`SELECT count(*) AS c FROM pg_tables WHERE schemaname = 'b_0'`)).rows[0].c);
+    out.schemaTables = Number(
+      (await b.query(`SELECT count(*) AS c FROM pg_tables WHERE schemaname = 'b_0'`)).rows[0].c,
+    );
 
     // ---- the cost of a small transaction at N: a pool of connections, businesses drawn at random ----
     for (const design of ['shared', 'schemas']) {
       const pool = [];
-      for (let k = 0; k < poolSize; k++) pool.push(await open(design === 'shared' ? dbs.shared : dbs.schemas, design === 'shared' ? '-c search_path=app' : undefined));
+      for (let k = 0; k < poolSize; k++)
+        pool.push(
+          await open(
+            design === 'shared' ? dbs.shared : dbs.schemas,
+            design === 'shared' ? '-c search_path=app' : undefined,
+          ),
+        );
       const lat = { random: [], hot: [] };
       let seq = design === 'shared' ? 0 : 1e7;
       for (const mode of ['random', 'hot']) {
@@ -223,7 +237,10 @@ export async function runPostgres({ quick, url }) {
 
     // ---- backend memory after touching K businesses in one connection -------------------------
     for (const design of ['shared', 'schemas']) {
-      const c = await open(design === 'shared' ? dbs.shared : dbs.schemas, design === 'shared' ? '-c search_path=app' : undefined);
+      const c = await open(
+        design === 'shared' ? dbs.shared : dbs.schemas,
+        design === 'shared' ? '-c search_path=app' : undefined,
+      );
       await smallTx(c, design, 0, 2e7);
       const before = await backendMemory(c);
       for (let i = 1; i <= touch; i++) await smallTx(c, design, i % n, 2e7 + (design === 'shared' ? 0 : 1e6) + i);
@@ -252,7 +269,8 @@ export async function runPostgres({ quick, url }) {
     out.schemasCatalogAfterAlter = await catalogSize(b);
   } finally {
     for (const c of clients) await c.end().catch(() => undefined);
-    for (const db of Object.values(dbs)) await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => undefined);
+    for (const db of Object.values(dbs))
+      await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`).catch(() => undefined);
     await admin.end();
   }
   out.load = `${loadAtStart} at start, ${load()} at end`;
@@ -273,7 +291,11 @@ export function postgresSection(r) {
       `${fmt(r.sharedProvisionMs / 1000, 1)} s (${perBiz(r.sharedProvisionMs)} each)`,
       `${fmt(r.schemasProvisionMs / 1000, 1)} s (${perBiz(r.schemasProvisionMs)} each)`,
     ],
-    ['one business provisioned, first 100 / last 100 (p50)', '–', `${fmtMs(r.schemaFirst.p50)} / ${fmtMs(r.schemaLast.p50)}`],
+    [
+      'one business provisioned, first 100 / last 100 (p50)',
+      '–',
+      `${fmtMs(r.schemaFirst.p50)} / ${fmtMs(r.schemaLast.p50)}`,
+    ],
     ['pg_class rows', fmt(r.sharedCatalog.classes, 0), fmt(r.schemasCatalog.classes, 0)],
     ['pg_attribute rows', fmt(r.sharedCatalog.attributes, 0), fmt(r.schemasCatalog.attributes, 0)],
     ['system catalog size', fmtMb(r.sharedCatalog.catalog), fmtMb(r.schemasCatalog.catalog)],
@@ -290,12 +312,20 @@ export function postgresSection(r) {
     ],
     [`small transaction, business at random of ${fmt(r.n, 0)}, p50 / p99`, p(r.sharedTx.random), p(r.schemasTx.random)],
     ['small transaction, 10 hot businesses, p50 / p99', p(r.sharedTx.hot), p(r.schemasTx.hot)],
-    [`backend cache memory per business touched (${fmt(r.touch, 0)} in one connection)`, kb(memDelta(r.sharedMem, 'cache')), kb(memDelta(r.schemasMem, 'cache'))],
+    [
+      `backend cache memory per business touched (${fmt(r.touch, 0)} in one connection)`,
+      kb(memDelta(r.sharedMem, 'cache')),
+      kb(memDelta(r.schemasMem, 'cache')),
+    ],
     [
       `backend memory after ${fmt(r.touch, 0)} businesses (contexts / private RSS)`,
       `${fmtMb(r.sharedMem.after.total)} / ${fmtMb(r.sharedMem.after.rssAnon)}`,
       `${fmtMb(r.schemasMem.after.total)} / ${fmtMb(r.schemasMem.after.rssAnon)}`,
     ],
   ];
-  return { caption: `PostgreSQL, ${fmt(r.n, 0)} businesses (load ${r.load})`, header: ['measure', 'shared tables, RLS forced', 'schema per business'], rows };
+  return {
+    caption: `PostgreSQL, ${fmt(r.n, 0)} businesses (load ${r.load})`,
+    header: ['measure', 'shared tables, RLS forced', 'schema per business'],
+    rows,
+  };
 }

@@ -48,7 +48,11 @@ function migrateFile(path) {
   return db;
 }
 
-const SERVICES = [0, 1, 2, 3, 4].map((k) => [`svc-${k}`, `{"name":"Service ${k}","duration":"PT${30 + k * 15}M"}`, `fp${k}`]);
+const SERVICES = [0, 1, 2, 3, 4].map((k) => [
+  `svc-${k}`,
+  `{"name":"Service ${k}","duration":"PT${30 + k * 15}M"}`,
+  `fp${k}`,
+]);
 const READ = 'SELECT id, data FROM catalog WHERE deleted = 0 ORDER BY id LIMIT 20';
 const HOLD = `INSERT INTO holds (id, service_id, status, principal, expires_at_ms, data) VALUES (?, 'svc-1', 'active', 'bench', ?, '{}')`;
 
@@ -117,14 +121,21 @@ function keyedFile(template, path) {
   const db = new Database(path);
   pragmas(db);
   const sql = [];
-  const tables = tpl.pragma('table_list').filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_'));
+  const tables = tpl
+    .pragma('table_list')
+    .filter((t) => t.schema === 'main' && t.type === 'table' && !t.name.startsWith('sqlite_'));
   for (const { name, wr } of tables) {
     if (name === 'schema_migrations' || name.startsWith('registry_')) continue;
     const cols = tpl.pragma(`table_info(${name})`);
     const pk = cols.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
-    const defs = cols.map((c) => `${c.name} ${c.type}${c.notnull ? ' NOT NULL' : ''}${c.dflt_value !== null ? ` DEFAULT ${c.dflt_value}` : ''}`);
+    const defs = cols.map(
+      (c) =>
+        `${c.name} ${c.type}${c.notnull ? ' NOT NULL' : ''}${c.dflt_value !== null ? ` DEFAULT ${c.dflt_value}` : ''}`,
+    );
     const key = pk.length > 0 ? `, PRIMARY KEY (business_id, ${pk.map((c) => c.name).join(', ')})` : '';
-    sql.push(`CREATE TABLE ${name} (business_id TEXT NOT NULL, ${defs.join(', ')}${key})${wr && pk.length > 0 ? ' WITHOUT ROWID' : ''};`);
+    sql.push(
+      `CREATE TABLE ${name} (business_id TEXT NOT NULL, ${defs.join(', ')}${key})${wr && pk.length > 0 ? ' WITHOUT ROWID' : ''};`,
+    );
     for (const ix of tpl.pragma(`index_list(${name})`)) {
       if (ix.origin === 'pk') continue;
       if (ix.origin === 'c') {
@@ -172,7 +183,9 @@ export function runSqlite({ quick }) {
       copyFileSync(template, pathOf(i));
       const db = new Database(pathOf(i), { fileMustExist: true });
       pragmas(db);
-      const ins = db.prepare('INSERT INTO catalog (id, data, fingerprint, modified_ms, deleted) VALUES (?, ?, ?, 1, 0)');
+      const ins = db.prepare(
+        'INSERT INTO catalog (id, data, fingerprint, modified_ms, deleted) VALUES (?, ?, ?, 1, 0)',
+      );
       db.transaction(() => {
         for (const s of SERVICES) ins.run(...s);
       })();
@@ -236,7 +249,9 @@ export function runSqlite({ quick }) {
     const kdb = keyedFile(template, keyedPath);
     out.keyedMigrateMs = msSince(t);
     out.keyedTables = kdb.prepare(`SELECT count(*) AS c FROM sqlite_master WHERE type = 'table'`).get().c;
-    const kins = kdb.prepare('INSERT INTO catalog (business_id, id, data, fingerprint, modified_ms, deleted) VALUES (?, ?, ?, ?, 1, 0)');
+    const kins = kdb.prepare(
+      'INSERT INTO catalog (business_id, id, data, fingerprint, modified_ms, deleted) VALUES (?, ?, ?, ?, 1, 0)',
+    );
     const bizId = (i) => `biz-${String(i).padStart(6, '0')}`;
     t = now();
     for (let i = 0; i < n; i++) {
@@ -245,8 +260,12 @@ export function runSqlite({ quick }) {
       })();
     }
     out.keyedProvisionMs = msSince(t);
-    const kread = kdb.prepare('SELECT id, data FROM catalog WHERE business_id = ? AND deleted = 0 ORDER BY id LIMIT 20');
-    const khold = kdb.prepare(`INSERT INTO holds (business_id, id, service_id, status, principal, expires_at_ms, data) VALUES (?, ?, 'svc-1', 'active', 'bench', ?, '{}')`);
+    const kread = kdb.prepare(
+      'SELECT id, data FROM catalog WHERE business_id = ? AND deleted = 0 ORDER BY id LIMIT 20',
+    );
+    const khold = kdb.prepare(
+      `INSERT INTO holds (business_id, id, service_id, status, principal, expires_at_ms, data) VALUES (?, ?, 'svc-1', 'active', 'bench', ?, '{}')`,
+    );
     const keyed = [];
     for (let r = 0; r < requests; r++) {
       const i = Math.floor(Math.random() * n);
@@ -280,8 +299,20 @@ export function sqliteSection(r) {
     ['first request of a business not loaded (open, read, write), p50 / p99', p(r.cold), 'no open: one file'],
     ['closing an evicted business (checkpoints its WAL), p50 / p99', p(r.evict), '–'],
     ['request of a loaded business, p50 / p99', p(r.warm), p(r.keyed)],
-    [`request at random of ${fmt(r.n, 0)}, LRU of ${fmt(r.capacity, 0)}, p50 / p99`, `${p(r.mixed)} (hit rate ${fmt(r.hitRate * 100, 0)}%)`, p(r.keyed)],
-    ['memory per loaded business (writer + reader handle)', `${fmt(r.memPerHandle / 1024, 0)} KB`, '0 (one pair for all)'],
+    [
+      `request at random of ${fmt(r.n, 0)}, LRU of ${fmt(r.capacity, 0)}, p50 / p99`,
+      `${p(r.mixed)} (hit rate ${fmt(r.hitRate * 100, 0)}%)`,
+      p(r.keyed),
+    ],
+    [
+      'memory per loaded business (writer + reader handle)',
+      `${fmt(r.memPerHandle / 1024, 0)} KB`,
+      '0 (one pair for all)',
+    ],
   ];
-  return { caption: `SQLite, ${fmt(r.n, 0)} businesses (load ${r.load})`, header: ['measure', 'file per business, LRU of handles', 'one file keyed by business'], rows };
+  return {
+    caption: `SQLite, ${fmt(r.n, 0)} businesses (load ${r.load})`,
+    header: ['measure', 'file per business, LRU of handles', 'one file keyed by business'],
+    rows,
+  };
 }

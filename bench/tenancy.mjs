@@ -29,7 +29,9 @@ export async function run({ quick }) {
       "PostgreSQL: each design in a database of its own, created for the run and dropped after it, with the store's real migrations (the keyed tables generated from them: bench/tenancy-pg.mjs says where that simplifies). The application connects as a role that is neither superuser nor BYPASSRLS. A small transaction is BEGIN, set the business (set_config(..., true): per transaction), read the services, insert a hold, COMMIT, on a pool of 4 connections taken in turn, so each connection serves businesses last served by the others. Backend memory: one connection serving that many distinct businesses in turn, CacheMemoryContext and its children (relcache, catcache) from pg_backend_memory_contexts, and the backend's private RSS (RssAnon). The column is added in one statement (shared) or one transaction per schema (schemas) with lock_timeout 2 s, while another connection serves requests.",
     );
   } else {
-    notes.push('PostgreSQL skipped: set USP_BENCH_PG_URL (for example the URL printed by `bash scripts/pg-test-server.sh start`) to measure it.');
+    notes.push(
+      'PostgreSQL skipped: set USP_BENCH_PG_URL (for example the URL printed by `bash scripts/pg-test-server.sh start`) to measure it.',
+    );
   }
   const s = runSqlite({ quick });
   sections.push(sqliteSection(s));

@@ -49,7 +49,13 @@ export async function run({ quick }) {
     const uris = [...new Set(tools.map((t) => t._meta?.ui?.resourceUri).filter(Boolean))];
     const q = await client.callTool({
       name: 'usp_availability_query',
-      arguments: { service_id: 'svc_haircut', start_date: liveDate(3), end_date: liveDate(3), limit: 40, _meta: { usp: { profile: PLATFORM } } },
+      arguments: {
+        service_id: 'svc_haircut',
+        start_date: liveDate(3),
+        end_date: liveDate(3),
+        limit: 40,
+        _meta: { usp: { profile: PLATFORM } },
+      },
     });
     const slot = q.structuredContent.slots[0];
     const booked = await client.callTool({
@@ -63,7 +69,11 @@ export async function run({ quick }) {
     });
     const joined = await client.callTool({
       name: 'usp_waitlist_join',
-      arguments: { service_id: 'svc_yoga_class', buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' }, _meta: { usp: { profile: PLATFORM } } },
+      arguments: {
+        service_id: 'svc_yoga_class',
+        buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+        _meta: { usp: { profile: PLATFORM } },
+      },
     });
     const sample = { 'ui://usp/slots': q, 'ui://usp/booking': booked, 'ui://usp/waitlist': joined };
     const html = {};
@@ -84,11 +94,24 @@ export async function run({ quick }) {
       biggest = Math.max(biggest, bytes);
       rows.push([uri, `${(bytes / 1024).toFixed(1)} KB`, fmtMs(s.p50), fmtMs(s.p99)]);
     }
-    targets.push({ name: 'View size', target: '< 60 KB each', value: `${(biggest / 1024).toFixed(1)} KB (largest)`, ok: biggest < BUDGET });
-    targets.push({ name: 'resources/read of a view (stdio)', target: 'p50 < 5 ms', value: fmtMs(worstRead), ok: worstRead < 5 });
+    targets.push({
+      name: 'View size',
+      target: '< 60 KB each',
+      value: `${(biggest / 1024).toFixed(1)} KB (largest)`,
+      ok: biggest < BUDGET,
+    });
+    targets.push({
+      name: 'resources/read of a view (stdio)',
+      target: 'p50 < 5 ms',
+      value: fmtMs(worstRead),
+      ok: worstRead < 5,
+    });
     if (existsSync(CHROMIUM)) {
       const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu'],
+      });
       try {
         const page = await browser.newPage();
         await page.setContent('<!doctype html><html><body></body></html>');
@@ -96,12 +119,18 @@ export async function run({ quick }) {
         let worst = 0;
         for (const uri of uris) {
           const times = [];
-          for (let i = 0; i < (quick ? 3 : 30); i++) times.push(await page.evaluate(([h, r]) => window.renderOnce(h, r), [html[uri], sample[uri]]));
+          for (let i = 0; i < (quick ? 3 : 30); i++)
+            times.push(await page.evaluate(([h, r]) => window.renderOnce(h, r), [html[uri], sample[uri]]));
           const s = summarize(times);
           worst = Math.max(worst, s.p50);
           renderRows.push([uri, fmtMs(s.p50), fmtMs(s.max)]);
         }
-        targets.push({ name: 'First render of a view (Chromium)', target: 'p50 < 100 ms', value: fmtMs(worst), ok: worst < 100 });
+        targets.push({
+          name: 'First render of a view (Chromium)',
+          target: 'p50 < 100 ms',
+          value: fmtMs(worst),
+          ok: worst < 100,
+        });
       } finally {
         await browser.close();
       }
@@ -113,8 +142,20 @@ export async function run({ quick }) {
     id: 'views',
     title: '11. MCP Apps views: resources/read and first render',
     sections: [
-      { caption: `resources/read over stdio (${quick ? 20 : 500} reads each)`, header: ['view', 'size', 'p50', 'p99'], rows },
-      ...(renderRows.length ? [{ caption: 'First render: srcdoc set -> result drawn (sandboxed iframe, Chromium)', header: ['view', 'p50', 'max'], rows: renderRows }] : []),
+      {
+        caption: `resources/read over stdio (${quick ? 20 : 500} reads each)`,
+        header: ['view', 'size', 'p50', 'p99'],
+        rows,
+      },
+      ...(renderRows.length
+        ? [
+            {
+              caption: 'First render: srcdoc set -> result drawn (sandboxed iframe, Chromium)',
+              header: ['view', 'p50', 'max'],
+              rows: renderRows,
+            },
+          ]
+        : []),
     ],
     notes: [
       'The HTML is read from dist/views/ once and kept; a read costs the JSON-RPC round trip. The render includes parsing the inline script, the ui/initialize handshake and drawing the result.',

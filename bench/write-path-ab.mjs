@@ -41,7 +41,11 @@ const post = async (s, path, body, w) => {
   const r = await s.usp.app.fetch(
     new Request(`http://127.0.0.1${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'usp-agent': `profile="https://platform-${w}.example/profile.json"`, 'idempotency-key': randomUUID() },
+      headers: {
+        'content-type': 'application/json',
+        'usp-agent': `profile="https://platform-${w}.example/profile.json"`,
+        'idempotency-key': randomUUID(),
+      },
       body: JSON.stringify(body),
     }),
   );
@@ -63,7 +67,12 @@ async function round(s, count) {
         const b = await post(
           s,
           '/bookings',
-          { service_id: 'svc_bench', slot_id: id, hold_id: h.body.hold.id, buyer: { first_name: 'A', last_name: 'B', email: 'a@example.com' } },
+          {
+            service_id: 'svc_bench',
+            slot_id: id,
+            hold_id: h.body.hold.id,
+            buyer: { first_name: 'A', last_name: 'B', email: 'a@example.com' },
+          },
           w,
         );
         if (b.status !== 201) throw new Error(JSON.stringify(b.body).slice(0, 200));
@@ -81,6 +90,10 @@ for (let r = 0; r < ROUNDS; r++)
     s.cpu += await round(s, 480);
     s.n += 480;
   }
-for (const s of servers) console.log(s.name, (s.cpu / s.n).toFixed(3), 'ms CPU per booking (in-process, hold + create)');
-console.log('this build ÷ previous build, CPU per booking:', (servers[0].cpu / servers[0].n / (servers[1].cpu / servers[1].n)).toFixed(3));
+for (const s of servers)
+  console.log(s.name, (s.cpu / s.n).toFixed(3), 'ms CPU per booking (in-process, hold + create)');
+console.log(
+  'this build ÷ previous build, CPU per booking:',
+  (servers[0].cpu / servers[0].n / (servers[1].cpu / servers[1].n)).toFixed(3),
+);
 for (const s of servers) await s.usp.close();

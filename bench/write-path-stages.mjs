@@ -76,7 +76,11 @@ const post = async (path, body, w) => {
   const r = await servers[w % servers.length].app.fetch(
     new Request(`http://127.0.0.1${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'usp-agent': `profile="https://platform-${w}.example/profile.json"`, 'idempotency-key': randomUUID() },
+      headers: {
+        'content-type': 'application/json',
+        'usp-agent': `profile="https://platform-${w}.example/profile.json"`,
+        'idempotency-key': randomUUID(),
+      },
       body: JSON.stringify(body),
     }),
   );
@@ -93,7 +97,16 @@ async function run(count) {
         const id = e(slot.startMs);
         const h = await post('/availability/holds', { service_id: 'svc_bench', slot_id: id }, w);
         if (h.status !== 201) throw new Error(JSON.stringify(h.body).slice(0, 200));
-        const b = await post('/bookings', { service_id: 'svc_bench', slot_id: id, hold_id: h.body.hold.id, buyer: { first_name: 'A', last_name: 'B', email: 'a@example.com' } }, w);
+        const b = await post(
+          '/bookings',
+          {
+            service_id: 'svc_bench',
+            slot_id: id,
+            hold_id: h.body.hold.id,
+            buyer: { first_name: 'A', last_name: 'B', email: 'a@example.com' },
+          },
+          w,
+        );
         if (b.status !== 201) throw new Error(JSON.stringify(b.body).slice(0, 200));
       }
     }),
@@ -123,15 +136,19 @@ function pgTicks() {
 /** The stage of one stack frame, or undefined. */
 function stageOf(url, fn) {
   const u = url.replace(/^file:\/\//, '');
-  if (/\/operations\/authenticate\.js$/.test(u) || (/\/security\//.test(u) && !/credentials\.js$/.test(u))) return 'authentication';
+  if (/\/operations\/authenticate\.js$/.test(u) || (/\/security\//.test(u) && !/credentials\.js$/.test(u)))
+    return 'authentication';
   if (/\/store\/\w+\/idempotency\.js$/.test(u) || fn === 'hashOf') return 'idempotency';
   if (/\/store\/\w+\/mail\.js$/.test(u) || /\/steps\/mail-messages\.js$/.test(u)) return 'mail queueing';
   if (/\/store\/\w+\/outbox\.js$/.test(u)) return 'outbox (webhook queueing)';
   if (/\/webhooks\//.test(u) || /\/outbox\//.test(u)) return 'webhook dispatch (after commit)';
   if (/\/store\/\w+\/claims\.js$/.test(u) && fn === 'active') return 'availability check';
-  if (/\/store\/\w+\/admin-repo\.js$/.test(u) || /\/steps\/slots\.js$/.test(u) || /\/domain\//.test(u)) return 'availability check';
-  if (/\/store\/\w+\/(bookings|holds|claims|documents|security)\.js$/.test(u) || /\/security\/credentials\.js$/.test(u)) return 'rows inserted';
-  if (/\/store\/(sqlite\/(sqlite-store|statements)|postgres\/(postgres-store|session))\.js$/.test(u)) return 'transaction and driver';
+  if (/\/store\/\w+\/admin-repo\.js$/.test(u) || /\/steps\/slots\.js$/.test(u) || /\/domain\//.test(u))
+    return 'availability check';
+  if (/\/store\/\w+\/(bookings|holds|claims|documents|security)\.js$/.test(u) || /\/security\/credentials\.js$/.test(u))
+    return 'rows inserted';
+  if (/\/store\/(sqlite\/(sqlite-store|statements)|postgres\/(postgres-store|session))\.js$/.test(u))
+    return 'transaction and driver';
   if (/node_modules\/(pg|pg-protocol|pg-pool|better-sqlite3)\//.test(u)) return 'transaction and driver';
   return undefined;
 }
@@ -172,7 +189,10 @@ for (let i = 0; i < profile.samples.length; i++) {
   const n = byId.get(profile.samples[i]);
   const d = profile.timeDeltas[i] ?? 0;
   if (n.callFrame.functionName === '(idle)' || n.callFrame.functionName === '(program)') continue;
-  const s = n.callFrame.functionName === '(garbage collector)' ? 'garbage collection' : (stageOfNode(n.id) ?? 'HTTP door, pipeline, bench requests');
+  const s =
+    n.callFrame.functionName === '(garbage collector)'
+      ? 'garbage collection'
+      : (stageOfNode(n.id) ?? 'HTTP door, pipeline, bench requests');
   time.set(s, (time.get(s) ?? 0) + d);
   total += d;
 }
@@ -183,11 +203,15 @@ console.log(
 console.log(
   `  process CPU per booking: ${(cpuMs / BOOKINGS).toFixed(2)} ms; ${target.startsWith('postgres') ? 'round trips' : 'statements'} per booking: ${(statements / BOOKINGS).toFixed(1)}`,
 );
-if (ticks0 !== undefined) console.log(`  PostgreSQL server CPU per booking: ${((((ticks1 - ticks0) / 100) * 1000) / BOOKINGS).toFixed(2)} ms`);
+if (ticks0 !== undefined)
+  console.log(`  PostgreSQL server CPU per booking: ${((((ticks1 - ticks0) / 100) * 1000) / BOOKINGS).toFixed(2)} ms`);
 for (const [s, t] of [...time].sort((a, b) => b[1] - a[1]))
-  console.log(`  ${s.padEnd(36)} ${((100 * t) / total).toFixed(1).padStart(5)} %  ${((t / total) * (cpuMs / BOOKINGS)).toFixed(3)} ms/booking`);
+  console.log(
+    `  ${s.padEnd(36)} ${((100 * t) / total).toFixed(1).padStart(5)} %  ${((t / total) * (cpuMs / BOOKINGS)).toFixed(3)} ms/booking`,
+  );
 if (process.env.USP_BENCH_KINDS) {
-  for (const [k, n] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`    ${(n / BOOKINGS).toFixed(2).padStart(6)}  ${k}`);
+  for (const [k, n] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 30))
+    console.log(`    ${(n / BOOKINGS).toFixed(2).padStart(6)}  ${k}`);
 }
 for (const usp of servers) await usp.close();
 rmSync(dir, { recursive: true, force: true });

@@ -19,7 +19,8 @@ const VIEWS = [
 ];
 
 // Nothing may load from anywhere: inline script and style only, images only as data: URIs.
-const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
 const css = readFileSync(join(ROOT, 'views/style.css'), 'utf8')
   .replace(/\/\*[\s\S]*?\*\//g, '')

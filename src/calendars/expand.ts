@@ -33,7 +33,9 @@ export class TooManyEvents extends Error {
     readonly count: number,
     readonly limit: number,
   ) {
-    super(`the calendar holds ${count} events, more than the ${limit} a calendar may hold (--calendar-max-events): not read`);
+    super(
+      `the calendar holds ${count} events, more than the ${limit} a calendar may hold (--calendar-max-events): not read`,
+    );
   }
 }
 
@@ -58,7 +60,10 @@ function instantOf(t: Time, zone: string): number {
   if (z && z.tzid && z.tzid !== 'floating') return t.toUnixTime() * 1000;
   const named = (t as unknown as { timezone?: string }).timezone;
   const target = named && DateTime.local().setZone(named).isValid ? named : zone;
-  return DateTime.fromObject({ year: t.year, month: t.month, day: t.day, hour: t.hour, minute: t.minute, second: t.second }, { zone: target }).toMillis();
+  return DateTime.fromObject(
+    { year: t.year, month: t.month, day: t.day, hour: t.hour, minute: t.minute, second: t.second },
+    { zone: target },
+  ).toMillis();
 }
 
 function isFree(c: InstanceType<typeof ICAL.Component>): boolean {

@@ -22,12 +22,23 @@ export interface FetchLimits {
   lookup?: (host: string) => Promise<string[]>;
 }
 
-export const DEFAULT_FETCH_LIMITS: FetchLimits = { allowLoopback: false, maxBytes: 10 * 1024 * 1024, timeoutMs: 30_000, maxEvents: 10_000 };
+export const DEFAULT_FETCH_LIMITS: FetchLimits = {
+  allowLoopback: false,
+  maxBytes: 10 * 1024 * 1024,
+  timeoutMs: 30_000,
+  maxEvents: 10_000,
+};
 
 const USER_AGENT = 'usp-server calendar sync';
 
 function requestOptions(l: FetchLimits): PinnedRequestOptions {
-  return { allowLoopback: l.allowLoopback, timeoutMs: l.timeoutMs, maxAnswerBytes: l.maxBytes, userAgent: USER_AGENT, lookup: l.lookup };
+  return {
+    allowLoopback: l.allowLoopback,
+    timeoutMs: l.timeoutMs,
+    maxAnswerBytes: l.maxBytes,
+    userAgent: USER_AGENT,
+    lookup: l.lookup,
+  };
 }
 
 /** A `fetch` for tsdav that goes through the pinned request (no redirects, vetted addresses, caps). */
@@ -41,18 +52,25 @@ export function pinnedFetch(l: FetchLimits, o: { failOnError?: boolean } = {}): 
     // tsdav reads an error answer as an empty collection: a feed must fail instead, keeping its busy times.
     if (o.failOnError && a.status >= 400) throw new FeedRefused(`answered HTTP ${a.status}`);
     const out = new Headers();
-    for (const [k, v] of Object.entries(a.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+    for (const [k, v] of Object.entries(a.headers))
+      if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
     const empty = a.status === 204 || a.status === 304 || (a.status >= 100 && a.status < 200);
     return new Response(empty ? null : new Uint8Array(a.body), { status: a.status, headers: out });
   }) as typeof fetch;
 }
 
-export type FetchResult = { kind: 'unchanged' } | { kind: 'calendar'; texts: string[]; etag: string | null; lastModified: string | null };
+export type FetchResult =
+  | { kind: 'unchanged' }
+  | { kind: 'calendar'; texts: string[]; etag: string | null; lastModified: string | null };
 
 /** A feed that answered but not with a calendar (a 404, a 401, an HTML page). */
 export class FeedRefused extends Error {}
 
-export async function fetchIcs(feed: CalendarFeed, validators: { etag: string | null; lastModified: string | null }, l: FetchLimits): Promise<FetchResult> {
+export async function fetchIcs(
+  feed: CalendarFeed,
+  validators: { etag: string | null; lastModified: string | null },
+  l: FetchLimits,
+): Promise<FetchResult> {
   const headers: Record<string, string> = { accept: 'text/calendar, */*;q=0.1' };
   if (validators.etag) headers['if-none-match'] = validators.etag;
   if (validators.lastModified) headers['if-modified-since'] = validators.lastModified;
@@ -60,16 +78,32 @@ export async function fetchIcs(feed: CalendarFeed, validators: { etag: string | 
   if (a.status === 304) return { kind: 'unchanged' };
   if (a.status < 200 || a.status > 299) throw new FeedRefused(`answered HTTP ${a.status}`);
   const one = (h: string | string[] | undefined) => (Array.isArray(h) ? h[0] : h) ?? null;
-  return { kind: 'calendar', texts: [a.body.toString('utf8')], etag: one(a.headers.etag), lastModified: one(a.headers['last-modified']) };
+  return {
+    kind: 'calendar',
+    texts: [a.body.toString('utf8')],
+    etag: one(a.headers.etag),
+    lastModified: one(a.headers['last-modified']),
+  };
 }
 
 /** The calendar objects of a CalDAV collection that overlap [fromMs, toMs). */
-export async function fetchCaldav(feed: CalendarFeed, auth: string | null, fromMs: number, toMs: number, l: FetchLimits): Promise<FetchResult> {
+export async function fetchCaldav(
+  feed: CalendarFeed,
+  auth: string | null,
+  fromMs: number,
+  toMs: number,
+  l: FetchLimits,
+): Promise<FetchResult> {
   const objects = await fetchCalendarObjects({
     calendar: { url: feed.url },
     timeRange: { start: new Date(fromMs).toISOString(), end: new Date(toMs).toISOString() },
     headers: auth ? { authorization: auth } : {},
     fetch: pinnedFetch(l, { failOnError: true }),
   });
-  return { kind: 'calendar', texts: objects.map((o) => String(o.data ?? '')).filter((t) => t.trim() !== ''), etag: null, lastModified: null };
+  return {
+    kind: 'calendar',
+    texts: objects.map((o) => String(o.data ?? '')).filter((t) => t.trim() !== ''),
+    etag: null,
+    lastModified: null,
+  };
 }

@@ -21,14 +21,20 @@ export interface CalendarHealth {
   stale: StaleCalendar[];
 }
 
-export function calendarHealth(feeds: readonly CalendarFeed[], states: readonly CalendarFeedState[], nowMs: number, staleMs: number): CalendarHealth {
+export function calendarHealth(
+  feeds: readonly CalendarFeed[],
+  states: readonly CalendarFeedState[],
+  nowMs: number,
+  staleMs: number,
+): CalendarHealth {
   const byKey = new Map(states.map((s) => [s.feed_key, s]));
   const stale: StaleCalendar[] = [];
   for (const f of feeds) {
     const s = byKey.get(f.key);
     // Not tried yet (just added, or the first pass has not ended): nothing to say.
     if (!s || (s.last_ok_ms === null && s.last_attempt_ms === null)) continue;
-    if (s.last_ok_ms === null || nowMs - s.last_ok_ms > staleMs) stale.push({ resource_id: f.resourceId, feed: f.key, last_ok_ms: s.last_ok_ms });
+    if (s.last_ok_ms === null || nowMs - s.last_ok_ms > staleMs)
+      stale.push({ resource_id: f.resourceId, feed: f.key, last_ok_ms: s.last_ok_ms });
   }
   return { calendars: feeds.length, stale };
 }

@@ -1,4 +1,11 @@
-export { countEvents, expandBusy, mergeIntervals, subtractIntervals, MalformedCalendar, TooManyEvents } from './expand.js';
+export {
+  countEvents,
+  expandBusy,
+  mergeIntervals,
+  subtractIntervals,
+  MalformedCalendar,
+  TooManyEvents,
+} from './expand.js';
 export type { ExpandOptions } from './expand.js';
 export { DEFAULT_FETCH_LIMITS, FeedRefused, fetchCaldav, fetchIcs, pinnedFetch } from './fetch.js';
 export type { FetchLimits, FetchResult } from './fetch.js';

@@ -66,7 +66,12 @@ export class CalendarPoller {
 
   constructor(private readonly o: CalendarPollerOptions) {
     this.limits = { ...DEFAULT_FETCH_LIMITS, ...o.limits };
-    this.loop = new BackgroundLoop({ name: 'calendar poller', pass: async () => void (await this.pollAll()), log: o.log, pollMs: o.pollMs ?? 300_000 });
+    this.loop = new BackgroundLoop({
+      name: 'calendar poller',
+      pass: async () => void (await this.pollAll()),
+      log: o.log,
+      pollMs: o.pollMs ?? 300_000,
+    });
   }
 
   get feeds(): readonly CalendarFeed[] {
@@ -146,13 +151,33 @@ export class CalendarPoller {
     try {
       const fetched =
         feed.type === 'ics'
-          ? await fetchIcs(feed, unconditional ? { etag: null, lastModified: null } : { etag: state.etag, lastModified: state.last_modified }, this.limits)
-          : await fetchCaldav(feed, basicAuth(feed, this.o.env ?? process.env, this.o.businessId), fromMs, toMs, this.limits);
+          ? await fetchIcs(
+              feed,
+              unconditional
+                ? { etag: null, lastModified: null }
+                : { etag: state.etag, lastModified: state.last_modified },
+              this.limits,
+            )
+          : await fetchCaldav(
+              feed,
+              basicAuth(feed, this.o.env ?? process.env, this.o.businessId),
+              fromMs,
+              toMs,
+              this.limits,
+            );
       if (fetched.kind === 'unchanged') {
-        await this.o.store.transaction((tx) => tx.calendars.putFeedState({ ...state, last_attempt_ms: now, last_ok_ms: now, last_error: null }));
+        await this.o.store.transaction((tx) =>
+          tx.calendars.putFeedState({ ...state, last_attempt_ms: now, last_ok_ms: now, last_error: null }),
+        );
         return { feed: feed.key, resource_id: feed.resourceId, outcome: 'unchanged', busy: state.busy_count };
       }
-      const busy = expandBusy(fetched.texts, { zone, fromMs, toMs, ignoreUids: this.o.ignoreUids, maxEvents: this.limits.maxEvents });
+      const busy = expandBusy(fetched.texts, {
+        zone,
+        fromMs,
+        toMs,
+        ignoreUids: this.o.ignoreUids,
+        maxEvents: this.limits.maxEvents,
+      });
       const changed = await this.o.store.transaction(async (tx) => {
         await tx.lock([`resource:${feed.resourceId}`]);
         const taken = (await tx.claims.active([feed.resourceId], fromMs, toMs, now))
@@ -176,12 +201,23 @@ export class CalendarPoller {
         });
         return !same;
       });
-      return { feed: feed.key, resource_id: feed.resourceId, outcome: changed ? 'updated' : 'unchanged', busy: busy.length };
+      return {
+        feed: feed.key,
+        resource_id: feed.resourceId,
+        outcome: changed ? 'updated' : 'unchanged',
+        busy: busy.length,
+      };
     } catch (err) {
       if ((err as { storeUnavailable?: boolean }).storeUnavailable) throw err;
       const error = describe(err);
-      this.o.log.warn('calendar feed failed: its last busy times are kept', { resource_id: feed.resourceId, feed: feed.key, error });
-      await this.o.store.transaction((tx) => tx.calendars.putFeedState({ ...state, last_attempt_ms: now, last_error: error }));
+      this.o.log.warn('calendar feed failed: its last busy times are kept', {
+        resource_id: feed.resourceId,
+        feed: feed.key,
+        error,
+      });
+      await this.o.store.transaction((tx) =>
+        tx.calendars.putFeedState({ ...state, last_attempt_ms: now, last_error: error }),
+      );
       return { feed: feed.key, resource_id: feed.resourceId, outcome: 'failed', busy: state.busy_count, error };
     }
   }

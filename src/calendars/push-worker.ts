@@ -117,8 +117,16 @@ export class CalendarPushWorker extends LeasedRunner<CalendarPushJob, void> {
 }
 
 /** Bring one booking's events in every writable calendar in line with the booking. */
-async function push(o: PushWorkerOptions, calendars: readonly CalendarFeed[], limits: FetchLimits, bookingId: string): Promise<void> {
-  const { rec, pushed } = await o.store.read(async (tx) => ({ rec: await tx.bookings.get(bookingId), pushed: await tx.calendars.pushedEvents(bookingId) }));
+async function push(
+  o: PushWorkerOptions,
+  calendars: readonly CalendarFeed[],
+  limits: FetchLimits,
+  bookingId: string,
+): Promise<void> {
+  const { rec, pushed } = await o.store.read(async (tx) => ({
+    rec: await tx.bookings.get(bookingId),
+    pushed: await tx.calendars.pushedEvents(bookingId),
+  }));
   for (const cal of calendars) {
     const auth = basicAuth(cal, o.env ?? process.env, o.businessId);
     const headers: Record<string, string> = auth ? { authorization: auth } : {};
@@ -127,8 +135,13 @@ async function push(o: PushWorkerOptions, calendars: readonly CalendarFeed[], li
     const wanted = rec !== null && rec.priv.resource_ids.includes(cal.resourceId) && rec.booking.status !== 'canceled';
     if (!wanted) {
       if (!existing) continue;
-      const res = await deleteCalendarObject({ calendarObject: { url: existing.href, etag: undefined }, headers, fetch });
-      if (!res.ok && res.status !== 404 && res.status !== 410) throw new FeedRefused(`DELETE answered HTTP ${res.status}`);
+      const res = await deleteCalendarObject({
+        calendarObject: { url: existing.href, etag: undefined },
+        headers,
+        fetch,
+      });
+      if (!res.ok && res.status !== 404 && res.status !== 410)
+        throw new FeedRefused(`DELETE answered HTTP ${res.status}`);
       await o.store.transaction((tx) => tx.calendars.deletePushedEvent(bookingId, cal.key));
       continue;
     }
@@ -158,6 +171,8 @@ async function push(o: PushWorkerOptions, calendars: readonly CalendarFeed[], li
       fetch,
     });
     if (!res.ok) throw new FeedRefused(`PUT answered HTTP ${res.status}`);
-    await o.store.transaction((tx) => tx.calendars.putPushedEvent({ booking_id: bookingId, calendar_key: cal.key, href, fingerprint }));
+    await o.store.transaction((tx) =>
+      tx.calendars.putPushedEvent({ booking_id: bookingId, calendar_key: cal.key, href, fingerprint }),
+    );
   }
 }

@@ -3,7 +3,13 @@
  * calendar, named by a key that stays the same while its resource, type and URL do (so a restart
  * keeps its busy times and validators), and the writable CalDAV calendars bookings are pushed to.
  */
-import { calendarKey, calendarSecretPrefix, fetchableUrl, isCalendarSecretEnv, type CalendarSource } from '../domain/index.js';
+import {
+  calendarKey,
+  calendarSecretPrefix,
+  fetchableUrl,
+  isCalendarSecretEnv,
+  type CalendarSource,
+} from '../domain/index.js';
 
 export { fetchableUrl };
 
@@ -20,14 +26,24 @@ export interface CalendarFeed {
 }
 
 /** Every calendar of every resource, in the business file's order. */
-export function calendarFeeds(resources: ReadonlyArray<{ id: string; calendars?: readonly CalendarSource[] }>): CalendarFeed[] {
+export function calendarFeeds(
+  resources: ReadonlyArray<{ id: string; calendars?: readonly CalendarSource[] }>,
+): CalendarFeed[] {
   return resources.flatMap((r) =>
     (r.calendars ?? []).map((c): CalendarFeed => {
       const url = fetchableUrl(c.url);
       const key = calendarKey(r.id, c);
       return c.type === 'ics'
         ? { key, resourceId: r.id, type: 'ics', url, write: false }
-        : { key, resourceId: r.id, type: 'caldav', url: url.endsWith('/') ? url : `${url}/`, username: c.username, passwordEnv: c.password_env, write: c.write === true };
+        : {
+            key,
+            resourceId: r.id,
+            type: 'caldav',
+            url: url.endsWith('/') ? url : `${url}/`,
+            username: c.username,
+            passwordEnv: c.password_env,
+            write: c.write === true,
+          };
     }),
   );
 }

@@ -8,7 +8,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Message } from '../domain/index.js';
-import { bindingsOf, negotiate, profileUrlOf, ProfileCache, type BusinessProfile, type Negotiated } from './discovery.js';
+import {
+  bindingsOf,
+  negotiate,
+  profileUrlOf,
+  ProfileCache,
+  type BusinessProfile,
+  type Negotiated,
+} from './discovery.js';
 import { UspError, fromMessages, fromProblem, fromRpcError, transportError, verificationError } from './errors.js';
 import type { PlatformIdentity } from './identity.js';
 import { connectHttpMcp, type McpClient } from './mcp-transport.js';
@@ -74,7 +81,9 @@ export interface UspAnswer<T = Record<string, any>> {
   attempts: number;
 }
 
-type Sent = { kind: 'answer'; status: number; body: any; text?: string; nonce?: string } | { kind: 'error'; error: UspError; nonce?: string };
+type Sent =
+  | { kind: 'answer'; status: number; body: any; text?: string; nonce?: string }
+  | { kind: 'error'; error: UspError; nonce?: string };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -97,7 +106,9 @@ export class BusinessClient {
   private bind(endpoints: { rest?: string; mcp?: string }): void {
     this.endpoints = endpoints;
     this.binding = endpoints.rest && (this.o.prefer !== 'mcp' || !endpoints.mcp) ? 'rest' : 'mcp';
-    this.rest = endpoints.rest ? new RestClient(endpoints.rest, this.o.identity.profileUrl, this.o.timeoutMs ?? 10_000, undefined, this.o.fetch) : null;
+    this.rest = endpoints.rest
+      ? new RestClient(endpoints.rest, this.o.identity.profileUrl, this.o.timeoutMs ?? 10_000, undefined, this.o.fetch)
+      : null;
   }
 
   /**
@@ -106,7 +117,10 @@ export class BusinessClient {
    */
   private async profileMoved(): Promise<boolean> {
     const timeoutMs = this.o.timeoutMs ?? 10_000;
-    const read = await Promise.race([this.o.profiles.get(this.profileUrl, { force: true }).catch(() => null), sleep(timeoutMs).then(() => null)]);
+    const read = await Promise.race([
+      this.o.profiles.get(this.profileUrl, { force: true }).catch(() => null),
+      sleep(timeoutMs).then(() => null),
+    ]);
     if (!read) return false;
     const endpoints = bindingsOf(read.profile);
     if (!endpoints.rest && !endpoints.mcp) return false;
@@ -124,7 +138,8 @@ export class BusinessClient {
     const profileUrl = profileUrlOf(url);
     const { profile } = await profiles.get(profileUrl);
     const endpoints = bindingsOf(profile);
-    if (!endpoints.rest && !endpoints.mcp) throw verificationError('no_binding', `${profileUrl} offers neither a REST nor an MCP binding`);
+    if (!endpoints.rest && !endpoints.mcp)
+      throw verificationError('no_binding', `${profileUrl} offers neither a REST nor an MCP binding`);
     return new BusinessClient(profileUrl, profile, negotiate(profile, o.identity.capabilities), endpoints, {
       ...o,
       profiles,
@@ -142,16 +157,28 @@ export class BusinessClient {
   }
 
   /** Call one operation on the chosen binding. */
-  async call<N extends OperationName, T = OperationResults[N]>(name: N, input: Record<string, unknown>, opts: CallOptions = {}): Promise<UspAnswer<T>> {
+  async call<N extends OperationName, T = OperationResults[N]>(
+    name: N,
+    input: Record<string, unknown>,
+    opts: CallOptions = {},
+  ): Promise<UspAnswer<T>> {
     const op: ClientOperation = CLIENT_OPERATIONS[name];
     const key = opts.idempotencyKey ?? (op.mutating ? randomUUID() : undefined);
     const base = { binding: this.binding, ...(key ? { idempotencyKey: key } : {}) };
     if (!this.offers(name)) {
-      const error = new UspError('protocol', 'capability_not_agreed', `${this.name} and this platform do not share ${op.capability}`, 'unrecoverable', 'give_up');
+      const error = new UspError(
+        'protocol',
+        'capability_not_agreed',
+        `${this.name} and this platform do not share ${op.capability}`,
+        'unrecoverable',
+        'give_up',
+      );
       return { ok: false, data: {} as T, messages: [], error, attempts: 0, ...base };
     }
     const resource = op.scoped ? input[op.scoped] : undefined;
-    let credential = opts.credential ?? (typeof resource === 'string' ? await this.o.credentials.get(this.profileUrl, resource) : undefined);
+    let credential =
+      opts.credential ??
+      (typeof resource === 'string' ? await this.o.credentials.get(this.profileUrl, resource) : undefined);
     const retries = this.o.retries ?? 2;
     let attempts = 0;
     let nonceRetried = false;
@@ -177,7 +204,11 @@ export class BusinessClient {
         }
         // No USP answer (nothing there, or a 404 no USP business wrote): the profile may be stale, the
         // business moved. Read once more; sent again where it now is, with the same idempotency key.
-        if (!profileReread && (e.kind === 'transport' || (e.details.status === 404 && typeof (e.details.body as { code?: unknown } | undefined)?.code !== 'string'))) {
+        if (
+          !profileReread &&
+          (e.kind === 'transport' ||
+            (e.details.status === 404 && typeof (e.details.body as { code?: unknown } | undefined)?.code !== 'string'))
+        ) {
           profileReread = true;
           if (await this.profileMoved()) {
             attempts--;
@@ -195,12 +226,23 @@ export class BusinessClient {
       const { usp, messages = [], ...data } = (sent.body ?? {}) as Record<string, any>;
       // Every answer with a body carries the protocol envelope (spec 8.4): one without it is not a USP answer to trust.
       if (Object.keys(sent.body ?? {}).length > 0 && typeof usp?.version !== 'string') {
-        const error = verificationError('envelope_missing', `${this.name} answered ${op.tool} without the usp envelope; the answer is not used`);
+        const error = verificationError(
+          'envelope_missing',
+          `${this.name} answered ${op.tool} without the usp envelope; the answer is not used`,
+        );
         return { ok: false, data: {} as T, messages: [], error, attempts, ...base };
       }
       await this.keepCredential(data, this.o.identity.keyFor(credential?.jkt).jkt);
       const error = fromMessages(messages);
-      return { ok: error === null, data: data as T, messages, error, attempts, ...(sent.text ? { text: sent.text } : {}), ...base };
+      return {
+        ok: error === null,
+        data: data as T,
+        messages,
+        error,
+        attempts,
+        ...(sent.text ? { text: sent.text } : {}),
+        ...base,
+      };
     }
   }
 
@@ -209,12 +251,19 @@ export class BusinessClient {
     const c = data.booking_scoped_credential;
     const id = data.booking?.id ?? data.hold?.id ?? data.entry?.id;
     if (!c || typeof c.value !== 'string' || typeof id !== 'string') return;
-    await this.o.credentials.set(this.profileUrl, id, { value: c.value, jkt, ...(c.expires_at ? { expires_at: c.expires_at } : {}) });
+    await this.o.credentials.set(this.profileUrl, id, {
+      value: c.value,
+      jkt,
+      ...(c.expires_at ? { expires_at: c.expires_at } : {}),
+    });
   }
 
   private requiresProof(): boolean {
     const a = this.profile.authorization;
-    return a?.privileged_operations_require_authentication === true && (a.accepted_mechanisms ?? []).includes('platform_key_pop');
+    return (
+      a?.privileged_operations_require_authentication === true &&
+      (a.accepted_mechanisms ?? []).includes('platform_key_pop')
+    );
   }
 
   private async send(
@@ -225,12 +274,20 @@ export class BusinessClient {
     credential: StoredCredential | undefined,
   ): Promise<Sent> {
     const popKey = this.o.identity.keyFor(credential?.jkt);
-    const proof = { ...(this.nonce ? { nonce: this.nonce } : {}), ...(credential ? { credential: credential.value } : {}) };
+    const proof = {
+      ...(this.nonce ? { nonce: this.nonce } : {}),
+      ...(credential ? { credential: credential.value } : {}),
+    };
     try {
-      return this.binding === 'rest' ? await this.sendRest(op, input, key, ifMatch, popKey, proof) : await this.sendMcp(op, input, key, ifMatch, popKey, proof);
+      return this.binding === 'rest'
+        ? await this.sendRest(op, input, key, ifMatch, popKey, proof)
+        : await this.sendMcp(op, input, key, ifMatch, popKey, proof);
     } catch (err) {
       if (err instanceof UspError) return { kind: 'error', error: err };
-      return { kind: 'error', error: transportError(`${this.name} could not be reached: ${(err as Error).message}`, 1) };
+      return {
+        kind: 'error',
+        error: transportError(`${this.name} could not be reached: ${(err as Error).message}`, 1),
+      };
     }
   }
 
@@ -251,9 +308,14 @@ export class BusinessClient {
       return encodeURIComponent(String(v ?? ''));
     });
     const query =
-      op.input === 'query' ? new URLSearchParams(Object.entries(rem).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString() : '';
+      op.input === 'query'
+        ? new URLSearchParams(
+            Object.entries(rem).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+          ).toString()
+        : '';
     const proving = op.privileged && (this.requiresProof() || proof.credential !== undefined);
-    const auth = (method: string, url: string, headers: Record<string, string>) => (proving ? { ...headers, ...dpopHeaders(popKey, method, url, proof) } : headers);
+    const auth = (method: string, url: string, headers: Record<string, string>) =>
+      proving ? { ...headers, ...dpopHeaders(popKey, method, url, proof) } : headers;
     const a = await rest.send(query ? `${path.slice(1)}?${query}` : path.slice(1), {
       method: op.method,
       ...(op.input === 'body' ? { body: rem } : {}),
@@ -262,12 +324,18 @@ export class BusinessClient {
       auth,
     });
     const nonce = a.headers.get('dpop-nonce') ?? undefined;
-    if (a.status >= 200 && a.status < 300) return { kind: 'answer', status: a.status, body: a.body ?? {}, ...(nonce ? { nonce } : {}) };
+    if (a.status >= 200 && a.status < 300)
+      return { kind: 'answer', status: a.status, body: a.body ?? {}, ...(nonce ? { nonce } : {}) };
     const retryAfter = Number(a.headers.get('retry-after'));
-    if (a.status >= 500 && a.body?.code === undefined) return { kind: 'error', error: transportError(`${this.name} answered HTTP ${a.status}`, 1) };
+    if (a.status >= 500 && a.body?.code === undefined)
+      return { kind: 'error', error: transportError(`${this.name} answered HTTP ${a.status}`, 1) };
     return {
       kind: 'error',
-      error: fromProblem(a.status, a.body, Number.isFinite(retryAfter) && a.headers.has('retry-after') ? retryAfter : undefined),
+      error: fromProblem(
+        a.status,
+        a.body,
+        Number.isFinite(retryAfter) && a.headers.has('retry-after') ? retryAfter : undefined,
+      ),
       ...(nonce ? { nonce } : {}),
     };
   }
@@ -285,7 +353,8 @@ export class BusinessClient {
     if (key) usp.idempotency_key = key;
     if (ifMatch) usp.if_match = ifMatch;
     let args: Record<string, unknown> = { ...input, _meta: { usp } };
-    if (op.privileged && (this.requiresProof() || proof.credential !== undefined)) args = withMcpProof(popKey, op.tool, args, this.profileUrl, proof);
+    if (op.privileged && (this.requiresProof() || proof.credential !== undefined))
+      args = withMcpProof(popKey, op.tool, args, this.profileUrl, proof);
     const a = await this.mcp.call(op.tool, args);
     if (a.error) {
       const nonce = typeof a.error.data?.nonce === 'string' ? a.error.data.nonce : undefined;
@@ -297,7 +366,12 @@ export class BusinessClient {
       return { kind: 'error', error: transportError(`${this.name} gave no MCP answer (HTTP ${a.status})`, 1) };
     }
     const text = (a.result.content ?? []).find((c: any) => c?.type === 'text')?.text;
-    return { kind: 'answer', status: 200, body: a.result.structuredContent ?? {}, ...(typeof text === 'string' ? { text } : {}) };
+    return {
+      kind: 'answer',
+      status: 200,
+      body: a.result.structuredContent ?? {},
+      ...(typeof text === 'string' ? { text } : {}),
+    };
   }
 
   async close(): Promise<void> {

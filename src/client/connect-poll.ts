@@ -42,13 +42,19 @@ export function changesOf(kind: Kind, before: Record<string, any>, now: Record<s
   const out: string[] = [];
   if (kind === 'booking') {
     if (now.status !== before.status && BOOKING_STATUS_EVENT[now.status]) out.push(BOOKING_STATUS_EVENT[now.status]!);
-    else if (now.status === before.status && (now.slot?.id !== before.slot?.id || now.slot?.start !== before.slot?.start)) out.push('booking.rescheduled');
+    else if (
+      now.status === before.status &&
+      (now.slot?.id !== before.slot?.id || now.slot?.start !== before.slot?.start)
+    )
+      out.push('booking.rescheduled');
     if (now.dispute && !before.dispute) out.push('booking.dispute_opened');
-    else if (now.dispute?.status !== before.dispute?.status && now.dispute?.status === 'resolved') out.push('booking.dispute_resolved');
+    else if (now.dispute?.status !== before.dispute?.status && now.dispute?.status === 'resolved')
+      out.push('booking.dispute_resolved');
     return out;
   }
   if (now.status !== before.status && ENTRY_STATUS_EVENT[now.status]) out.push(ENTRY_STATUS_EVENT[now.status]!);
-  else if (now.status === before.status && now.position !== undefined && now.position !== before.position) out.push('waitlist.position_changed');
+  else if (now.status === before.status && now.position !== undefined && now.position !== before.position)
+    out.push('waitlist.position_changed');
   return out;
 }
 
@@ -108,11 +114,17 @@ export class Poller {
 
   private async round(): Promise<void> {
     for (const [key, w] of [...this.watched]) {
-      const a = w.kind === 'booking' ? await w.business.call('get_booking', { booking_id: w.id }) : await w.business.call('get_waitlist_entry', { entry_id: w.id });
+      const a =
+        w.kind === 'booking'
+          ? await w.business.call('get_booking', { booking_id: w.id })
+          : await w.business.call('get_waitlist_entry', { entry_id: w.id });
       const data = a.data as Record<string, any>;
       const now = (w.kind === 'booking' ? data.booking : data.entry) as Record<string, any> | undefined;
       if (!a.ok || !now || now.id !== w.id) {
-        if (!this.failing.has(key)) this.o.log?.(`usp-server connect: could not read ${w.kind} ${w.id} at ${w.business.name} (${a.error?.code ?? 'no answer'}); trying again`);
+        if (!this.failing.has(key))
+          this.o.log?.(
+            `usp-server connect: could not read ${w.kind} ${w.id} at ${w.business.name} (${a.error?.code ?? 'no answer'}); trying again`,
+          );
         this.failing.add(key);
         continue;
       }
@@ -120,7 +132,8 @@ export class Poller {
       const before = w.last;
       this.note(w.business, { [w.kind]: now });
       for (const name of changesOf(w.kind, before, now)) {
-        const ids = w.kind === 'booking' ? { booking_id: w.id } : { entry_id: w.id, service_id: String(now.service_id ?? '') };
+        const ids =
+          w.kind === 'booking' ? { booking_id: w.id } : { entry_id: w.id, service_id: String(now.service_id ?? '') };
         const event = {
           event: name,
           event_id: `poll:${w.id}:${now.revision ?? now.status}:${name}`,

@@ -25,8 +25,16 @@ export interface ToolResult {
 }
 
 const SEARCHES = {
-  [`${REGISTRY_PREFIX}search_services`]: { tool: 'usp_registry_search_services', path: '/registry/search_services', list: 'services' },
-  [`${REGISTRY_PREFIX}search_businesses`]: { tool: 'usp_registry_search_business', path: '/registry/search_business', list: 'businesses' },
+  [`${REGISTRY_PREFIX}search_services`]: {
+    tool: 'usp_registry_search_services',
+    path: '/registry/search_services',
+    list: 'services',
+  },
+  [`${REGISTRY_PREFIX}search_businesses`]: {
+    tool: 'usp_registry_search_business',
+    path: '/registry/search_business',
+    list: 'businesses',
+  },
 } as const;
 
 const OPEN = { type: 'object', additionalProperties: true };
@@ -35,7 +43,8 @@ const OPEN = { type: 'object', additionalProperties: true };
 function businessesIn(body: any): Array<{ profile_url: string; name?: string }> {
   const out: Array<{ profile_url: string; name?: string }> = [];
   for (const s of Array.isArray(body?.services) ? body.services : []) {
-    if (typeof s?.business?.profile_url === 'string') out.push({ profile_url: s.business.profile_url, name: s.business.name });
+    if (typeof s?.business?.profile_url === 'string')
+      out.push({ profile_url: s.business.profile_url, name: s.business.name });
   }
   for (const b of Array.isArray(body?.businesses) ? body.businesses : []) {
     if (typeof b?.profile_url === 'string') out.push({ profile_url: b.profile_url, name: b.name });
@@ -86,7 +95,9 @@ export class RegistrySearch {
         description: `Book at a business a search at the registry ${this.origin} found: give its profile_url, and that business's tools are added to this session (named after it).`,
         inputSchema: {
           type: 'object',
-          properties: { profile_url: { type: 'string', description: 'The profile_url of a business in a search result.' } },
+          properties: {
+            profile_url: { type: 'string', description: 'The profile_url of a business in a search result.' },
+          },
           required: ['profile_url'],
           additionalProperties: false,
         },
@@ -111,28 +122,40 @@ export class RegistrySearch {
         signal: AbortSignal.timeout(this.o.timeoutMs),
       });
       body = await res.json().catch(() => null);
-      if (!res.ok || !body) return failed(`The registry ${this.origin} answered HTTP ${res.status}${body?.detail ? `: ${body.detail}` : ''}.`);
+      if (!res.ok || !body)
+        return failed(
+          `The registry ${this.origin} answered HTTP ${res.status}${body?.detail ? `: ${body.detail}` : ''}.`,
+        );
     } catch (err) {
       return failed(`The registry ${this.origin} could not be reached: ${(err as Error).message}`);
     }
     for (const b of businessesIn(body)) this.found.set(b.profile_url, b.name);
     const { usp: _usp, ...data } = body as Record<string, unknown>;
-    return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: { registry: this.origin, ...data } };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(data) }],
+      structuredContent: { registry: this.origin, ...data },
+    };
   }
 
   private async use(profileUrl: unknown): Promise<ToolResult> {
     if (typeof profileUrl !== 'string' || !this.found.has(profileUrl)) {
-      return failed(`${JSON.stringify(profileUrl)} is not the profile_url of a business a search at the registry ${this.origin} returned in this session; search first.`);
+      return failed(
+        `${JSON.stringify(profileUrl)} is not the profile_url of a business a search at the registry ${this.origin} returned in this session; search first.`,
+      );
     }
     try {
       const added = await this.o.useBusiness(profileUrl);
       return {
-        content: [{ type: 'text', text: `${added.name}: ${added.tools.length} tools added (${added.tools.join(', ')}).` }],
+        content: [
+          { type: 'text', text: `${added.name}: ${added.tools.length} tools added (${added.tools.join(', ')}).` },
+        ],
         structuredContent: { business: added.name, profile_url: profileUrl, tools: added.tools },
       };
     } catch (err) {
       const e = err as Error & { code?: string };
-      return failed(`${this.found.get(profileUrl) ?? profileUrl} could not be used: ${e.code ? `${e.code}: ` : ''}${e.message}`);
+      return failed(
+        `${this.found.get(profileUrl) ?? profileUrl} could not be used: ${e.code ? `${e.code}: ` : ''}${e.message}`,
+      );
     }
   }
 }

@@ -89,8 +89,15 @@ export function slugOf(name: string, taken: Set<string>): string {
 const BY_TOOL = new Map(Object.entries(CLIENT_OPERATIONS).map(([name, op]) => [op.tool, name as OperationName]));
 
 /** The business's own tool list when it offers MCP (its descriptions and schemas), else one from the client's table. */
-async function toolsOf(biz: BusinessClient, slug: string, timeoutMs: number, fetcher?: typeof globalThis.fetch): Promise<Tool[]> {
-  const mcpEndpoint = biz.profile.usp.services?.['dev.usp-protocol.services']?.find((b) => b.transport === 'mcp')?.endpoint;
+async function toolsOf(
+  biz: BusinessClient,
+  slug: string,
+  timeoutMs: number,
+  fetcher?: typeof globalThis.fetch,
+): Promise<Tool[]> {
+  const mcpEndpoint = biz.profile.usp.services?.['dev.usp-protocol.services']?.find(
+    (b) => b.transport === 'mcp',
+  )?.endpoint;
   const listed = new Map<string, { description?: string; inputSchema?: Record<string, unknown> }>();
   if (mcpEndpoint) {
     const mcp = await connectHttpMcp(mcpEndpoint, timeoutMs, fetcher).catch(() => null);
@@ -99,7 +106,9 @@ async function toolsOf(biz: BusinessClient, slug: string, timeoutMs: number, fet
     await mcp?.close();
   }
   const tools: Tool[] = [];
-  for (const [name, op] of Object.entries(CLIENT_OPERATIONS) as Array<[OperationName, (typeof CLIENT_OPERATIONS)[OperationName]]>) {
+  for (const [name, op] of Object.entries(CLIENT_OPERATIONS) as Array<
+    [OperationName, (typeof CLIENT_OPERATIONS)[OperationName]]
+  >) {
     if (!biz.offers(name)) continue;
     const t = listed.get(op.tool);
     if (mcpEndpoint && !t) continue;
@@ -135,10 +144,16 @@ function rememberedPort(identity: PlatformIdentity, host: string): number | unde
   }
 }
 
-async function servePlatformAgain(identity: PlatformIdentity, o: ConnectOptions, receiver: WebhookReceiver, log: (line: string) => void): Promise<PlatformServer> {
+async function servePlatformAgain(
+  identity: PlatformIdentity,
+  o: ConnectOptions,
+  receiver: WebhookReceiver,
+  log: (line: string) => void,
+): Promise<PlatformServer> {
   const host = o.host ?? '127.0.0.1';
   const remembered = o.port || o.publicOrigin ? undefined : rememberedPort(identity, host);
-  const serve = (port: number | undefined) => servePlatform(identity, { receiver, host, port, publicOrigin: o.publicOrigin });
+  const serve = (port: number | undefined) =>
+    servePlatform(identity, { receiver, host, port, publicOrigin: o.publicOrigin });
   if (remembered === undefined) return serve(o.port);
   try {
     return await serve(remembered);
@@ -164,16 +179,23 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
   const named = new Set(o.businesses.map((u) => new URL(u).origin));
   const pinned = pinnedFetch({ allowLoopback: o.allowLoopbackProfiles === true });
   const routed: typeof globalThis.fetch = (input, init) =>
-    named.has(new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin) ? fetch(input, init) : pinned(input, init);
+    named.has(new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin)
+      ? fetch(input, init)
+      : pinned(input, init);
   const profiles = new ProfileCache({ fetch: routed });
   const events: Array<WebhookEvent & { business: string; via: 'webhook' | 'poll' }> = [];
   let server: Server | null = null;
   const announce = async (event: WebhookEvent, named: string, via: 'webhook' | 'poll') => {
     events.unshift({ ...event, business: named, via });
     events.length = Math.min(events.length, MAX_EVENTS);
-    await server?.notification({ method: 'notifications/resources/updated', params: { uri: EVENTS_URI } } as never).catch(() => undefined);
     await server
-      ?.notification({ method: 'notifications/message', params: { level: 'notice', logger: 'usp-connect', data: `${named}: ${event.event} (${EVENTS_URI})` } } as never)
+      ?.notification({ method: 'notifications/resources/updated', params: { uri: EVENTS_URI } } as never)
+      .catch(() => undefined);
+    await server
+      ?.notification({
+        method: 'notifications/message',
+        params: { level: 'notice', logger: 'usp-connect', data: `${named}: ${event.event} (${EVENTS_URI})` },
+      } as never)
       .catch(() => undefined);
   };
   const poller = new Poller({
@@ -201,7 +223,12 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
   /** Discover a business and add its tools; `found` when a registry named it (then every request is pinned). */
   const addBusiness = async (url: string, found: boolean): Promise<{ biz: BusinessClient; names: string[] }> => {
     const fetcher = found ? pinned : undefined;
-    const biz = await BusinessClient.connect(url, { identity, profiles, credentials, ...(fetcher ? { fetch: fetcher } : {}) });
+    const biz = await BusinessClient.connect(url, {
+      identity,
+      profiles,
+      credentials,
+      ...(fetcher ? { fetch: fetcher } : {}),
+    });
     const known = businesses.find((b) => b.profileUrl === biz.profileUrl);
     if (known) return { biz: known, names: [...tools.values()].filter((t) => t.business === known).map((t) => t.name) };
     businesses.push(biz);
@@ -209,7 +236,9 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
     for (const t of added) tools.set(t.name, t);
     const polling = o.pollSeconds !== undefined || needsPolling(biz.profileUrl, o.publicOrigin);
     if (polling) polled.add(biz);
-    log(`usp-server connect: ${biz.name} at ${url} over ${biz.binding}; its events ${polling ? `by polling every ${o.pollSeconds ?? 60} s` : 'by webhook'}`);
+    log(
+      `usp-server connect: ${biz.name} at ${url} over ${biz.binding}; its events ${polling ? `by polling every ${o.pollSeconds ?? 60} s` : 'by webhook'}`,
+    );
     return { biz, names: added.map((t) => t.name) };
   };
   for (const url of o.businesses) {
@@ -242,7 +271,10 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
       instructions: `Book at these USP businesses: ${businesses.map((b) => b.name).join('; ') || 'none yet'}. Each tool name starts with the business it acts at.${registry ? ` Search more businesses with the registry__ tools, then registry__use_business to add one.` : ''} Events from the businesses (a waitlist offer, a cancellation) are in the resource ${EVENTS_URI}.`,
     },
   );
-  const list = () => [...registryTools, ...[...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))];
+  const list = () => [
+    ...registryTools,
+    ...[...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+  ];
   server.setRequestHandler('tools/list', async () => ({ tools: list() }) as never);
   server.setRequestHandler('tools/call', async (request) => {
     const params = request.params as { name: string; arguments?: Record<string, unknown> };
@@ -251,7 +283,11 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
       return (await registry.call(params.name, args)) as never;
     }
     const tool = tools.get(params.name);
-    if (!tool) return { content: [{ type: 'text', text: `No tool named ${params.name}; call tools/list.` }], isError: true } as never;
+    if (!tool)
+      return {
+        content: [{ type: 'text', text: `No tool named ${params.name}; call tools/list.` }],
+        isError: true,
+      } as never;
     const { _meta, ...args } = params.arguments ?? {};
     const a = await tool.business.call(tool.op, args);
     if (a.ok && polled.has(tool.business)) poller.note(tool.business, a.data);
@@ -259,7 +295,11 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
       a.error && a.error.kind !== 'outcome'
         ? `${tool.business.name}: ${a.error.code} (${a.error.severity}; next: ${a.error.next}): ${a.error.message}`
         : (a.text ?? JSON.stringify(a.data));
-    return { content: [{ type: 'text', text }], structuredContent: { business: tool.business.name, ...a.data, messages: a.messages }, ...(a.ok ? {} : { isError: true }) } as never;
+    return {
+      content: [{ type: 'text', text }],
+      structuredContent: { business: tool.business.name, ...a.data, messages: a.messages },
+      ...(a.ok ? {} : { isError: true }),
+    } as never;
   });
   server.setRequestHandler(
     'resources/list',
@@ -269,7 +309,8 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
           {
             uri: EVENTS_URI,
             name: 'usp-events',
-            description: "Events at the businesses, newest first: verified webhooks (via 'webhook') and changes read by polling (via 'poll').",
+            description:
+              "Events at the businesses, newest first: verified webhooks (via 'webhook') and changes read by polling (via 'poll').",
             mimeType: 'application/json',
           },
         ],
@@ -282,7 +323,9 @@ export async function startConnect(o: ConnectOptions): Promise<RunningConnect> {
   });
   server.setRequestHandler('resources/subscribe', async () => ({}) as never);
   server.setRequestHandler('resources/unsubscribe', async () => ({}) as never);
-  await server.connect(new StdioServerTransport((o.stdin ?? process.stdin) as never, (o.stdout ?? process.stdout) as never));
+  await server.connect(
+    new StdioServerTransport((o.stdin ?? process.stdin) as never, (o.stdout ?? process.stdout) as never),
+  );
   if (polled.size > 0) poller.start();
   return {
     platform,

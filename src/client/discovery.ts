@@ -28,7 +28,12 @@ export interface BusinessProfile {
     business?: { name?: string; timezone?: string; currency?: string; [k: string]: unknown };
     [k: string]: unknown;
   };
-  authorization?: { privileged_operations_require_authentication?: boolean; accepted_mechanisms?: string[]; pop_algorithms?: string[]; [k: string]: unknown };
+  authorization?: {
+    privileged_operations_require_authentication?: boolean;
+    accepted_mechanisms?: string[];
+    pop_algorithms?: string[];
+    [k: string]: unknown;
+  };
   keys?: JsonWebKey[];
   signing_keys?: JsonWebKey[];
   [k: string]: unknown;
@@ -159,7 +164,9 @@ export function negotiate(business: BusinessProfile, platform: Record<string, Ar
   const agreed: Record<string, CapabilityEntry> = {};
   for (const [name, entries] of Object.entries(business.usp.capabilities ?? {})) {
     const mine = new Set((platform[name] ?? []).map((e) => e.version));
-    const common = (Array.isArray(entries) ? entries : []).filter((e) => mine.has(e.version)).sort((a, b) => b.version.localeCompare(a.version));
+    const common = (Array.isArray(entries) ? entries : [])
+      .filter((e) => mine.has(e.version))
+      .sort((a, b) => b.version.localeCompare(a.version));
     if (common[0]) agreed[name] = common[0];
   }
   const pruned: string[] = [];
@@ -190,7 +197,8 @@ export function capabilitiesOf(business: BusinessProfile): Record<string, Array<
 export function bindingsOf(profile: BusinessProfile): { rest?: string; mcp?: string } {
   const out: { rest?: string; mcp?: string } = {};
   for (const b of profile.usp.services?.['dev.usp-protocol.services'] ?? []) {
-    if ((b.transport === 'rest' || b.transport === 'mcp') && typeof b.endpoint === 'string' && !out[b.transport]) out[b.transport] = b.endpoint;
+    if ((b.transport === 'rest' || b.transport === 'mcp') && typeof b.endpoint === 'string' && !out[b.transport])
+      out[b.transport] = b.endpoint;
   }
   return out;
 }

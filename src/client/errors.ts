@@ -20,7 +20,16 @@ export type Severity = NonNullable<Message['severity']>;
  * - `choose_another`: the slot, hold or offer is gone; pick another;
  * - `give_up`: nothing the platform can do changes the answer.
  */
-export type NextStep = 'retry' | 'reread' | 'fix_request' | 'authenticate' | 'fix_profile' | 'ask_buyer' | 'review_with_buyer' | 'choose_another' | 'give_up';
+export type NextStep =
+  | 'retry'
+  | 'reread'
+  | 'fix_request'
+  | 'authenticate'
+  | 'fix_profile'
+  | 'ask_buyer'
+  | 'review_with_buyer'
+  | 'choose_another'
+  | 'give_up';
 
 export type ErrorKind = 'protocol' | 'outcome' | 'transport' | 'verification';
 
@@ -77,7 +86,13 @@ const AUTH = [
   'signature_missing',
   'key_not_found',
 ];
-const PROFILE = ['invalid_profile_url', 'profile_unreachable', 'profile_malformed', 'profile_not_trusted', 'version_unsupported'];
+const PROFILE = [
+  'invalid_profile_url',
+  'profile_unreachable',
+  'profile_malformed',
+  'profile_not_trusted',
+  'version_unsupported',
+];
 
 /** The next step after a protocol error with this code. */
 export function protocolNextStep(code: string): NextStep {
@@ -90,7 +105,17 @@ export function protocolNextStep(code: string): NextStep {
 
 /** The next step after a business outcome, from its severity (and, for a gone slot, its code). */
 export function outcomeNextStep(m: Pick<Message, 'code' | 'severity'>): NextStep {
-  if (['slot_unavailable', 'hold_expired', 'hold_not_found', 'offer_expired', 'capacity_exceeded', 'waitlist_full'].includes(m.code)) return 'choose_another';
+  if (
+    [
+      'slot_unavailable',
+      'hold_expired',
+      'hold_not_found',
+      'offer_expired',
+      'capacity_exceeded',
+      'waitlist_full',
+    ].includes(m.code)
+  )
+    return 'choose_another';
   if (m.code === 'price_mismatch' || m.code === 'booking_not_found' || m.code === 'entry_not_found') return 'reread';
   switch (m.severity) {
     case 'requires_buyer_input':
@@ -107,9 +132,18 @@ export function outcomeNextStep(m: Pick<Message, 'code' | 'severity'>): NextStep
 /** A protocol error from a REST problem document (RFC 9457) and its status. */
 export function fromProblem(status: number, body: any, retryAfter?: number): UspError {
   const code =
-    typeof body?.code === 'string' ? body.code : status === 404 ? 'not_found' : status === 405 ? 'method_not_allowed' : status >= 500 ? 'server_error' : 'invalid_request';
+    typeof body?.code === 'string'
+      ? body.code
+      : status === 404
+        ? 'not_found'
+        : status === 405
+          ? 'method_not_allowed'
+          : status >= 500
+            ? 'server_error'
+            : 'invalid_request';
   const next = status === 503 || status === 502 || status === 504 ? 'retry' : protocolNextStep(code);
-  const text = typeof body?.detail === 'string' ? body.detail : typeof body?.title === 'string' ? body.title : `HTTP ${status}`;
+  const text =
+    typeof body?.detail === 'string' ? body.detail : typeof body?.title === 'string' ? body.title : `HTTP ${status}`;
   return new UspError('protocol', code, text, next === 'retry' ? 'recoverable' : 'unrecoverable', next, {
     status,
     retryAfter,
@@ -120,15 +154,27 @@ export function fromProblem(status: number, body: any, retryAfter?: number): Usp
 
 /** A protocol error from a JSON-RPC error object (`data.code` is the USP code). */
 export function fromRpcError(e: { code: number; message: string; data?: any }): UspError {
-  const code = typeof e.data?.code === 'string' ? e.data.code : typeof e.data?.reason === 'string' ? e.data.reason : 'server_error';
+  const code =
+    typeof e.data?.code === 'string'
+      ? e.data.code
+      : typeof e.data?.reason === 'string'
+        ? e.data.reason
+        : 'server_error';
   const next = protocolNextStep(code);
   const retryAfter = typeof e.data?.retry_after === 'number' ? e.data.retry_after : undefined;
-  return new UspError('protocol', code, typeof e.data?.content === 'string' ? e.data.content : e.message, next === 'retry' ? 'recoverable' : 'unrecoverable', next, {
-    status: e.code,
-    retryAfter,
-    body: e,
-    ...(Array.isArray(e.data?.errors) ? { errors: e.data.errors } : {}),
-  });
+  return new UspError(
+    'protocol',
+    code,
+    typeof e.data?.content === 'string' ? e.data.content : e.message,
+    next === 'retry' ? 'recoverable' : 'unrecoverable',
+    next,
+    {
+      status: e.code,
+      retryAfter,
+      body: e,
+      ...(Array.isArray(e.data?.errors) ? { errors: e.data.errors } : {}),
+    },
+  );
 }
 
 /** The first error in `messages[]`, as a value (null when the operation did what was asked). */

@@ -91,7 +91,12 @@ export class PlatformIdentity {
 
   /** The platform profile to publish at `profileUrl` (its keys: every proof key in use, and the signing key). */
   profileDocument(): Record<string, unknown> {
-    const pop = [this.popKey, ...this.retired.values()].map((k) => ({ ...k.publicJwk, kid: `pop-${k.jkt.slice(0, 12)}`, use: 'sig', alg: 'EdDSA' }));
+    const pop = [this.popKey, ...this.retired.values()].map((k) => ({
+      ...k.publicJwk,
+      kid: `pop-${k.jkt.slice(0, 12)}`,
+      use: 'sig',
+      alg: 'EdDSA',
+    }));
     const signing = { ...this.signing.publicJwk, kid: this.signing.kid, use: 'sig', alg: 'ES256' };
     return {
       usp: { version: this.version, capabilities: this.capabilities },
@@ -116,7 +121,11 @@ export class PlatformIdentity {
   static load(s: SavedIdentity): PlatformIdentity {
     const privateKey = createPrivateKey({ key: s.signing.jwk, format: 'jwk' });
     const pub = createPublicKey(privateKey).export({ format: 'jwk' }) as JsonWebKey;
-    const signing: SigningIdentity = { kid: s.signing.kid, privateKey, publicJwk: { kty: pub.kty, crv: pub.crv, x: pub.x, y: pub.y } };
+    const signing: SigningIdentity = {
+      kid: s.signing.kid,
+      privateKey,
+      publicJwk: { kty: pub.kty, crv: pub.crv, x: pub.x, y: pub.y },
+    };
     return new PlatformIdentity(s, { pop: s.pop.map(popFromPrivate), signing });
   }
 }

@@ -63,8 +63,13 @@ abstract class Base {
   }
 
   async initialize(): Promise<void> {
-    const a = await this.request('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO });
-    if (a.error || !a.result) throw new Error(`MCP initialize failed: ${a.error ? `${a.error.code} ${a.error.message}` : `HTTP ${a.status}`}`);
+    const a = await this.request('initialize', {
+      protocolVersion: PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: CLIENT_INFO,
+    });
+    if (a.error || !a.result)
+      throw new Error(`MCP initialize failed: ${a.error ? `${a.error.code} ${a.error.message}` : `HTTP ${a.status}`}`);
     await this.notify('notifications/initialized');
   }
 }
@@ -82,13 +87,22 @@ class HttpMcp extends Base implements McpClient {
   }
 
   private headers(): Record<string, string> {
-    const h: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': PROTOCOL_VERSION };
+    const h: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': PROTOCOL_VERSION,
+    };
     if (this.session) h['Mcp-Session-Id'] = this.session;
     return h;
   }
 
   async exchange(message: Record<string, unknown>): Promise<RpcAnswer> {
-    const res = await this.fetch(this.endpoint, { method: 'POST', headers: this.headers(), body: JSON.stringify(message), signal: AbortSignal.timeout(this.timeoutMs) });
+    const res = await this.fetch(this.endpoint, {
+      method: 'POST',
+      headers: this.headers(),
+      body: JSON.stringify(message),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
     const sid = res.headers.get('mcp-session-id');
     if (sid) this.session = sid;
     const text = await res.text();
@@ -119,7 +133,11 @@ class HttpMcp extends Base implements McpClient {
 
   async close(): Promise<void> {
     if (!this.session) return;
-    await this.fetch(this.endpoint, { method: 'DELETE', headers: this.headers(), signal: AbortSignal.timeout(this.timeoutMs) }).then(
+    await this.fetch(this.endpoint, {
+      method: 'DELETE',
+      headers: this.headers(),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    }).then(
       (r) => r.text(),
       () => undefined,
     );
@@ -187,7 +205,11 @@ class StdioMcp extends Base implements McpClient {
   }
 }
 
-export async function connectHttpMcp(endpoint: string, timeoutMs: number, fetcher: typeof globalThis.fetch = globalThis.fetch): Promise<McpClient> {
+export async function connectHttpMcp(
+  endpoint: string,
+  timeoutMs: number,
+  fetcher: typeof globalThis.fetch = globalThis.fetch,
+): Promise<McpClient> {
   const c = new HttpMcp(endpoint, timeoutMs, fetcher);
   await c.initialize();
   return c;

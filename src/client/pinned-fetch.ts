@@ -41,7 +41,8 @@ export function pinnedFetch(o: PinnedFetchOptions): typeof globalThis.fetch {
         },
       );
     } catch (err) {
-      if (err instanceof OutboundRefused) throw verificationError('address_refused', `${new URL(url).origin} is not contacted: ${err.message}`);
+      if (err instanceof OutboundRefused)
+        throw verificationError('address_refused', `${new URL(url).origin} is not contacted: ${err.message}`);
       throw err;
     }
     const out = new Headers();

@@ -44,7 +44,13 @@ export interface ProofOptions {
  * An MCP proof for one tool call: `usp_m` the tool, `aud` the business profile URI, `usp_p` the
  * digest of the arguments exactly as they will be sent (with `_meta.usp.authorization` left out).
  */
-export function mcpProof(key: PopKey, tool: string, args: Record<string, unknown>, aud: string, o: ProofOptions = {}): string {
+export function mcpProof(
+  key: PopKey,
+  tool: string,
+  args: Record<string, unknown>,
+  aud: string,
+  o: ProofOptions = {},
+): string {
   const claims: Record<string, unknown> = {
     usp_m: tool,
     aud,
@@ -61,7 +67,13 @@ export function mcpProof(key: PopKey, tool: string, args: Record<string, unknown
  * Arguments ready to send with `platform_key_pop`: the proof covers everything else in the
  * arguments, so add `_meta.usp.profile` (and any idempotency key) before calling this.
  */
-export function withMcpProof(key: PopKey, tool: string, args: Record<string, unknown>, aud: string, o: ProofOptions = {}): Record<string, unknown> {
+export function withMcpProof(
+  key: PopKey,
+  tool: string,
+  args: Record<string, unknown>,
+  aud: string,
+  o: ProofOptions = {},
+): Record<string, unknown> {
   const proof = mcpProof(key, tool, args, aud, o);
   const meta = (args._meta as Record<string, unknown> | undefined) ?? {};
   const usp = (meta.usp as Record<string, unknown> | undefined) ?? {};
@@ -121,7 +133,12 @@ export function signedHeaders(
   const lower = new Set(Object.keys(out).map((k) => k.toLowerCase()));
   const components = ['@method', '@authority', '@path'];
   if (new URL(url).search) components.push('@query');
-  for (const h of ['usp-agent', 'idempotency-key', 'content-digest', 'content-type']) if (lower.has(h)) components.push(h);
-  const sig = signRequest({ method, url, headers: out, body: bytes }, { kid: id.kid, privateKey: id.privateKey }, { components, created });
+  for (const h of ['usp-agent', 'idempotency-key', 'content-digest', 'content-type'])
+    if (lower.has(h)) components.push(h);
+  const sig = signRequest(
+    { method, url, headers: out, body: bytes },
+    { kid: id.kid, privateKey: id.privateKey },
+    { components, created },
+  );
   return { ...out, ...sig };
 }

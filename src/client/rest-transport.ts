@@ -23,7 +23,12 @@ export interface RestRequest {
   auth?: Authenticate;
 }
 
-export type Authenticate = (method: string, url: string, headers: Record<string, string>, body: string | undefined) => Record<string, string>;
+export type Authenticate = (
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+) => Record<string, string>;
 
 export class RestClient {
   /** The profile presented in USP-Agent by default (set once the suite's platform is up). */
@@ -53,20 +58,39 @@ export class RestClient {
     if (r.idempotencyKey) headers['Idempotency-Key'] = r.idempotencyKey;
     if (r.ifMatch) headers['If-Match'] = r.ifMatch;
     const body = r.body === undefined ? undefined : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
-    if (body !== undefined && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+    if (body !== undefined && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type'))
+      headers['Content-Type'] = 'application/json';
     const url = this.url(path);
-    if (!r.headers || !Object.keys(r.headers).some((k) => k.toLowerCase() === 'authorization' || k.toLowerCase() === 'dpop')) {
+    if (
+      !r.headers ||
+      !Object.keys(r.headers).some((k) => k.toLowerCase() === 'authorization' || k.toLowerCase() === 'dpop')
+    ) {
       headers = (r.auth ?? this.authenticate)(method, url, headers, body);
     }
-    let res = await this.fetch(url, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+    let res = await this.fetch(url, {
+      method,
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
     // A business's rate limit (10.2.2) is honoured once when it asks for a short wait; the retry
     // carries fresh authentication (a proof is single-use).
     const wait = Number(res.headers.get('retry-after'));
     if (res.status === 429 && Number.isFinite(wait) && wait * 1000 <= this.timeoutMs) {
       await res.text();
       await new Promise((r) => setTimeout(r, wait * 1000));
-      const again = r.headers && Object.keys(r.headers).some((k) => k.toLowerCase() === 'dpop') ? headers : (r.auth ?? this.authenticate)(method, url, { ...headers }, body);
-      res = await this.fetch(url, { method, headers: again, body, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+      const again =
+        r.headers && Object.keys(r.headers).some((k) => k.toLowerCase() === 'dpop')
+          ? headers
+          : (r.auth ?? this.authenticate)(method, url, { ...headers }, body);
+      res = await this.fetch(url, {
+        method,
+        headers: again,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
     }
     const text = await res.text();
     let parsed: unknown;

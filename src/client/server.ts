@@ -33,7 +33,12 @@ export async function servePlatform(
     if (path === PROFILE_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
       fetches++;
       // Short-lived in caches: a rotated key must reach businesses soon.
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': `public, max-age=${o.maxAgeSeconds ?? 60}` }).end(JSON.stringify(identity.profileDocument()));
+      res
+        .writeHead(200, {
+          'Content-Type': 'application/json',
+          'Cache-Control': `public, max-age=${o.maxAgeSeconds ?? 60}`,
+        })
+        .end(JSON.stringify(identity.profileDocument()));
       return;
     }
     res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":"not_found"}');

@@ -112,15 +112,23 @@ export class WebhookReceiver {
   /** Verify one delivery and hand its event on; never throws. */
   async receive(req: WebhookRequest): Promise<WebhookAnswer> {
     const body = typeof req.body === 'string' ? new TextEncoder().encode(req.body) : req.body;
-    const headers = req.headers instanceof Headers ? Object.fromEntries(req.headers) : Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
-    if (!headers['content-digest']) return { status: 400, error: verificationError('digest_missing', 'the webhook has no Content-Digest') };
+    const headers =
+      req.headers instanceof Headers
+        ? Object.fromEntries(req.headers)
+        : Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
+    if (!headers['content-digest'])
+      return { status: 400, error: verificationError('digest_missing', 'the webhook has no Content-Digest') };
     let verified: { business: string; keyid: string };
     try {
       verified = await this.verify({ ...req, headers, body });
     } catch (err) {
       if (err instanceof UspError) return { status: err.code === 'digest_mismatch' ? 400 : 401, error: err };
-      const code = typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'signature_invalid';
-      return { status: code === 'digest_mismatch' ? 400 : 401, error: verificationError(code, `the webhook was refused: ${(err as Error).message}`) };
+      const code =
+        typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'signature_invalid';
+      return {
+        status: code === 'digest_mismatch' ? 400 : 401,
+        error: verificationError(code, `the webhook was refused: ${(err as Error).message}`),
+      };
     }
     let event: WebhookEvent;
     try {
@@ -136,19 +144,27 @@ export class WebhookReceiver {
       await this.o.onEvent(event, verified);
     } catch (err) {
       // Not marked seen: the business delivers it again.
-      return { status: 500, event, error: new UspError('outcome', 'handler_failed', (err as Error).message, 'recoverable', 'retry') };
+      return {
+        status: 500,
+        event,
+        error: new UspError('outcome', 'handler_failed', (err as Error).message, 'recoverable', 'retry'),
+      };
     }
     await this.seen.add(event.event_id);
     return { status: 200, event };
   }
 
   /** The business whose published key `keyid` is; the profiles are read again once when no business lists it (rotation). */
-  private async verify(req: WebhookRequest & { headers: Record<string, string>; body: Uint8Array }): Promise<{ business: string; keyid: string }> {
+  private async verify(
+    req: WebhookRequest & { headers: Record<string, string>; body: Uint8Array },
+  ): Promise<{ business: string; keyid: string }> {
     let business = '';
     const find = async (kid: string, force: boolean) => {
       for (const url of this.o.businesses().map(profileUrlOf)) {
         const entry = await this.o.profiles.get(url, { force }).catch(() => null);
-        const key = [...(entry?.profile.keys ?? []), ...(entry?.profile.signing_keys ?? [])].find((k) => (k as { kid?: string }).kid === kid);
+        const key = [...(entry?.profile.keys ?? []), ...(entry?.profile.signing_keys ?? [])].find(
+          (k) => (k as { kid?: string }).kid === kid,
+        );
         if (key) {
           business = url;
           return key;
@@ -156,11 +172,15 @@ export class WebhookReceiver {
       }
       return null;
     };
-    const result = await verifyRequestSignature(req, async (kid) => (await find(kid, false)) ?? (await find(kid, true)), {
-      now: (this.o.now ?? Date.now)(),
-      maxAgeSeconds: this.o.maxAgeSeconds ?? 300,
-      requiredComponents: () => WEBHOOK_COMPONENTS,
-    });
+    const result = await verifyRequestSignature(
+      req,
+      async (kid) => (await find(kid, false)) ?? (await find(kid, true)),
+      {
+        now: (this.o.now ?? Date.now)(),
+        maxAgeSeconds: this.o.maxAgeSeconds ?? 300,
+        requiredComponents: () => WEBHOOK_COMPONENTS,
+      },
+    );
     return { business, keyid: result.keyid };
   }
 
@@ -180,8 +200,18 @@ export class WebhookReceiver {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
         const url = `${origin ?? `http://${req.headers.host ?? 'localhost'}`}${req.url ?? '/'}`;
-        const a = size > 1 << 20 ? { status: 413 } : await this.receive({ method: req.method ?? 'POST', url, headers, body: new Uint8Array(Buffer.concat(chunks)) });
-        res.writeHead(a.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(a.status === 200 ? {} : { error: (a as WebhookAnswer).error?.code ?? 'refused' }));
+        const a =
+          size > 1 << 20
+            ? { status: 413 }
+            : await this.receive({
+                method: req.method ?? 'POST',
+                url,
+                headers,
+                body: new Uint8Array(Buffer.concat(chunks)),
+              });
+        res
+          .writeHead(a.status, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify(a.status === 200 ? {} : { error: (a as WebhookAnswer).error?.code ?? 'refused' }));
       });
     };
   }

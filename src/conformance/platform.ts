@@ -69,7 +69,9 @@ export async function startPlatform(business: Record<string, any> | null): Promi
   for (const [k, entries] of Object.entries<any>(business?.usp?.capabilities ?? {})) {
     caps[k] = (Array.isArray(entries) ? entries : []).map((e) => ({ version: e?.version ?? version }));
   }
-  const extensions = Object.entries<any>(business?.usp?.capabilities ?? {}).filter(([, e]) => Array.isArray(e) && e.some((x) => x?.extends));
+  const extensions = Object.entries<any>(business?.usp?.capabilities ?? {}).filter(
+    ([, e]) => Array.isArray(e) && e.some((x) => x?.extends),
+  );
   const baseOnly = Object.fromEntries(Object.entries(caps).filter(([k]) => !extensions.some(([x]) => x === k)));
   const bases = new Set(Object.values(extensionBases(business)).flat());
   const orphaned = Object.fromEntries(Object.entries(caps).filter(([k]) => !bases.has(k)));
@@ -112,7 +114,9 @@ export async function startPlatform(business: Record<string, any> | null): Promi
       return;
     }
     counts.set(name, (counts.get(name) ?? 0) + 1);
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=60' }).end(JSON.stringify(profileOf(name)));
+    res
+      .writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=60' })
+      .end(JSON.stringify(profileOf(name)));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -139,7 +143,9 @@ export async function startPlatform(business: Record<string, any> | null): Promi
 export function extensionBases(business: Record<string, any> | null): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [k, entries] of Object.entries<any>(business?.usp?.capabilities ?? {})) {
-    const bases = (Array.isArray(entries) ? entries : []).flatMap((e) => (Array.isArray(e?.extends) ? e.extends : e?.extends ? [e.extends] : []));
+    const bases = (Array.isArray(entries) ? entries : []).flatMap((e) =>
+      Array.isArray(e?.extends) ? e.extends : e?.extends ? [e.extends] : [],
+    );
     if (bases.length) out[k] = [...new Set(bases.map(String))];
   }
   return out;

@@ -58,13 +58,20 @@ async function readProfile(rest: RestClient): Promise<Record<string, any> | null
 }
 
 /** Run the suite: `onStart` hears the transports before the first check, `onResult` each check's result. */
-export async function runSuite(options: SuiteOptions, onResult: (r: CheckResult) => void = () => {}, onStart: (transport: RunTransport) => void = () => {}): Promise<SuiteReport> {
+export async function runSuite(
+  options: SuiteOptions,
+  onResult: (r: CheckResult) => void = () => {},
+  onStart: (transport: RunTransport) => void = () => {},
+): Promise<SuiteReport> {
   const notes: string[] = [];
   let spec: SpecArtifacts | null = null;
   if (options.specDir) {
     spec = loadSpec(options.specDir);
     notes.push(...spec.notes);
-  } else notes.push(`the official USP artifacts were not found: schema checks are skipped (get them from ${USP_ARTIFACTS} and give --spec DIR)`);
+  } else
+    notes.push(
+      `the official USP artifacts were not found: schema checks are skipped (get them from ${USP_ARTIFACTS} and give --spec DIR)`,
+    );
 
   const rest = new RestClient(options.url, '', options.timeoutMs);
   const profile = await readProfile(rest);
@@ -105,12 +112,15 @@ export async function runSuite(options: SuiteOptions, onResult: (r: CheckResult)
     cleanups: [],
     facts: new Map(),
   };
-  if (!ctx.writes) notes.push('a live business: checks that book or hold are skipped (--allow-writes books only what it cancels)');
+  if (!ctx.writes)
+    notes.push('a live business: checks that book or hold are skipped (--allow-writes books only what it cancels)');
 
   const results: CheckResult[] = [];
   try {
     const only = options.only;
-    const selected = only ? CHECKS.filter((c) => only.some((o) => c.id === o || (o.endsWith('.') && c.id.startsWith(o)))) : CHECKS;
+    const selected = only
+      ? CHECKS.filter((c) => only.some((o) => c.id === o || (o.endsWith('.') && c.id.startsWith(o))))
+      : CHECKS;
     for (const check of selected) {
       // Each check acts as a platform key of its own (all on the suite's one profile, as a shared
       // platform profile is used): one check's writes never spend another's rate-limit allowance.
@@ -139,8 +149,14 @@ export async function runSuite(options: SuiteOptions, onResult: (r: CheckResult)
 
 async function runOne(check: Check, ctx: CheckContext): Promise<CheckResult> {
   const base = { id: check.id, section: check.section, clause: check.clause, level: check.level };
-  if (check.writes && !ctx.writes) return { ...base, verdict: 'SKIP', reason: 'makes bookings or holds: a live business is checked read-only without --allow-writes' };
-  if (check.id.startsWith('registry.') && !ctx.options.registry) return { ...base, verdict: 'SKIP', reason: 'the registry role was not asked for (--check-registry)' };
+  if (check.writes && !ctx.writes)
+    return {
+      ...base,
+      verdict: 'SKIP',
+      reason: 'makes bookings or holds: a live business is checked read-only without --allow-writes',
+    };
+  if (check.id.startsWith('registry.') && !ctx.options.registry)
+    return { ...base, verdict: 'SKIP', reason: 'the registry role was not asked for (--check-registry)' };
   try {
     const note = await check.run(ctx);
     return { ...base, verdict: 'PASS', reason: note || check.title };

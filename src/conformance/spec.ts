@@ -14,7 +14,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
-const addFormats: FormatsPlugin = (addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin);
+const addFormats: FormatsPlugin =
+  (addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  (addFormatsModule as unknown as FormatsPlugin);
 
 const KEY_PATTERN = '^[a-z][a-z0-9]*(\\.[a-z][a-z0-9]*)+$';
 const WIDENED_KEY_PATTERN = '^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)+$';
@@ -48,7 +50,8 @@ function looksLikeSpec(dir: string): boolean {
 
 /** The folder to read: `--spec`, else ../shared/usp-spec from the working directory, else from this package. */
 export function locateSpec(given: string | undefined, cwd = process.cwd()): { dir: string | null; looked: string[] } {
-  if (given) return { dir: looksLikeSpec(resolve(cwd, given)) ? resolve(cwd, given) : null, looked: [resolve(cwd, given)] };
+  if (given)
+    return { dir: looksLikeSpec(resolve(cwd, given)) ? resolve(cwd, given) : null, looked: [resolve(cwd, given)] };
   const here = dirname(fileURLToPath(import.meta.url));
   const candidates = [resolve(cwd, '../shared/usp-spec'), resolve(here, '../../../shared/usp-spec')];
   return { dir: candidates.find(looksLikeSpec) ?? null, looked: candidates };
@@ -74,7 +77,10 @@ const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').r
 function formatErrors(v: ValidateFunction): string {
   return (v.errors ?? [])
     .slice(0, 3)
-    .map((e) => `${e.instancePath || '(root)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`)
+    .map(
+      (e) =>
+        `${e.instancePath || '(root)'} ${e.message}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+    )
     .join('; ');
 }
 
@@ -90,7 +96,10 @@ export function loadSpec(dir: string): SpecArtifacts {
   const openrpc = widen(JSON.parse(readFileSync(join(dir, 'openrpc', 'usp-mcp.json'), 'utf8')), count) as any;
   ajv.addSchema({ ...openapi, $id: OPENAPI_ID });
   ajv.addSchema({ ...openrpc, $id: OPENRPC_ID });
-  if (count.n > 0) notes.push(`the official key pattern ${KEY_PATTERN} was widened to admit "-" in ${count.n} places (the spec's own dev.usp-protocol.* keys fail it)`);
+  if (count.n > 0)
+    notes.push(
+      `the official key pattern ${KEY_PATTERN} was widened to admit "-" in ${count.n} places (the spec's own dev.usp-protocol.* keys fail it)`,
+    );
 
   const compiled = new Map<string, ValidateFunction>();
   const validatorFor = (ref: string) => {

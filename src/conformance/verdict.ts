@@ -33,7 +33,10 @@ export interface RunVerdict {
 
 /** A SKIP's reason, and what would run the check: the suite's flag or the server's option. */
 const REMEDIES: ReadonlyArray<readonly [RegExp, string]> = [
-  [/official artifacts are absent|artifacts/i, `the suite: --spec DIR with the official USP artifacts (schemas/, openapi/, tests/vectors/ of ${USP_ARTIFACTS})`],
+  [
+    /official artifacts are absent|artifacts/i,
+    `the suite: --spec DIR with the official USP artifacts (schemas/, openapi/, tests/vectors/ of ${USP_ARTIFACTS})`,
+  ],
   [
     /a sandbox: privileged operations accept unauthenticated/i,
     'the server: require platform authentication (usp-server serve --require-auth --allow-loopback-profiles), and the suite: --allow-writes',
@@ -44,13 +47,22 @@ const REMEDIES: ReadonlyArray<readonly [RegExp, string]> = [
     /loopback platform profiles|did not fetch the platform profile|may not fetch loopback/i,
     "the server: fetch the suite's loopback platform profiles (usp-server serve --require-auth --allow-loopback-profiles)",
   ],
-  [/no --origin given/i, 'the suite: --origin ORIGIN, a browser origin the server allows (usp-server serve --cors-origin ORIGIN)'],
-  [/no MCP binding|no --stdio/i, 'the suite: --stdio "COMMAND" starting the MCP server (e.g. --stdio "npx usp-server mcp --demo"), or a server that advertises MCP over HTTP'],
+  [
+    /no --origin given/i,
+    'the suite: --origin ORIGIN, a browser origin the server allows (usp-server serve --cors-origin ORIGIN)',
+  ],
+  [
+    /no MCP binding|no --stdio/i,
+    'the suite: --stdio "COMMAND" starting the MCP server (e.g. --stdio "npx usp-server mcp --demo"), or a server that advertises MCP over HTTP',
+  ],
   [
     /does not accept (platform_key_pop|http_message_signature|api_key|booking_scoped_credential)/i,
     'the server: accept that mechanism (usp-server serve --require-auth accepts every one)',
   ],
-  [/served over http/i, 'the server: serve over https (usp-server serve --tls-cert FILE --tls-key FILE, or behind a TLS proxy)'],
+  [
+    /served over http/i,
+    'the server: serve over https (usp-server serve --tls-cert FILE --tls-key FILE, or behind a TLS proxy)',
+  ],
 ];
 
 export function verdictOf(results: readonly CheckResult[], suiteMust: number): RunVerdict {
@@ -71,7 +83,14 @@ export function verdictOf(results: readonly CheckResult[], suiteMust: number): R
   const mustNotSelected = Math.max(0, suiteMust - must.length);
   if (mustNotSelected > 0) groups.set('the suite: run without --only', [`${mustNotSelected} not selected`]);
   const verdict = failed.length ? 'NOT CONFORMANT' : skipped || mustNotSelected ? 'INCOMPLETE' : 'CONFORMANT';
-  return { verdict, mustFailed: failed.length, mustSkipped: skipped, mustNotSelected, toRun: [...groups].map(([how, checks]) => ({ how, checks })), notApplicable };
+  return {
+    verdict,
+    mustFailed: failed.length,
+    mustSkipped: skipped,
+    mustNotSelected,
+    toRun: [...groups].map(([how, checks]) => ({ how, checks })),
+    notApplicable,
+  };
 }
 
 /** The first line of a run: what is checked, over which transports. */
@@ -80,7 +99,11 @@ export function formatHeader(target: string, t: RunTransport): string {
 }
 
 /** The summary by section, then the verdict and, when incomplete, what would run the rest. */
-export function formatSummary(report: { results: readonly CheckResult[]; verdict: RunVerdict; transport: RunTransport }): string {
+export function formatSummary(report: {
+  results: readonly CheckResult[];
+  verdict: RunVerdict;
+  transport: RunTransport;
+}): string {
   const sections = new Map<string, Record<string, number>>();
   for (const r of report.results) {
     const s = sections.get(r.section) ?? { PASS: 0, FAIL: 0, SKIP: 0 };
@@ -91,8 +114,12 @@ export function formatSummary(report: { results: readonly CheckResult[]; verdict
   const v = report.verdict;
   const shouldFails = report.results.filter((r) => r.level === 'SHOULD' && r.verdict === 'FAIL').length;
   const over = `over REST${report.transport.mcp ? ` and MCP ${report.transport.mcp.split(' ')[0] === 'stdio' ? 'stdio' : 'Streamable HTTP'}` : ' only'}`;
-  if (v.verdict === 'NOT CONFORMANT') lines.push(`NOT CONFORMANT (${over}): ${v.mustFailed} MUST-level check(s) failed`);
-  else if (v.verdict === 'CONFORMANT') lines.push(`CONFORMANT (${over}): every MUST-level check that applies ran and passed (${shouldFails} SHOULD-level failures)`);
+  if (v.verdict === 'NOT CONFORMANT')
+    lines.push(`NOT CONFORMANT (${over}): ${v.mustFailed} MUST-level check(s) failed`);
+  else if (v.verdict === 'CONFORMANT')
+    lines.push(
+      `CONFORMANT (${over}): every MUST-level check that applies ran and passed (${shouldFails} SHOULD-level failures)`,
+    );
   else {
     const notRun = v.mustSkipped + v.mustNotSelected;
     lines.push(
@@ -100,6 +127,9 @@ export function formatSummary(report: { results: readonly CheckResult[]; verdict
     );
     for (const g of v.toRun) lines.push(`  - ${g.how}: ${g.checks.join(', ')}`);
   }
-  if (v.notApplicable.length) lines.push(`Not applicable to what this business offers (${v.notApplicable.length} MUST-level): ${v.notApplicable.join('; ')}`);
+  if (v.notApplicable.length)
+    lines.push(
+      `Not applicable to what this business offers (${v.notApplicable.length} MUST-level): ${v.notApplicable.join('; ')}`,
+    );
   return ['Summary by section:', ...lines].join('\n');
 }

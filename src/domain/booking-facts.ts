@@ -60,8 +60,16 @@ export function moneyFacts(b: BookingFactsInput): MoneyFacts {
   const p = b.payment;
   const payActions = (b.actions ?? []).filter((a) => a.type === 'payment');
   const pending = payActions.find((a) => a.status === 'pending' && a.payment_context);
-  const paid = payActions.filter((a) => a.status === 'completed').reduce((n, a) => n + (a.payment_context?.amount_due ?? 0), 0);
-  const payNow = pending ? { amount: pending.payment_context!.amount_due, url: pending.continue_url ?? null, until: pending.expires_at ?? null } : null;
+  const paid = payActions
+    .filter((a) => a.status === 'completed')
+    .reduce((n, a) => n + (a.payment_context?.amount_due ?? 0), 0);
+  const payNow = pending
+    ? {
+        amount: pending.payment_context!.amount_due,
+        url: pending.continue_url ?? null,
+        until: pending.expires_at ?? null,
+      }
+    : null;
   const total = typeof p?.amount === 'number' ? p.amount : null;
   const owed = !pending && typeof p?.amount_due === 'number' && p.amount_due > 0 ? p.amount_due : 0;
   // A booking that still happens (not final): what is left to pay is paid at the appointment.

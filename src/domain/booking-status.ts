@@ -2,7 +2,14 @@
  * The booking state machine (spec 5.1) as an explicit transition map: a move not listed here
  * does not happen. Terminal states have no way out.
  */
-export type BookingStatus = 'pending' | 'requires_action' | 'confirmed' | 'in_progress' | 'completed' | 'no_show' | 'canceled';
+export type BookingStatus =
+  | 'pending'
+  | 'requires_action'
+  | 'confirmed'
+  | 'in_progress'
+  | 'completed'
+  | 'no_show'
+  | 'canceled';
 
 export type BookingMove =
   | 'confirm' // business approves a manual booking
@@ -18,9 +25,27 @@ export type BookingMove =
 
 /** The status a move leads to, per status; a move not listed is forbidden. */
 export const BOOKING_TRANSITIONS: Readonly<Record<BookingStatus, Partial<Record<BookingMove, BookingStatus>>>> = {
-  pending: { confirm: 'confirmed', require_action: 'requires_action', cancel: 'canceled', expire: 'canceled', reschedule: 'pending' },
-  requires_action: { complete_actions: 'confirmed', await_confirmation: 'pending', cancel: 'canceled', expire: 'canceled', reschedule: 'requires_action' },
-  confirmed: { require_action: 'requires_action', cancel: 'canceled', reschedule: 'confirmed', start: 'in_progress', no_show: 'no_show' },
+  pending: {
+    confirm: 'confirmed',
+    require_action: 'requires_action',
+    cancel: 'canceled',
+    expire: 'canceled',
+    reschedule: 'pending',
+  },
+  requires_action: {
+    complete_actions: 'confirmed',
+    await_confirmation: 'pending',
+    cancel: 'canceled',
+    expire: 'canceled',
+    reschedule: 'requires_action',
+  },
+  confirmed: {
+    require_action: 'requires_action',
+    cancel: 'canceled',
+    reschedule: 'confirmed',
+    start: 'in_progress',
+    no_show: 'no_show',
+  },
   in_progress: { complete: 'completed', no_show: 'no_show' },
   completed: {},
   no_show: {},
@@ -79,8 +104,21 @@ export interface BookingEntryEffects {
   confirmedOnce: boolean;
 }
 
-const KEEP: BookingEntryEffects = { expiry: 'keep', pendingActions: 'keep', amountDue: 'keep', slot: 'keep', reminder: 'keep', confirmedOnce: false };
-const ENDED: BookingEntryEffects = { ...KEEP, expiry: 'clear', pendingActions: 'expire', slot: 'free', reminder: 'cancel' };
+const KEEP: BookingEntryEffects = {
+  expiry: 'keep',
+  pendingActions: 'keep',
+  amountDue: 'keep',
+  slot: 'keep',
+  reminder: 'keep',
+  confirmedOnce: false,
+};
+const ENDED: BookingEntryEffects = {
+  ...KEEP,
+  expiry: 'clear',
+  pendingActions: 'expire',
+  slot: 'free',
+  reminder: 'cancel',
+};
 
 export const BOOKING_ENTRY_EFFECTS: Readonly<Record<BookingStatus, BookingEntryEffects>> = {
   pending: { ...KEEP, expiry: 'manual_window' },

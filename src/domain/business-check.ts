@@ -31,10 +31,16 @@ function zodIssues(error: z.ZodError): BusinessIssue[] {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const hint = issue.path.length > 0 ? UNKNOWN_MEMBER_HINTS[key] : undefined;
-        out.push({ path: formatPath([...issue.path, key]), message: hint ? `unknown member (${hint})` : 'unknown member' });
+        out.push({
+          path: formatPath([...issue.path, key]),
+          message: hint ? `unknown member (${hint})` : 'unknown member',
+        });
       }
     } else if (issue.code === 'invalid_key' && issue.issues.length > 0) {
-      out.push({ path: formatPath(issue.path), message: `invalid key: ${issue.issues.map((i) => i.message).join('; ')}` });
+      out.push({
+        path: formatPath(issue.path),
+        message: `invalid key: ${issue.issues.map((i) => i.message).join('; ')}`,
+      });
     } else {
       out.push({ path: formatPath(issue.path), message: issue.message });
     }
@@ -49,7 +55,9 @@ const errorMap: z.core.$ZodErrorMap = (iss) => {
 };
 
 /** The definition with every setting filled in, or every problem found in it (at least one). */
-export function checkBusinessDocument(json: unknown): { ok: true; def: BusinessDef } | { ok: false; issues: BusinessIssue[] } {
+export function checkBusinessDocument(
+  json: unknown,
+): { ok: true; def: BusinessDef } | { ok: false; issues: BusinessIssue[] } {
   const result = BusinessFileSchema.safeParse(json, { error: errorMap });
   const issues: BusinessIssue[] = result.success ? [] : zodIssues(result.error);
   wholeFileRules(json, (path, message) => issues.push({ path: formatPath(path), message }));

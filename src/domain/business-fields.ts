@@ -40,7 +40,8 @@ export const CURRENCY_RE = /^[A-Z]{3}$/;
 export const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 export const HANDLE_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const HTTP_URL_RE = /^https?:\/\/\S+$/i;
-export const SERVICE_TYPE_RE = /^(appointment|group|reservation|rental|field_service|[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9_-]*)+)$/;
+export const SERVICE_TYPE_RE =
+  /^(appointment|group|reservation|rental|field_service|[a-z][a-z0-9-]*(\.[a-z0-9][a-z0-9_-]*)+)$/;
 export const LOCALE_RE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
 export const SHA256_HEX_RE = /^[0-9a-f]{64}$/;
 
@@ -61,7 +62,10 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-export const idString = () => z.string().regex(ID_RE, 'must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit');
+export const idString = () =>
+  z
+    .string()
+    .regex(ID_RE, 'must be 1-128 characters: letters, digits, ".", "_", ":" or "-", starting with a letter or digit');
 
 /** The longest name the business gives anything (itself, a service, a resource, a location, a tag). */
 export const NAME_MAX = 200;
@@ -81,7 +85,10 @@ export const nameText = () =>
     .trim()
     .min(1, 'must not be empty')
     .max(NAME_MAX, `must be at most ${NAME_MAX} characters`)
-    .refine((v) => !hasControlCharacter(v), 'must be one line without control characters (no line breaks, tabs or other control characters)');
+    .refine(
+      (v) => !hasControlCharacter(v),
+      'must be one line without control characters (no line breaks, tabs or other control characters)',
+    );
 
 /** Free text the business writes (line breaks allowed), at most `max` characters. */
 export const freeText = (max = TEXT_MAX) => z.string().max(max, `must be at most ${max} characters`);
@@ -97,8 +104,10 @@ export const isoDuration = (description: string, positive = false) =>
     { description: `${description} (ISO 8601 duration)`, examples: [positive ? 'PT45M' : 'PT15M'] },
   );
 
-export const openingTime = () => z.string().regex(LOCAL_TIME_RE, 'must be a local time "HH:MM" between 00:00 and 23:59');
-export const closingTime = () => z.string().regex(CLOSING_TIME_RE, 'must be a local time "HH:MM" between 00:01 and 24:00');
+export const openingTime = () =>
+  z.string().regex(LOCAL_TIME_RE, 'must be a local time "HH:MM" between 00:00 and 23:59');
+export const closingTime = () =>
+  z.string().regex(CLOSING_TIME_RE, 'must be a local time "HH:MM" between 00:01 and 24:00');
 
 export const localDate = () =>
   z
@@ -115,12 +124,19 @@ export const instant = (description: string) =>
     { description: `${description} (RFC 3339 date-time with offset)` },
   );
 
-export const currencyCode = (description: string) => doc(z.string().regex(CURRENCY_RE, 'must be an ISO 4217 currency code: three uppercase letters, e.g. "USD"'), description);
+export const currencyCode = (description: string) =>
+  doc(
+    z.string().regex(CURRENCY_RE, 'must be an ISO 4217 currency code: three uppercase letters, e.g. "USD"'),
+    description,
+  );
 
 export const timeZone = () =>
   doc(
     z.string().refine((v) => IANAZone.isValidZone(v), 'must be an IANA time zone such as "America/New_York"'),
-    { description: 'IANA time zone of the business; all local times in the file are in this zone.', examples: ['America/New_York'] },
+    {
+      description: 'IANA time zone of the business; all local times in the file are in this zone.',
+      examples: ['America/New_York'],
+    },
   );
 
 export const httpUrl = (description: string) =>
@@ -148,10 +164,16 @@ export function minorAmount(min = 0): z.ZodType<number, number | string> {
       error: 'must be an amount in minor currency units: an integer, or a string of digits such as "4500"',
     })
     .transform((v) => (typeof v === 'string' ? Number(v) : v))
-    .pipe(z.number().min(min, `must be at least ${min}`).max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`));
+    .pipe(
+      z
+        .number()
+        .min(min, `must be at least ${min}`)
+        .max(Number.MAX_SAFE_INTEGER, `must be at most ${Number.MAX_SAFE_INTEGER}`),
+    );
 }
 
-export const minorUnits = (description: string) => doc(minorAmount(0), `${description} (minor currency units: an integer, or a string of digits; stored as an integer)`);
+export const minorUnits = (description: string) =>
+  doc(minorAmount(0), `${description} (minor currency units: an integer, or a string of digits; stored as an integer)`);
 
 /** A deposit: a fixed amount (money, so an integer or a digit string, spec-next 1.1) or a percentage of the price (a number). */
 export const DepositSchema = z
@@ -159,17 +181,28 @@ export const DepositSchema = z
     type: z.enum(['fixed', 'percentage']),
     // A fixed deposit is money (an integer or a digit string, spec-next 1.1); a percentage stays a number.
     value: doc(
-      z.union([z.number().positive(), z.string().regex(MINOR_UNITS_STRING_RE, 'a deposit written as a string must be digits (a fixed amount in minor units)')]),
+      z.union([
+        z.number().positive(),
+        z
+          .string()
+          .regex(MINOR_UNITS_STRING_RE, 'a deposit written as a string must be digits (a fixed amount in minor units)'),
+      ]),
       'Deposit in minor units (fixed: an integer, or a string of digits) or percent of the price (percentage: a number).',
     ),
     refundable: z.boolean().optional(),
   })
   .superRefine((d, ctx) => {
-    if (typeof d.value === 'string' && d.type === 'percentage') ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit is a number, not a string' });
+    if (typeof d.value === 'string' && d.type === 'percentage')
+      ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit is a number, not a string' });
     const value = Number(d.value);
-    if (d.type === 'percentage' && value > 100) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit must be at most 100' });
+    if (d.type === 'percentage' && value > 100)
+      ctx.addIssue({ code: 'custom', path: ['value'], message: 'a percentage deposit must be at most 100' });
     if (d.type === 'fixed' && !Number.isSafeInteger(value))
-      ctx.addIssue({ code: 'custom', path: ['value'], message: 'a fixed deposit is an integer amount in minor currency units' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: 'a fixed deposit is an integer amount in minor currency units',
+      });
     if (value <= 0) ctx.addIssue({ code: 'custom', path: ['value'], message: 'a deposit must be more than 0' });
   })
   .transform((d) => ({ ...d, value: Number(d.value) }));

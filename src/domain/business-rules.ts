@@ -62,28 +62,40 @@ export function serviceRules(s: ServiceFacts, issue: IssueSink): void {
   const { pricing, policies, duration } = s;
 
   if (!policies.requires_payment) {
-    if (pricing.model !== 'free') issue(['pricing', 'model'], 'must be "free" when policies.requires_payment is false (USP §3.11)');
-    if (policies.payment_timing !== undefined) issue(['policies', 'payment_timing'], 'must be absent when requires_payment is false (USP §3.11)');
+    if (pricing.model !== 'free')
+      issue(['pricing', 'model'], 'must be "free" when policies.requires_payment is false (USP §3.11)');
+    if (policies.payment_timing !== undefined)
+      issue(['policies', 'payment_timing'], 'must be absent when requires_payment is false (USP §3.11)');
   } else {
-    if (pricing.model === 'free') issue(['pricing', 'model'], 'must not be "free" when policies.requires_payment is true (USP §3.11)');
-    if (policies.payment_timing === undefined) issue(['policies', 'payment_timing'], 'is required when requires_payment is true (USP §3.11)');
+    if (pricing.model === 'free')
+      issue(['pricing', 'model'], 'must not be "free" when policies.requires_payment is true (USP §3.11)');
+    if (policies.payment_timing === undefined)
+      issue(['policies', 'payment_timing'], 'is required when requires_payment is true (USP §3.11)');
   }
   if (policies.payment_timing === 'deposit_required' && pricing.deposit === undefined) {
     issue(['pricing', 'deposit'], 'is required when payment_timing is "deposit_required" (USP §3.11)');
   }
   if (pricing.model === 'free') {
-    if (pricing.amount !== undefined) issue(['pricing', 'amount'], 'must be absent for the "free" pricing model (USP §3.11)');
-    if (pricing.price_range !== undefined) issue(['pricing', 'price_range'], 'must be absent for the "free" pricing model (USP §3.8)');
+    if (pricing.amount !== undefined)
+      issue(['pricing', 'amount'], 'must be absent for the "free" pricing model (USP §3.11)');
+    if (pricing.price_range !== undefined)
+      issue(['pricing', 'price_range'], 'must be absent for the "free" pricing model (USP §3.8)');
   }
   if (FEE_FIXED_MODELS.has(pricing.model) && !(pricing.amount !== undefined && pricing.amount > 0)) {
-    issue(['pricing', 'amount'], `must be present and greater than zero for the "${pricing.model}" pricing model (USP §3.11)`);
+    issue(
+      ['pricing', 'amount'],
+      `must be present and greater than zero for the "${pricing.model}" pricing model (USP §3.11)`,
+    );
   }
   if (duration.undetermined && pricing.model === 'hourly') {
     issue(['pricing', 'model'], 'cannot be "hourly" when duration.undetermined is true (USP §3.11)');
   }
   // The booking window's members are optional (spec-next 3.9); a slot of no stated length needs one.
   if (duration.undetermined && !policies.booking_window?.slot_interval) {
-    issue(['policies', 'booking_window', 'slot_interval'], 'is required when duration.undetermined is true: it is the length of each slot');
+    issue(
+      ['policies', 'booking_window', 'slot_interval'],
+      'is required when duration.undetermined is true: it is the length of each slot',
+    );
   }
   const deposit = pricing.deposit;
   if (deposit?.type === 'fixed' && pricing.amount !== undefined && deposit.value > pricing.amount) {
@@ -109,7 +121,8 @@ function categoryRules(categories: readonly CategoryFacts[], issue: IssueSink): 
       issue([...path, 'value'], `is required for the non-merchant taxonomy "${c.taxonomy}"`);
     }
     if (c.primary === true) {
-      if (primary >= 0) issue([...path, 'primary'], `only one category may be primary (categories[${primary}] already is)`);
+      if (primary >= 0)
+        issue([...path, 'primary'], `only one category may be primary (categories[${primary}] already is)`);
       else primary = i;
     }
   });
@@ -153,7 +166,8 @@ export function wholeFileRules(input: unknown, add: IssueSink): void {
       const id = str(item[key]);
       if (id === undefined) continue;
       const prev = first.get(id);
-      if (prev !== undefined) add([...base, i, key], `duplicate ${what} "${id}" (also at ${formatPath([...base, prev])})`);
+      if (prev !== undefined)
+        add([...base, i, key], `duplicate ${what} "${id}" (also at ${formatPath([...base, prev])})`);
       else first.set(id, i);
     }
     return first;
@@ -171,7 +185,8 @@ export function wholeFileRules(input: unknown, add: IssueSink): void {
     if (id !== undefined && !resourceTypes.has(id)) resourceTypes.set(id, str(r.type) ?? '');
     // (a resource whose own type is invalid is reported once, at resources[i].type)
     const loc = str(r.location_id);
-    if (loc !== undefined && locationsKnown && !locations.has(loc)) add(['resources', i, 'location_id'], `names no location in business.locations ("${loc}")`);
+    if (loc !== undefined && locationsKnown && !locations.has(loc))
+      add(['resources', i, 'location_id'], `names no location in business.locations ("${loc}")`);
   }
 
   const services = records(input.services);
@@ -181,11 +196,15 @@ export function wholeFileRules(input: unknown, add: IssueSink): void {
     const pricing = isRecord(s.pricing) ? s.pricing : {};
     const svcCurrency = str(pricing.currency);
     if (svcCurrency !== undefined && currency !== undefined && svcCurrency !== currency) {
-      add(['services', i, 'pricing', 'currency'], `must equal the business currency "${currency}" (got "${svcCurrency}")`);
+      add(
+        ['services', i, 'pricing', 'currency'],
+        `must equal the business currency "${currency}" (got "${svcCurrency}")`,
+      );
     }
     if (Array.isArray(s.location_ids) && locationsKnown) {
       s.location_ids.forEach((loc, j) => {
-        if (typeof loc === 'string' && !locations.has(loc)) add(['services', i, 'location_ids', j], `names no location in business.locations ("${loc}")`);
+        if (typeof loc === 'string' && !locations.has(loc))
+          add(['services', i, 'location_ids', j], `names no location in business.locations ("${loc}")`);
       });
     }
     if (!Array.isArray(input.resources)) continue;
@@ -197,7 +216,8 @@ export function wholeFileRules(input: unknown, add: IssueSink): void {
         const path = ['services', i, 'requirements', k, 'resource_ids', m];
         const actual = resourceTypes.get(rid);
         if (actual === undefined) add(path, `names no resource ("${rid}")`);
-        else if (wanted !== undefined && actual !== wanted && isResourceType(actual)) add(path, `resource "${rid}" is of type "${actual}", the requirement needs "${wanted}"`);
+        else if (wanted !== undefined && actual !== wanted && isResourceType(actual))
+          add(path, `resource "${rid}" is of type "${actual}", the requirement needs "${wanted}"`);
       });
     }
   }
@@ -209,8 +229,16 @@ export function wholeFileRules(input: unknown, add: IssueSink): void {
 type JsonObject = Record<string, unknown>;
 
 const has = (...names: string[]): JsonObject => ({ type: 'object', required: names });
-const member = (name: string, schema: JsonObject): JsonObject => ({ type: 'object', properties: { [name]: schema }, required: [name] });
-const props = (properties: JsonObject, extra: JsonObject = {}): JsonObject => ({ type: 'object', properties, ...extra });
+const member = (name: string, schema: JsonObject): JsonObject => ({
+  type: 'object',
+  properties: { [name]: schema },
+  required: [name],
+});
+const props = (properties: JsonObject, extra: JsonObject = {}): JsonObject => ({
+  type: 'object',
+  properties,
+  ...extra,
+});
 
 const policy = (name: string, schema: JsonObject) => member('policies', member(name, schema));
 const price = (name: string, schema: JsonObject) => member('pricing', member(name, schema));
@@ -230,7 +258,10 @@ export const SERVICE_RULES_JSON_SCHEMA: JsonObject[] = [
     then: props({ policies: has('payment_timing'), pricing: props({ model: { not: { const: 'free' } } }) }),
   },
   { if: policy('payment_timing', { const: 'deposit_required' }), then: props({ pricing: has('deposit') }) },
-  { if: price('model', { const: 'free' }), then: props({ pricing: { not: { anyOf: [has('amount'), has('price_range')] } } }) },
+  {
+    if: price('model', { const: 'free' }),
+    then: props({ pricing: { not: { anyOf: [has('amount'), has('price_range')] } } }),
+  },
   {
     if: price('model', { enum: ['fixed', 'hourly', 'per_person'] }),
     then: props({ pricing: props({ amount: { type: 'integer', exclusiveMinimum: 0 } }, { required: ['amount'] }) }),

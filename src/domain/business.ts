@@ -14,12 +14,35 @@ import { DatedExceptionSchema, TimeOffSchema, WeeklyHoursSchema } from './hours-
 import { ServiceSchema } from './service-schema.js';
 import { z } from 'zod';
 import { RESOURCE_TYPES } from './business-rules.js';
-import { doc, SHA256_HEX_RE, isHttpUrl, idString, nameText, freeText, currencyCode, timeZone, httpUrl } from './business-fields.js';
+import {
+  doc,
+  SHA256_HEX_RE,
+  isHttpUrl,
+  idString,
+  nameText,
+  freeText,
+  currencyCode,
+  timeZone,
+  httpUrl,
+} from './business-fields.js';
 
 export { businessDocs, type SchemaDoc } from './business-fields.js';
 
-export { WEEKDAYS, type Weekday, type LocalInterval, type WeeklyHours, type DatedException, type TimeOff } from './hours-schema.js';
-export { DurationSchema, ServiceSchema, type ResourceRequirementDef, type ServiceType, type ServiceDef } from './service-schema.js';
+export {
+  WEEKDAYS,
+  type Weekday,
+  type LocalInterval,
+  type WeeklyHours,
+  type DatedException,
+  type TimeOff,
+} from './hours-schema.js';
+export {
+  DurationSchema,
+  ServiceSchema,
+  type ResourceRequirementDef,
+  type ServiceType,
+  type ServiceDef,
+} from './service-schema.js';
 
 // ---------------------------------------------------------------------------------------------
 // Locations and resources
@@ -53,14 +76,20 @@ const ResourceSchema = doc(
       time_off: z.array(TimeOffSchema).optional(),
       calendars: doc(
         z.array(CalendarSourceSchema),
-        'Calendars the resource is busy in (read in the background; ' + 'a CalDAV one with write: true also receives its bookings).',
+        'Calendars the resource is busy in (read in the background; ' +
+          'a CalDAV one with write: true also receives its bookings).',
       ).optional(),
     })
     .superRefine((r, ctx) => {
       const seen = new Map<string, number>();
       r.exceptions?.forEach((ex, i) => {
         const first = seen.get(ex.date);
-        if (first !== undefined) ctx.addIssue({ code: 'custom', path: ['exceptions', i, 'date'], message: `duplicate date (also at exceptions[${first}])` });
+        if (first !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['exceptions', i, 'date'],
+            message: `duplicate date (also at exceptions[${first}])`,
+          });
         else seen.set(ex.date, i);
       });
     }),
@@ -91,28 +120,58 @@ const SettingsSchema = doc(
   z
     .strictObject({
       hold_ttl_seconds: doc(z.number().int().positive(), 'Hold time-to-live in seconds.').default(d.hold_ttl_seconds),
-      payment_ttl_seconds: doc(z.number().int().positive(), 'Longest a payment link stays open after it is issued, in seconds.').default(d.payment_ttl_seconds),
-      payment_due_before_start_seconds: doc(z.number().int().min(0), 'Payment links close this long before the start if sooner (seconds).').default(
-        d.payment_due_before_start_seconds,
+      payment_ttl_seconds: doc(
+        z.number().int().positive(),
+        'Longest a payment link stays open after it is issued, in seconds.',
+      ).default(d.payment_ttl_seconds),
+      payment_due_before_start_seconds: doc(
+        z.number().int().min(0),
+        'Payment links close this long before the start if sooner (seconds).',
+      ).default(d.payment_due_before_start_seconds),
+      payment_min_window_seconds: doc(
+        z.number().int().positive(),
+        'Shortest a payment link stays open (never past the start), seconds.',
+      ).default(d.payment_min_window_seconds),
+      manual_confirmation_ttl_seconds: doc(
+        z.number().int().positive(),
+        'How long a manual-confirmation booking waits for the business, in seconds.',
+      ).default(d.manual_confirmation_ttl_seconds),
+      waitlist_offer_ttl_seconds: doc(
+        z.number().int().positive(),
+        'How long a waitlist offer can be accepted, in seconds.',
+      ).default(d.waitlist_offer_ttl_seconds),
+      max_query_days: doc(z.number().int().positive(), 'Longest availability query range, in days.').default(
+        d.max_query_days,
       ),
-      payment_min_window_seconds: doc(z.number().int().positive(), 'Shortest a payment link stays open (never past the start), seconds.').default(d.payment_min_window_seconds),
-      manual_confirmation_ttl_seconds: doc(z.number().int().positive(), 'How long a manual-confirmation booking waits for the business, in seconds.').default(
-        d.manual_confirmation_ttl_seconds,
+      max_active_holds_per_buyer: doc(
+        z.number().int().positive(),
+        'Concurrent active holds per platform and buyer for one service.',
+      ).default(d.max_active_holds_per_buyer),
+      max_waitlist_entries: doc(z.number().int().positive(), "Most entries on one service's waitlist.").default(
+        d.max_waitlist_entries,
       ),
-      waitlist_offer_ttl_seconds: doc(z.number().int().positive(), 'How long a waitlist offer can be accepted, in seconds.').default(d.waitlist_offer_ttl_seconds),
-      max_query_days: doc(z.number().int().positive(), 'Longest availability query range, in days.').default(d.max_query_days),
-      max_active_holds_per_buyer: doc(z.number().int().positive(), 'Concurrent active holds per platform and buyer for one service.').default(d.max_active_holds_per_buyer),
-      max_waitlist_entries: doc(z.number().int().positive(), "Most entries on one service's waitlist.").default(d.max_waitlist_entries),
-      reminder_offset_seconds: doc(z.number().int().min(0), 'booking.reminder goes out this long before the start; 0 turns reminders off.').default(d.reminder_offset_seconds),
-      mail_reminders: doc(z.boolean(), 'False: buyers get no reminder mail (confirmations, changes and payment requests always go).').default(d.mail_reminders),
+      reminder_offset_seconds: doc(
+        z.number().int().min(0),
+        'booking.reminder goes out this long before the start; 0 turns reminders off.',
+      ).default(d.reminder_offset_seconds),
+      mail_reminders: doc(
+        z.boolean(),
+        'False: buyers get no reminder mail (confirmations, changes and payment requests always go).',
+      ).default(d.mail_reminders),
       calendar_feed_buyer_data: CalendarBuyerDataSchema,
       mail_templates: MailTemplatesSchema,
-      public_url: httpUrl('Public origin of the server (absolute http(s) URL); --public-url overrides it. ' + 'Absent: the address the server listens on.').optional(),
+      public_url: httpUrl(
+        'Public origin of the server (absolute http(s) URL); --public-url overrides it. ' +
+          'Absent: the address the server listens on.',
+      ).optional(),
       checkout_url_template: doc(
         z
           .string()
           .max(2000, 'must be at most 2000 characters')
-          .refine((v) => isHttpUrl(v.replaceAll('{booking_id}', 'b').replaceAll('{action_id}', 'a')), 'must be an absolute http(s) URL (placeholders {booking_id}, {action_id})'),
+          .refine(
+            (v) => isHttpUrl(v.replaceAll('{booking_id}', 'b').replaceAll('{action_id}', 'a')),
+            'must be an absolute http(s) URL (placeholders {booking_id}, {action_id})',
+          ),
         'Checkout page template; {booking_id} and {action_id} are replaced.',
       ).optional(),
       platform_payments: doc(
@@ -149,7 +208,10 @@ const BusinessSchema = doc(
     locations: doc(z.array(LocationSchema), 'Places of business; [] for a business without premises.'),
     contact: doc(
       z.strictObject({
-        phone: doc(z.string().min(3).max(40), 'A phone number people can call about a booking, as it is dialled (e.g. "+1 212 555 0147").').optional(),
+        phone: doc(
+          z.string().min(3).max(40),
+          'A phone number people can call about a booking, as it is dialled (e.g. "+1 212 555 0147").',
+        ).optional(),
         email: doc(z.email().max(254), 'An address people can write to about a booking.').optional(),
       }),
       "How a person reaches the business about a booking: said by the assistants' texts when they cannot help further.",
@@ -176,7 +238,8 @@ export const BusinessFileSchema = z.strictObject({
         sha256: z.string().regex(SHA256_HEX_RE, 'must be a lowercase hex SHA-256 digest (64 characters)'),
       }),
     ),
-    'Pre-established platforms: an id each and the SHA-256 hex digest of the API key it presents ' + '(Authorization: Bearer).',
+    'Pre-established platforms: an id each and the SHA-256 hex digest of the API key it presents ' +
+      '(Authorization: Bearer).',
   ).optional(),
 });
 

@@ -77,8 +77,14 @@ const calendarUrl = () =>
     .string()
     .trim()
     .max(2000, 'must be at most 2000 characters')
-    .refine((u) => URL.canParse(u) && ['https:', 'http:', 'webcal:'].includes(new URL(u).protocol), 'must be an absolute https (or webcal) URL')
-    .refine((u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''), 'must not carry credentials (use username and password_env)');
+    .refine(
+      (u) => URL.canParse(u) && ['https:', 'http:', 'webcal:'].includes(new URL(u).protocol),
+      'must be an absolute https (or webcal) URL',
+    )
+    .refine(
+      (u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''),
+      'must not carry credentials (use username and password_env)',
+    );
 
 export const CalendarSourceSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -96,7 +102,10 @@ export const CalendarSourceSchema = z.discriminatedUnion('type', [
       .describe(
         `Name of the environment variable holding the password or app token; it starts with ${CALENDAR_SECRET_ENV_PREFIX}, the business id in capitals (other characters as _), then __ (USP_CALENDAR_SECRET_MAPLE_PINE__AVA for business maple-pine).`,
       ),
-    write: z.boolean().optional().describe("Also put this resource's bookings in the calendar as events (default false)."),
+    write: z
+      .boolean()
+      .optional()
+      .describe("Also put this resource's bookings in the calendar as events (default false)."),
   }),
 ]);
 
@@ -127,7 +136,10 @@ export function bookingEventText(
   if (choice === 'name') return { summary };
   // A walk-in's placeholder address (`.invalid`, RFC 2606) is no way to reach them.
   const email = buyer.email && !/\.invalid$/i.test(buyer.email) ? buyer.email : '';
-  const contact = [email ? `Email: ${buyer.email}` : '', buyer.phone_number ? `Phone: ${buyer.phone_number}` : ''].filter(Boolean);
+  const contact = [
+    email ? `Email: ${buyer.email}` : '',
+    buyer.phone_number ? `Phone: ${buyer.phone_number}` : '',
+  ].filter(Boolean);
   return contact.length > 0 ? { summary, description: contact.join('\n') } : { summary };
 }
 

@@ -49,7 +49,9 @@ function serviceLocationIds(def: ServiceDef, resources: ReadonlyMap<string, Reso
 }
 
 /** The primary category (spec 3.3): `primary: true`, else the sole merchant entry, else the first. */
-export function primaryCategory(def: { categories?: Array<Record<string, unknown>> }): Record<string, unknown> | undefined {
+export function primaryCategory(def: {
+  categories?: Array<Record<string, unknown>>;
+}): Record<string, unknown> | undefined {
   const cats = def.categories ?? [];
   const flagged = cats.find((c) => c.primary === true);
   if (flagged) return flagged;
@@ -63,7 +65,8 @@ export function searchableText(s: PublishedService): string {
   const parts: string[] = [s.name, s.type];
   const d = s.description as unknown;
   if (typeof d === 'string') parts.push(d);
-  else if (d && typeof d === 'object' && typeof (d as { plain?: unknown }).plain === 'string') parts.push((d as { plain: string }).plain);
+  else if (d && typeof d === 'object' && typeof (d as { plain?: unknown }).plain === 'string')
+    parts.push((d as { plain: string }).plain);
   for (const c of (s.categories as Array<Record<string, unknown>> | undefined) ?? []) {
     for (const k of ['name', 'value', 'id']) if (typeof c[k] === 'string') parts.push(c[k] as string);
   }
@@ -73,5 +76,9 @@ export function searchableText(s: PublishedService): string {
 
 /** Does booking this service take money online before the appointment (at booking, or a deposit)? */
 export function paidBeforeAppointment(service: ServiceDef): boolean {
-  return service.policies.requires_payment && service.policies.payment_timing !== 'at_service' && service.pricing.model !== 'free';
+  return (
+    service.policies.requires_payment &&
+    service.policies.payment_timing !== 'at_service' &&
+    service.pricing.model !== 'free'
+  );
 }

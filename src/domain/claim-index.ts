@@ -27,7 +27,12 @@ export interface ClaimIndex {
 }
 
 /** The index of a resource with no claims. */
-export const EMPTY_INDEX: ClaimIndex = { starts: new Float64Array(0), ends: new Float64Array(0), maxEnd: new Float64Array(0), keys: [] };
+export const EMPTY_INDEX: ClaimIndex = {
+  starts: new Float64Array(0),
+  ends: new Float64Array(0),
+  maxEnd: new Float64Array(0),
+  keys: [],
+};
 
 /** One index per resource in `wanted` that has claims (empty or inverted claims dropped). */
 export function buildClaimIndexes(claims: readonly Claim[], wanted: ReadonlySet<string>): Map<string, ClaimIndex> {
@@ -42,7 +47,12 @@ export function buildClaimIndexes(claims: readonly Claim[], wanted: ReadonlySet<
   for (const [rid, list] of byResource) {
     list.sort((a, b) => a.startMs - b.startMs);
     const n = list.length;
-    const ix: ClaimIndex = { starts: new Float64Array(n), ends: new Float64Array(n), maxEnd: new Float64Array(n), keys: new Array(n) };
+    const ix: ClaimIndex = {
+      starts: new Float64Array(n),
+      ends: new Float64Array(n),
+      maxEnd: new Float64Array(n),
+      keys: new Array(n),
+    };
     let max = -Infinity;
     for (let i = 0; i < n; i++) {
       const c = list[i];
@@ -84,7 +94,10 @@ export function isBlocked(ix: ClaimIndex, a: number, b: number, sharedKey: strin
 }
 
 /** Spots used (bookings) and held (holds) per slotKey, each owner counted once per slot. */
-export function capacityUsage(claims: readonly Claim[], serviceId: string): Map<string, { used: number; held: number }> {
+export function capacityUsage(
+  claims: readonly Claim[],
+  serviceId: string,
+): Map<string, { used: number; held: number }> {
   const prefix = `${serviceId}|`;
   const seen = new Set<string>();
   const out = new Map<string, { used: number; held: number }>();

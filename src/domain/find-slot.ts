@@ -6,7 +6,17 @@ import type { Claim } from './claim-index.js';
 import type { Iv } from './intervals.js';
 import type { Combination } from './resource-combinations.js';
 import { slotIdEncoder, slotKeyMaker } from './slot-id.js';
-import { capacityLeft, capacityState, combinationWindows, expandDays, locatedCombinations, planQuery, workingTimes, type InternalQuery, type Plan } from './slot-plan.js';
+import {
+  capacityLeft,
+  capacityState,
+  combinationWindows,
+  expandDays,
+  locatedCombinations,
+  planQuery,
+  workingTimes,
+  type InternalQuery,
+  type Plan,
+} from './slot-plan.js';
 import type { SlotCandidate, SlotQuery, SlotState } from './slot-query.js';
 import { workingTime } from './working-time.js';
 
@@ -17,7 +27,10 @@ import { workingTime } from './working-time.js';
  * and its place on that window's grid, then the claims on its resources. Hold, booking and
  * reschedule run it inside their transaction, so it is on every write's path.
  */
-export function findSlot(q: Omit<SlotQuery, 'fromMs' | 'toMs' | 'resourceId'>, parts: { startMs: number; resourceIds: string[] }): SlotCandidate | null {
+export function findSlot(
+  q: Omit<SlotQuery, 'fromMs' | 'toMs' | 'resourceId'>,
+  parts: { startMs: number; resourceIds: string[] },
+): SlotCandidate | null {
   if (!Number.isSafeInteger(parts.startMs) || !Array.isArray(parts.resourceIds)) return null;
   const s = parts.startMs;
   const iq: InternalQuery = { ...q, fromMs: s, toMs: s + 1, onlyCombination: parts.resourceIds };
@@ -29,7 +42,8 @@ export function findSlot(q: Omit<SlotQuery, 'fromMs' | 'toMs' | 'resourceId'>, p
   // The window of working time holding [s, s + duration]: from the slot's day (and the day before,
   // as generation has it) to the day its end falls on.
   const days = expandDays(plan, q.zone);
-  const serviceHours = !plan.selfResource && plan.service.hours ? workingTime({ schedule: plan.service.hours }, days, q.zone) : null;
+  const serviceHours =
+    !plan.selfResource && plan.service.hours ? workingTime({ schedule: plan.service.hours }, days, q.zone) : null;
   const windows = combinationWindows(combo, serviceHours, workingTimes(iq, plan, days));
   const end = s + plan.durationMs;
   let w: Iv | undefined;

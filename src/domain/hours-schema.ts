@@ -25,21 +25,35 @@ export const LocalIntervalSchema = doc(
 );
 
 /** Issues for overlapping intervals in one day's list (the list is otherwise valid). */
-function checkNoOverlap(intervals: Array<{ opens: string; closes: string }>, ctx: z.RefinementCtx, path: PathSegment[]): void {
-  const order = intervals.map((iv, i) => ({ i, from: minutesOf(iv.opens), to: minutesOf(iv.closes) })).sort((a, b) => a.from - b.from);
+function checkNoOverlap(
+  intervals: Array<{ opens: string; closes: string }>,
+  ctx: z.RefinementCtx,
+  path: PathSegment[],
+): void {
+  const order = intervals
+    .map((iv, i) => ({ i, from: minutesOf(iv.opens), to: minutesOf(iv.closes) }))
+    .sort((a, b) => a.from - b.from);
   for (let k = 1; k < order.length; k++) {
     if (order[k].from < order[k - 1].to) {
-      ctx.addIssue({ code: 'custom', path: [...path, order[k].i], message: `overlaps the interval at index ${order[k - 1].i}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, order[k].i],
+        message: `overlaps the interval at index ${order[k - 1].i}`,
+      });
     }
   }
 }
 
-const dayIntervals = (day: string) => doc(z.array(LocalIntervalSchema), `Intervals on ${day}; omit the day or use [] when closed.`);
+const dayIntervals = (day: string) =>
+  doc(z.array(LocalIntervalSchema), `Intervals on ${day}; omit the day or use [] when closed.`);
 
 export const WeeklyHoursSchema = doc(
   z
     .strictObject(
-      Object.fromEntries(WEEKDAYS.map((d) => [d, dayIntervals(d).optional()])) as Record<(typeof WEEKDAYS)[number], z.ZodOptional<z.ZodArray<typeof LocalIntervalSchema>>>,
+      Object.fromEntries(WEEKDAYS.map((d) => [d, dayIntervals(d).optional()])) as Record<
+        (typeof WEEKDAYS)[number],
+        z.ZodOptional<z.ZodArray<typeof LocalIntervalSchema>>
+      >,
     )
     .superRefine((week, ctx) => {
       for (const day of WEEKDAYS) {
@@ -59,7 +73,10 @@ export const DatedExceptionSchema = doc(
   z
     .strictObject({
       date: doc(localDate(), 'Local date YYYY-MM-DD.'),
-      hours: doc(z.array(LocalIntervalSchema), 'Hours on that date, replacing the weekly hours; [] closes the whole day.'),
+      hours: doc(
+        z.array(LocalIntervalSchema),
+        'Hours on that date, replacing the weekly hours; [] closes the whole day.',
+      ),
       reason: freeText().optional(),
     })
     .superRefine((v, ctx) => checkNoOverlap(v.hours, ctx, ['hours'])),
@@ -76,7 +93,8 @@ export const TimeOffSchema = doc(
     .superRefine((v, ctx) => {
       const start = DateTime.fromISO(v.start, { setZone: true });
       const end = DateTime.fromISO(v.end, { setZone: true });
-      if (end.toMillis() <= start.toMillis()) ctx.addIssue({ code: 'custom', path: ['end'], message: 'must be later than start' });
+      if (end.toMillis() <= start.toMillis())
+        ctx.addIssue({ code: 'custom', path: ['end'], message: 'must be later than start' });
     }),
   { id: 'TimeOff', description: 'An absence between two instants.' },
 );

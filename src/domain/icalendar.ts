@@ -113,7 +113,12 @@ export function bookingCalendar(e: CalendarEvent, productId = '-//usp-server//bo
  * Several bookings as one calendar (a subscribed feed); `method` null leaves METHOD out (a stored
  * CalDAV object); `name` is the calendar's name a subscribing client shows (X-WR-CALNAME).
  */
-export function calendarObject(events: readonly CalendarEvent[], productId: string, method: string | null, name?: string): string {
+export function calendarObject(
+  events: readonly CalendarEvent[],
+  productId: string,
+  method: string | null,
+  name?: string,
+): string {
   const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', `PRODID:${productId}`, 'CALSCALE:GREGORIAN'];
   if (name !== undefined) lines.push(`X-WR-CALNAME:${icalText(name)}`);
   if (method) lines.push(`METHOD:${method}`);
@@ -137,10 +142,13 @@ function eventLines(e: CalendarEvent): string[] {
   if (e.description) lines.push(`DESCRIPTION:${icalText(e.description)}`);
   if (e.url) lines.push(`URL:${icalValue(e.url)}`);
   const organizer = e.organizerEmail ? `mailto:${icalValue(e.organizerEmail)}` : 'urn:usp:business';
-  if (e.organizerName || e.organizerEmail) lines.push(`ORGANIZER${e.organizerName ? `;CN=${paramText(e.organizerName)}` : ''}:${organizer}`);
+  if (e.organizerName || e.organizerEmail)
+    lines.push(`ORGANIZER${e.organizerName ? `;CN=${paramText(e.organizerName)}` : ''}:${organizer}`);
   if (e.attendee) {
     const cn = e.attendee.name ? `;CN=${paramText(e.attendee.name)}` : '';
-    lines.push(`ATTENDEE${cn};ROLE=REQ-PARTICIPANT;PARTSTAT=${e.canceled ? 'DECLINED' : 'ACCEPTED'}:mailto:${icalValue(e.attendee.email)}`);
+    lines.push(
+      `ATTENDEE${cn};ROLE=REQ-PARTICIPANT;PARTSTAT=${e.canceled ? 'DECLINED' : 'ACCEPTED'}:mailto:${icalValue(e.attendee.email)}`,
+    );
   }
   lines.push('END:VEVENT');
   return lines;

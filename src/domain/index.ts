@@ -3,7 +3,14 @@
  * booking state machine, pricing and policy terms, the records the store keeps and business outcomes.
  * Other layers import the domain through this file only.
  */
-export { WEEKDAYS, DEFAULT_SETTINGS, BusinessFileSchema, DurationSchema, ServiceSchema, businessDocs } from './business.js';
+export {
+  WEEKDAYS,
+  DEFAULT_SETTINGS,
+  BusinessFileSchema,
+  DurationSchema,
+  ServiceSchema,
+  businessDocs,
+} from './business.js';
 export { minorAmount } from './business-fields.js';
 export {
   CALENDAR_SECRET_ENV_MESSAGE,
@@ -19,7 +26,13 @@ export {
 } from './calendar-config.js';
 export type { CalendarBuyerData, CalendarSource } from './calendar-config.js';
 export { TEMPLATE_PATH_RULE, isTemplatePath, withoutUnsafeTemplates } from './mail-templates.js';
-export { formatPath, serviceRules, wholeFileRules, DURATION_RULES_JSON_SCHEMA, SERVICE_RULES_JSON_SCHEMA } from './business-rules.js';
+export {
+  formatPath,
+  serviceRules,
+  wholeFileRules,
+  DURATION_RULES_JSON_SCHEMA,
+  SERVICE_RULES_JSON_SCHEMA,
+} from './business-rules.js';
 export type { PathSegment, IssueSink, ServiceFacts } from './business-rules.js';
 export { checkBusinessDocument } from './business-check.js';
 export { strandedBookings } from './stranded.js';
@@ -78,7 +91,15 @@ export { OAUTH_SCOPES } from './access.js';
 export { errorMessage, warningMessage, infoMessage } from './outcomes.js';
 export type { Message } from './outcomes.js';
 
-export { BOOKING_TRANSITIONS, BOOKING_ENTRY_EFFECTS, initialBookingStatus, isTerminal, nextStatus, allowedMoves, operationPermitted } from './booking-status.js';
+export {
+  BOOKING_TRANSITIONS,
+  BOOKING_ENTRY_EFFECTS,
+  initialBookingStatus,
+  isTerminal,
+  nextStatus,
+  allowedMoves,
+  operationPermitted,
+} from './booking-status.js';
 export type { BookingEntryEffects, BookingMove, BookingOperation, BookingStatus } from './booking-status.js';
 export { PAYMENT_TRANSITIONS, nextPaymentStatus } from './payment-status.js';
 export type { PaymentMove, PaymentStatus } from './payment-status.js';
@@ -90,9 +111,21 @@ export { SUBSCRIPTION_ENTRY_EFFECTS, SUBSCRIPTION_TRANSITIONS, nextSubscriptionS
 export type { SubscriptionEntryEffects, SubscriptionMove, SubscriptionStatus } from './subscription-status.js';
 
 export { moneyFacts, bookingDeadline } from './booking-facts.js';
-export { paymentDeadline, paymentWindowProblem, shortestWindowSeconds, type PaymentWindowSettings } from './payment-window.js';
+export {
+  paymentDeadline,
+  paymentWindowProblem,
+  shortestWindowSeconds,
+  type PaymentWindowSettings,
+} from './payment-window.js';
 export type { BookingFactsInput, MoneyFacts, RefundState } from './booking-facts.js';
-export { bookingPrice, amountDueAtBooking, cancellationTerms, rescheduleTerms, noShowFee, lateCancellationFee } from './pricing.js';
+export {
+  bookingPrice,
+  amountDueAtBooking,
+  cancellationTerms,
+  rescheduleTerms,
+  noShowFee,
+  lateCancellationFee,
+} from './pricing.js';
 export { currencyDigits, formatMoney, majorAmount, parseMoney, type ParsedMoney } from './money.js';
 
 export { paidBeforeAppointment, publishService, primaryCategory, searchableText } from './catalog.js';
@@ -116,7 +149,16 @@ export type { DisputeEntryEffects, DisputeMove, DisputeStatus } from './disputes
 export { bookingCalendar, bookingEventUid, calendarObject, icalText, isBookingEventUid } from './icalendar.js';
 export { hasControlCharacter } from './plain-text.js';
 export type { CalendarEvent } from './icalendar.js';
-export { priceInterval, durationInterval, flatCategory, categoryTerms, distanceKm, boundingBox, queryTokens, MAX_RADIUS_KM } from './registry.js';
+export {
+  priceInterval,
+  durationInterval,
+  flatCategory,
+  categoryTerms,
+  distanceKm,
+  boundingBox,
+  queryTokens,
+  MAX_RADIUS_KM,
+} from './registry.js';
 export type { RangeMatch, BoundingBox } from './registry.js';
 export { mergeScheduleChanges, overlappingInterval } from './schedule-changes.js';
 export type { ScheduleChange } from './schedule-changes.js';

@@ -1,7 +1,10 @@
 /** The language a person asked for, as an HTTP header states it (RFC 9110 section 12.5.4). */
 
 /** The first language of Accept-Language that Intl can format (by weight, then order), else the fallback. */
-export function negotiateLocale<F extends string | null | undefined>(acceptLanguage: string | undefined, fallback: F): string | F {
+export function negotiateLocale<F extends string | null | undefined>(
+  acceptLanguage: string | undefined,
+  fallback: F,
+): string | F {
   const wanted = (acceptLanguage ?? '')
     .slice(0, 500)
     .split(',')

@@ -9,7 +9,8 @@
 import { z } from 'zod';
 import { doc } from './business-fields.js';
 
-export const TEMPLATE_PATH_RULE = "a relative path to a .txt file inside the templates folder (no leading '/', no '..' or hidden segment, no '\\' or ':')";
+export const TEMPLATE_PATH_RULE =
+  "a relative path to a .txt file inside the templates folder (no leading '/', no '..' or hidden segment, no '\\' or ':')";
 
 /** True for a path the rule above allows. */
 export function isTemplatePath(p: string): boolean {
@@ -20,7 +21,10 @@ export function isTemplatePath(p: string): boolean {
 }
 
 export const MailTemplatesSchema = doc(
-  z.record(z.string().regex(/^[a-z_]+$/), z.string().min(1).max(500).refine(isTemplatePath, `must be ${TEMPLATE_PATH_RULE}`)),
+  z.record(
+    z.string().regex(/^[a-z_]+$/),
+    z.string().min(1).max(500).refine(isTemplatePath, `must be ${TEMPLATE_PATH_RULE}`),
+  ),
   "Message templates of this business by message kind (booking_confirmed, reminder, ...): each a path, relative to the server's templates folder (--mail-templates-dir, else the business file's folder), of a .txt file replacing the built-in text.",
 ).optional();
 
@@ -33,7 +37,11 @@ export function withoutUnsafeTemplates(settings: unknown): { settings: unknown; 
   const s = settings as Record<string, unknown>;
   const t = s.mail_templates;
   if (!t || typeof t !== 'object' || Array.isArray(t)) return { settings, dropped: [] };
-  const kept = Object.entries(t as Record<string, unknown>).filter(([, p]) => typeof p === 'string' && isTemplatePath(p));
+  const kept = Object.entries(t as Record<string, unknown>).filter(
+    ([, p]) => typeof p === 'string' && isTemplatePath(p),
+  );
   const dropped = Object.keys(t).filter((k) => !kept.some(([x]) => x === k));
-  return dropped.length === 0 ? { settings, dropped } : { settings: { ...s, mail_templates: Object.fromEntries(kept) }, dropped };
+  return dropped.length === 0
+    ? { settings, dropped }
+    : { settings: { ...s, mail_templates: Object.fromEntries(kept) }, dropped };
 }

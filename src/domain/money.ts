@@ -86,7 +86,10 @@ export function parseMoney(typed: string, currency: string): ParsedMoney {
     .find((p) => p.type === 'currency')?.value;
   let t = typed.trim();
   const example = majorAmount(6500 * 10 ** Math.max(0, digits - 2), currency);
-  const refuse = (why: string): ParsedMoney => ({ ok: false, message: `“${typed.trim()}” is not an amount in ${currency}: ${why} For example ${example}.` });
+  const refuse = (why: string): ParsedMoney => ({
+    ok: false,
+    message: `“${typed.trim()}” is not an amount in ${currency}: ${why} For example ${example}.`,
+  });
   if (t.toUpperCase().startsWith(currency.toUpperCase())) t = t.slice(currency.length).trim();
   else if (t.toUpperCase().endsWith(currency.toUpperCase())) t = t.slice(0, -currency.length).trim();
   if (symbol && t.startsWith(symbol)) t = t.slice(symbol.length).trim();
@@ -101,7 +104,11 @@ export function parseMoney(typed: string, currency: string): ParsedMoney {
   if (!m) return refuse('write digits, with a point before the decimals.');
   const fraction = m[2] ?? '';
   if (fraction.length > digits) {
-    return refuse(digits === 0 ? `${currency} has no smaller unit, so write a whole amount.` : `${currency} has ${digits} decimal places, and ${fraction.length} were typed.`);
+    return refuse(
+      digits === 0
+        ? `${currency} has no smaller unit, so write a whole amount.`
+        : `${currency} has ${digits} decimal places, and ${fraction.length} were typed.`,
+    );
   }
   const amount = Number(m[1] + fraction.padEnd(digits, '0'));
   if (!Number.isSafeInteger(amount)) return refuse('that is too large.');

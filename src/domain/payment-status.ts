@@ -15,7 +15,13 @@ export type PaymentMove =
 
 export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, Partial<Record<PaymentMove, PaymentStatus>>>> = {
   not_required: { owe: 'pending' },
-  pending: { pay: 'paid', pay_deposit: 'deposit_paid', owe: 'pending', refund_part: 'partially_refunded', refund_all: 'refunded' },
+  pending: {
+    pay: 'paid',
+    pay_deposit: 'deposit_paid',
+    owe: 'pending',
+    refund_part: 'partially_refunded',
+    refund_all: 'refunded',
+  },
   deposit_paid: { pay: 'paid', owe: 'pending', refund_part: 'partially_refunded', refund_all: 'refunded' },
   paid: { owe: 'pending', refund_part: 'partially_refunded', refund_all: 'refunded' },
   partially_refunded: { owe: 'pending', refund_part: 'partially_refunded', refund_all: 'refunded' },

@@ -15,7 +15,11 @@ export interface Person {
 }
 
 /** What stands in for an erased person: a valid Buyer (the spec requires names and an email) at a reserved domain (RFC 2606). */
-export const ERASED_BUYER: Readonly<Buyer> = Object.freeze({ first_name: 'Erased', last_name: 'Erased', email: 'erased@erased.invalid' });
+export const ERASED_BUYER: Readonly<Buyer> = Object.freeze({
+  first_name: 'Erased',
+  last_name: 'Erased',
+  email: 'erased@erased.invalid',
+});
 
 export function normalizeEmail(s: string): string {
   return s.trim().toLowerCase();
@@ -81,7 +85,8 @@ export function isPerson(o: unknown, p: Person): boolean {
   if (p.email && typeof r.email === 'string' && normalizeEmail(r.email) === p.email) return true;
   if (p.phone) {
     for (const k of PHONE_MEMBERS) if (typeof r[k] === 'string' && samePhone(r[k] as string, p.phone)) return true;
-    const placeholder = typeof r.email === 'string' ? /^phone-(\d+)@walk-in\.invalid$/.exec(normalizeEmail(r.email)) : null;
+    const placeholder =
+      typeof r.email === 'string' ? /^phone-(\d+)@walk-in\.invalid$/.exec(normalizeEmail(r.email)) : null;
     if (placeholder && samePhone(placeholder[1], p.phone)) return true;
   }
   return false;
@@ -110,7 +115,9 @@ export function erasePerson<T>(value: T, p: Person): { value: T; changed: boolea
     if (isPerson(v, p)) {
       changed = true;
       const r = v as Record<string, unknown>;
-      for (const k of NAME_MEMBERS) if (typeof r[k] === 'string') for (const w of (r[k] as string).split(/\s+/)) if (w.length >= 3) names.add(w.toLowerCase());
+      for (const k of NAME_MEMBERS)
+        if (typeof r[k] === 'string')
+          for (const w of (r[k] as string).split(/\s+/)) if (w.length >= 3) names.add(w.toLowerCase());
       return { ...ERASED_BUYER };
     }
     if (Array.isArray(v)) return v.map(walk);
@@ -143,7 +150,8 @@ function redactNames(v: unknown, names: readonly string[], freeText = false): un
   if (typeof v === 'string') {
     if (!freeText) return v;
     let out = v;
-    for (const n of names) out = out.replace(new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'gi'), '[erased]');
+    for (const n of names)
+      out = out.replace(new RegExp(`\\b${n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'gi'), '[erased]');
     return out;
   }
   if (Array.isArray(v)) return v.map((x) => redactNames(x, names, freeText));

@@ -12,7 +12,8 @@ const LINE_BREAKS = new Set([0x0a, 0x0b, 0x0c, 0x0d, 0x85, 0x2028, 0x2029]);
 export const isLineBreak = (code: number): boolean => LINE_BREAKS.has(code);
 
 /** A control character that is not a line break: C0 but tab, DEL, C1 but NEL. */
-export const isOtherControl = (code: number): boolean => !isLineBreak(code) && ((code < 0x20 && code !== 0x09) || (code >= 0x7f && code <= 0x9f));
+export const isOtherControl = (code: number): boolean =>
+  !isLineBreak(code) && ((code < 0x20 && code !== 0x09) || (code >= 0x7f && code <= 0x9f));
 
 /** Whether `s` holds a line break or another control character (tab included: a name is one line of words). */
 export function hasControlCharacter(s: string): boolean {

@@ -67,7 +67,8 @@ export function cancellationTerms(
   let fee = late ? lateCancellationFee(service, price) : 0;
   // A non-refundable deposit is kept as the fee when cancelling late.
   const dep = service.pricing.deposit;
-  if (late && dep && dep.refundable === false && service.policies.payment_timing === 'deposit_required') fee = Math.max(fee, amountPaid);
+  if (late && dep && dep.refundable === false && service.policies.payment_timing === 'deposit_required')
+    fee = Math.max(fee, amountPaid);
   const refund = Math.max(0, amountPaid - fee);
   return { allowed: true, fee, refund };
 }
@@ -78,7 +79,13 @@ export interface RescheduleTerms {
   reason?: 'not_allowed' | 'limit_reached';
 }
 
-export function rescheduleTerms(service: ServiceDef, startMs: number, nowMs: number, rescheduleCount: number, parseDuration: (iso: string) => number): RescheduleTerms {
+export function rescheduleTerms(
+  service: ServiceDef,
+  startMs: number,
+  nowMs: number,
+  rescheduleCount: number,
+  parseDuration: (iso: string) => number,
+): RescheduleTerms {
   const r = service.policies.rescheduling;
   if (!r.allowed) return { allowed: false, fee: 0, reason: 'not_allowed' };
   if (r.max_reschedules !== undefined && rescheduleCount >= r.max_reschedules) {
@@ -93,7 +100,8 @@ export function rescheduleTerms(service: ServiceDef, startMs: number, nowMs: num
 export function lateCancellationFee(service: ServiceDef, price: number): number {
   const c = service.policies.cancellation;
   if (c.late_cancellation_fee !== undefined) return c.late_cancellation_fee;
-  if (c.late_cancellation_fee_percentage !== undefined) return Math.round((price * c.late_cancellation_fee_percentage) / 100);
+  if (c.late_cancellation_fee_percentage !== undefined)
+    return Math.round((price * c.late_cancellation_fee_percentage) / 100);
   return 0;
 }
 

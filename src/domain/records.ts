@@ -74,7 +74,13 @@ export interface Booking {
   payment?: BookingPayment;
   actions?: Action[];
   notes?: string;
-  cancellation?: { reason?: string; canceled_by: 'buyer' | 'business' | 'system'; fee: number; refund_amount: number; canceled_at: string };
+  cancellation?: {
+    reason?: string;
+    canceled_by: 'buyer' | 'business' | 'system';
+    fee: number;
+    refund_amount: number;
+    canceled_at: string;
+  };
   /** A payment dispute (spec 5.5.2); it never changes `status`. */
   dispute?: Dispute;
   created_at: string;

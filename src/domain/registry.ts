@@ -20,7 +20,8 @@ export function priceInterval(service: Record<string, unknown>): { currency: str
   const currency = typeof p.currency === 'string' ? p.currency.toUpperCase() : null;
   if (p.model === 'free') return currency ? { currency, min: 0, max: 0 } : null;
   if (!currency) return null;
-  if (p.model === 'fixed' && Number.isInteger(p.amount)) return { currency, min: p.amount as number, max: p.amount as number };
+  if (p.model === 'fixed' && Number.isInteger(p.amount))
+    return { currency, min: p.amount as number, max: p.amount as number };
   const r = p.price_range as { min?: unknown; max?: unknown } | undefined;
   if (r && Number.isInteger(r.min) && Number.isInteger(r.max) && (r.min as number) <= (r.max as number)) {
     return { currency, min: r.min as number, max: r.max as number };
@@ -57,7 +58,8 @@ export function durationInterval(service: Record<string, unknown>): { min: numbe
 export function flatCategory(service: Record<string, unknown>): string {
   const cats = (service.categories as Array<Record<string, unknown>> | undefined) ?? [];
   const primary = primaryCategory({ categories: cats });
-  for (const k of ['name', 'value', 'id'] as const) if (primary && typeof primary[k] === 'string') return primary[k] as string;
+  for (const k of ['name', 'value', 'id'] as const)
+    if (primary && typeof primary[k] === 'string') return primary[k] as string;
   if (cats[0] && typeof cats[0].value === 'string') return cats[0].value;
   return String(service.type ?? 'service');
 }
@@ -69,7 +71,8 @@ export function flatCategory(service: Record<string, unknown>): string {
 export function categoryTerms(service: Record<string, unknown>): string[] {
   const out = new Set<string>();
   for (const c of (service.categories as Array<Record<string, unknown>> | undefined) ?? []) {
-    for (const k of ['id', 'name', 'value', 'parent_id']) if (typeof c[k] === 'string') out.add((c[k] as string).toLowerCase());
+    for (const k of ['id', 'name', 'value', 'parent_id'])
+      if (typeof c[k] === 'string') out.add((c[k] as string).toLowerCase());
   }
   return [...out];
 }

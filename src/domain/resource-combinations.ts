@@ -23,7 +23,10 @@ export function compareIds(a: readonly string[], b: readonly string[]): number {
  * The location a combination serves: the one its resources share (which the service must offer), or
  * the service's only location when no resource has one; not ok when resources sit in different places.
  */
-export function combinationLocation(service: ServiceDef, resources: readonly (ResourceDef | undefined)[]): { ok: boolean; locationId?: string } {
+export function combinationLocation(
+  service: ServiceDef,
+  resources: readonly (ResourceDef | undefined)[],
+): { ok: boolean; locationId?: string } {
   let loc: string | undefined;
   for (const r of resources) {
     const l = r?.location_id;
@@ -38,7 +41,11 @@ export function combinationLocation(service: ServiceDef, resources: readonly (Re
 }
 
 /** All combinations (one resource per requirement, no resource twice), in requirement order. */
-export function combinations(service: ServiceDef, resources: ReadonlyMap<string, ResourceDef>, only?: readonly string[]): string[][] {
+export function combinations(
+  service: ServiceDef,
+  resources: ReadonlyMap<string, ResourceDef>,
+  only?: readonly string[],
+): string[][] {
   const reqs = service.requirements;
   if (only) {
     if (only.length !== reqs.length) return [];

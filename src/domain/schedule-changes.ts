@@ -14,7 +14,10 @@ export type ScheduleChange =
  * exception replaces the file's exception for that date (the later word wins). Resources without
  * changes are returned as they are (the same objects).
  */
-export function mergeScheduleChanges(resources: ReadonlyMap<string, ResourceDef>, changes: readonly ScheduleChange[]): ReadonlyMap<string, ResourceDef> {
+export function mergeScheduleChanges(
+  resources: ReadonlyMap<string, ResourceDef>,
+  changes: readonly ScheduleChange[],
+): ReadonlyMap<string, ResourceDef> {
   if (changes.length === 0) return resources;
   const out = new Map(resources);
   for (const c of changes) {
@@ -32,6 +35,10 @@ export function mergeScheduleChanges(resources: ReadonlyMap<string, ResourceDef>
 }
 
 /** The first existing interval that overlaps [startMs, endMs), or undefined: time off may not overlap time off. */
-export function overlappingInterval<T extends { startMs: number; endMs: number }>(existing: readonly T[], startMs: number, endMs: number): T | undefined {
+export function overlappingInterval<T extends { startMs: number; endMs: number }>(
+  existing: readonly T[],
+  startMs: number,
+  endMs: number,
+): T | undefined {
   return existing.find((e) => e.startMs < endMs && startMs < e.endMs);
 }

@@ -18,16 +18,29 @@ export const CategorySchema = doc(
 );
 
 export const DescriptionSchema = doc(
-  z.union([freeText(LONG_TEXT_MAX), z.strictObject({ plain: freeText(LONG_TEXT_MAX), markdown: freeText(LONG_TEXT_MAX).optional(), html: freeText(LONG_TEXT_MAX).optional() })], {
-    error: 'must be a string or an object with a "plain" member',
-  }),
+  z.union(
+    [
+      freeText(LONG_TEXT_MAX),
+      z.strictObject({
+        plain: freeText(LONG_TEXT_MAX),
+        markdown: freeText(LONG_TEXT_MAX).optional(),
+        html: freeText(LONG_TEXT_MAX).optional(),
+      }),
+    ],
+    {
+      error: 'must be a string or an object with a "plain" member',
+    },
+  ),
   { id: 'Description', description: 'Plain-text description, or { plain, markdown?, html? }.' },
 );
 
-export const LinkSchema = doc(z.strictObject({ type: nameText(), url: httpUrl('Address of the page.'), title: freeText(200).optional() }), {
-  id: 'Link',
-  description: 'A typed link to a policy or information page.',
-});
+export const LinkSchema = doc(
+  z.strictObject({ type: nameText(), url: httpUrl('Address of the page.'), title: freeText(200).optional() }),
+  {
+    id: 'Link',
+    description: 'A typed link to a policy or information page.',
+  },
+);
 
 export const MediaSchema = doc(
   z.looseObject({
@@ -51,7 +64,8 @@ export const RatingSchema = doc(
     })
     .superRefine((r, ctx) => {
       const min = r.scale_min ?? 1;
-      if (r.value < min || r.value > r.scale_max) ctx.addIssue({ code: 'custom', path: ['value'], message: `must lie between ${min} and ${r.scale_max}` });
+      if (r.value < min || r.value > r.scale_max)
+        ctx.addIssue({ code: 'custom', path: ['value'], message: `must lie between ${min} and ${r.scale_max}` });
     }),
   { id: 'Rating', description: 'Aggregate rating of the service.' },
 );
@@ -61,7 +75,13 @@ const LOCALIZED_KEYS = ['name', 'description', 'category_name', 'channel_instruc
 export const LocalizedSchema = doc(
   z.record(
     z.string().refine((k) => LOCALIZED_KEYS.includes(k), `must be one of ${LOCALIZED_KEYS.join(', ')}`),
-    z.record(z.string().regex(LOCALE_RE, 'must be a BCP 47 language tag such as "es" or "zh-Hant"'), freeText(LONG_TEXT_MAX)),
+    z.record(
+      z.string().regex(LOCALE_RE, 'must be a BCP 47 language tag such as "es" or "zh-Hant"'),
+      freeText(LONG_TEXT_MAX),
+    ),
   ),
-  { id: 'LocalizedFields', description: 'Per-locale overrides of name, description, category_name and channel_instructions.' },
+  {
+    id: 'LocalizedFields',
+    description: 'Per-locale overrides of name, description, category_name and channel_instructions.',
+  },
 );

@@ -22,7 +22,14 @@ import {
 } from './business-fields.js';
 
 import { WeeklyHoursSchema } from './hours-schema.js';
-import { CategorySchema, DescriptionSchema, LinkSchema, LocalizedSchema, MediaSchema, RatingSchema } from './service-presentation.js';
+import {
+  CategorySchema,
+  DescriptionSchema,
+  LinkSchema,
+  LocalizedSchema,
+  MediaSchema,
+  RatingSchema,
+} from './service-presentation.js';
 
 export const DurationSchema = doc(
   z
@@ -35,7 +42,8 @@ export const DurationSchema = doc(
           step: isoDuration('Increment between bookable lengths', true).optional(),
         })
         .superRefine((r, ctx) => {
-          if (durationMillis(r.max) < durationMillis(r.min)) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be shorter than min' });
+          if (durationMillis(r.max) < durationMillis(r.min))
+            ctx.addIssue({ code: 'custom', path: ['max'], message: 'must not be shorter than min' });
         })
         .optional(),
       undetermined: doc(z.literal(true), 'The service has no meaningful length to show.').optional(),
@@ -45,12 +53,23 @@ export const DurationSchema = doc(
     .superRefine((d, ctx) => {
       const present = (['fixed', 'range', 'undetermined'] as const).filter((k) => d[k] !== undefined);
       if (present.length === 0) {
-        ctx.addIssue({ code: 'custom', path: [], message: 'needs exactly one of fixed, range or undetermined (USP §3.11)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [],
+          message: 'needs exactly one of fixed, range or undetermined (USP §3.11)',
+        });
       } else if (present.length > 1) {
-        ctx.addIssue({ code: 'custom', path: [present[1]], message: `cannot be combined with ${present[0]}: exactly one of fixed, range or undetermined (USP §3.11)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [present[1]],
+          message: `cannot be combined with ${present[0]}: exactly one of fixed, range or undetermined (USP §3.11)`,
+        });
       }
     }),
-  { id: 'Duration', description: 'How long the service takes: exactly one of fixed, range or undetermined, plus optional buffers.' },
+  {
+    id: 'Duration',
+    description: 'How long the service takes: exactly one of fixed, range or undetermined, plus optional buffers.',
+  },
 );
 
 const PRICING_MODELS = ['fixed', 'hourly', 'per_person', 'variable', 'free'] as const;
@@ -88,13 +107,20 @@ const PoliciesSchema = doc(
         allowed: z.boolean(),
         free_cancellation_until: isoDuration('Free cancellation up to this long before the start').optional(),
         late_cancellation_fee: minorUnits('Fixed fee for a cancellation after the free window').optional(),
-        late_cancellation_fee_percentage: doc(z.number().int().min(0).max(100), 'Fee for a cancellation after the free window, as a percentage of the price').optional(),
+        late_cancellation_fee_percentage: doc(
+          z.number().int().min(0).max(100),
+          'Fee for a cancellation after the free window, as a percentage of the price',
+        ).optional(),
         no_cancellation_after: isoDuration('No cancellation within this long before the start').optional(),
       })
       .superRefine((c, ctx) => {
         // Spec-next 3.9: at most one of the two; a percentage is never written as a fixed fee.
         if (c.late_cancellation_fee !== undefined && c.late_cancellation_fee_percentage !== undefined) {
-          ctx.addIssue({ code: 'custom', path: ['late_cancellation_fee_percentage'], message: 'give late_cancellation_fee or late_cancellation_fee_percentage, not both' });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['late_cancellation_fee_percentage'],
+            message: 'give late_cancellation_fee or late_cancellation_fee_percentage, not both',
+          });
         }
       }),
     rescheduling: z.strictObject({
@@ -139,7 +165,8 @@ const CapacitySchema = doc(
       waitlist: doc(z.boolean(), 'Whether a full slot can be waitlisted.').optional(),
     })
     .superRefine((c, ctx) => {
-      if (c.min !== undefined && c.min > c.max) ctx.addIssue({ code: 'custom', path: ['min'], message: `must not exceed max (${c.max})` });
+      if (c.min !== undefined && c.min > c.max)
+        ctx.addIssue({ code: 'custom', path: ['min'], message: `must not exceed max (${c.max})` });
     }),
   { id: 'Capacity', description: 'Participants per slot; required for group and reservation services.' },
 );
@@ -150,15 +177,22 @@ export const RequirementSchema = doc(
       type: doc(z.enum(RESOURCE_TYPES), 'Kind of resource required.'),
       name: doc(nameText(), 'Label shown to the buyer, e.g. "Stylist".').optional(),
       selectable: doc(z.boolean(), 'Whether the buyer may choose which resource.').optional(),
-      resource_ids: doc(z.array(idString()).min(1, 'must list at least one resource'), 'Ids of the resources (of `type`) that can fill this requirement.'),
+      resource_ids: doc(
+        z.array(idString()).min(1, 'must list at least one resource'),
+        'Ids of the resources (of `type`) that can fill this requirement.',
+      ),
     })
     .superRefine((r, ctx) => {
       r.resource_ids.forEach((id, i) => {
         const first = r.resource_ids.indexOf(id);
-        if (first !== i) ctx.addIssue({ code: 'custom', path: ['resource_ids', i], message: `duplicate resource id "${id}"` });
+        if (first !== i)
+          ctx.addIssue({ code: 'custom', path: ['resource_ids', i], message: `duplicate resource id "${id}"` });
       });
     }),
-  { id: 'ResourceRequirement', description: 'One resource of a type, chosen among resource_ids, is needed for each booking.' },
+  {
+    id: 'ResourceRequirement',
+    description: 'One resource of a type, chosen among resource_ids, is needed for each booking.',
+  },
 );
 
 const ServiceObject = z.strictObject({
@@ -168,7 +202,11 @@ const ServiceObject = z.strictObject({
     z
       .string()
       .max(200, 'must be at most 200 characters')
-      .regex(SERVICE_TYPE_RE, 'must be appointment, group, reservation, rental, field_service ' + 'or a reverse-domain vertical such as "com.example.lessons"'),
+      .regex(
+        SERVICE_TYPE_RE,
+        'must be appointment, group, reservation, rental, field_service ' +
+          'or a reverse-domain vertical such as "com.example.lessons"',
+      ),
     'Service vertical.',
   ),
   status: z.enum(['active', 'suspended', 'archived']).optional(),
@@ -179,10 +217,22 @@ const ServiceObject = z.strictObject({
   channel: ChannelSchema,
   policies: PoliciesSchema,
   capacity: CapacitySchema.optional(),
-  provider: z.strictObject({ name: nameText(), url: httpUrl('Business website.').optional(), links: z.array(LinkSchema).optional() }).optional(),
+  provider: z
+    .strictObject({
+      name: nameText(),
+      url: httpUrl('Business website.').optional(),
+      links: z.array(LinkSchema).optional(),
+    })
+    .optional(),
   media: z.array(MediaSchema).optional(),
   rating: RatingSchema.optional(),
-  handle: doc(z.string().max(200, 'must be at most 200 characters').regex(HANDLE_RE, 'must be a lowercase slug such as "womens-haircut"'), 'URL-friendly slug.').optional(),
+  handle: doc(
+    z
+      .string()
+      .max(200, 'must be at most 200 characters')
+      .regex(HANDLE_RE, 'must be a lowercase slug such as "womens-haircut"'),
+    'URL-friendly slug.',
+  ).optional(),
   url: httpUrl('Canonical page of the service.').optional(),
   tags: z.array(nameText()).optional(),
   metadata: z
@@ -191,13 +241,18 @@ const ServiceObject = z.strictObject({
     .optional(),
   links: z.array(LinkSchema).optional(),
   localized: LocalizedSchema.optional(),
-  requirements: doc(z.array(RequirementSchema), 'Resources needed to deliver the service; [] means the service is its own resource (then `hours` is required).'),
+  requirements: doc(
+    z.array(RequirementSchema),
+    'Resources needed to deliver the service; [] means the service is its own resource (then `hours` is required).',
+  ),
   location_ids: doc(z.array(idString()), 'Ids of the business locations where the service is offered.').optional(),
   hours: WeeklyHoursSchema.optional(),
 });
 
 export const ServiceSchema = doc(
-  ServiceObject.superRefine((s, ctx) => serviceRules(s, (path, message) => ctx.addIssue({ code: 'custom', path, message }))),
+  ServiceObject.superRefine((s, ctx) =>
+    serviceRules(s, (path, message) => ctx.addIssue({ code: 'custom', path, message })),
+  ),
   {
     id: 'Service',
     description:

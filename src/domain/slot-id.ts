@@ -149,7 +149,14 @@ function startChars(startMs: number): string {
     const m = startMs / MINUTE_MS; // < 2^36
     const hi = Math.floor(m / TWO_18);
     const lo = m - hi * TWO_18;
-    return ALPHABET[hi >> 12] + ALPHABET[(hi >> 6) & 63] + ALPHABET[hi & 63] + ALPHABET[lo >> 12] + ALPHABET[(lo >> 6) & 63] + ALPHABET[lo & 63];
+    return (
+      ALPHABET[hi >> 12] +
+      ALPHABET[(hi >> 6) & 63] +
+      ALPHABET[hi & 63] +
+      ALPHABET[lo >> 12] +
+      ALPHABET[(lo >> 6) & 63] +
+      ALPHABET[lo & 63]
+    );
   }
   const hi = Math.floor(startMs / TWO_24);
   const lo = startMs - hi * TWO_24;
@@ -215,7 +222,8 @@ function legacyId(parts: SlotIdParts): string {
 function decodeLegacy(id: string): SlotRef | null {
   const bytes = fromBase64Url(id.slice(PREFIX.length));
   if (!bytes || bytes.length < 7) return null;
-  const startMs = ((bytes[0] << 16) | (bytes[1] << 8) | bytes[2]) * TWO_24 + ((bytes[3] << 16) | (bytes[4] << 8) | bytes[5]);
+  const startMs =
+    ((bytes[0] << 16) | (bytes[1] << 8) | bytes[2]) * TWO_24 + ((bytes[3] << 16) | (bytes[4] << 8) | bytes[5]);
   const data: unknown = JSON.parse(decoder.decode(bytes.subarray(6)));
   if (!Array.isArray(data) || data.length !== 2) return null;
   const [serviceId, resourceIds] = data as unknown[];

@@ -7,7 +7,16 @@
 import type { ResourceDef, ServiceDef } from './business.js';
 import { intersectIntervals, type Iv } from './intervals.js';
 import { combinationLocation, combinations, type Combination } from './resource-combinations.js';
-import { bufferMs, clipToBookingWindow, isCapacityType, selfResourceId, slotDurationMs, type SlotCandidate, type SlotQuery, type SlotState } from './slot-query.js';
+import {
+  bufferMs,
+  clipToBookingWindow,
+  isCapacityType,
+  selfResourceId,
+  slotDurationMs,
+  type SlotCandidate,
+  type SlotQuery,
+  type SlotState,
+} from './slot-query.js';
 import { DAY_MS, addDays, localDate, parseDuration } from './time.js';
 import { dayInfo, workingTime, type DayInfo, type ScheduleSource } from './working-time.js';
 
@@ -105,7 +114,9 @@ export function workingTimes(q: InternalQuery, plan: Plan, days: readonly DayInf
   return (id) => {
     let w = working.get(id);
     if (!w) {
-      const src: ScheduleSource = plan.selfResource ? { schedule: plan.service.hours } : (q.resources.get(id) as ResourceDef);
+      const src: ScheduleSource = plan.selfResource
+        ? { schedule: plan.service.hours }
+        : (q.resources.get(id) as ResourceDef);
       w = workingTime(src, days, q.zone);
       working.set(id, w);
     }
@@ -114,7 +125,11 @@ export function workingTimes(q: InternalQuery, plan: Plan, days: readonly DayInf
 }
 
 /** Step 3: the windows where every resource of a combination works (within the service hours, if any). */
-export function combinationWindows(combo: Combination, serviceHours: Iv[] | null, workingOf: (id: string) => Iv[]): Iv[] {
+export function combinationWindows(
+  combo: Combination,
+  serviceHours: Iv[] | null,
+  workingOf: (id: string) => Iv[],
+): Iv[] {
   let windows: Iv[] | null = serviceHours;
   for (const id of combo.resourceIds) {
     windows = windows === null ? workingOf(id) : intersectIntervals(windows, workingOf(id));
@@ -130,6 +145,7 @@ export function capacityLeft(plan: Plan, used: number, held: number): NonNullabl
 
 /** A capacity slot's state: available or limited while the party fits, else waitlist where offered; null when full. */
 export function capacityState(plan: Plan, cap: NonNullable<SlotCandidate['capacity']>): SlotState | null {
-  if (cap.remaining >= plan.partySize) return cap.remaining < 3 || cap.remaining < 0.2 * plan.total ? 'limited' : 'available';
+  if (cap.remaining >= plan.partySize)
+    return cap.remaining < 3 || cap.remaining < 0.2 * plan.total ? 'limited' : 'available';
   return plan.waitlist ? 'waitlist' : null;
 }

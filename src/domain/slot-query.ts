@@ -70,7 +70,13 @@ function bookingWindow(service: ServiceDef, nowMs: number): { from: number; to: 
  * Empty when `from >= to`. A query clips its range with it, the availability cache narrows a kept
  * list with it, and the write path asks it of one start (`[start, start + 1)`).
  */
-export function clipToBookingWindow(service: ServiceDef, nowMs: number, fromMs: number, toMs: number, aheadMs = 0): { from: number; to: number } {
+export function clipToBookingWindow(
+  service: ServiceDef,
+  nowMs: number,
+  fromMs: number,
+  toMs: number,
+  aheadMs = 0,
+): { from: number; to: number } {
   const w = bookingWindow(service, nowMs);
   return { from: Math.max(fromMs, w.from), to: Math.min(toMs, w.to + Math.max(0, aheadMs)) };
 }

@@ -33,8 +33,12 @@ export class SlotTagClash extends Error {
     readonly first: { serviceId: string; resourceIds: readonly string[] },
     readonly second: { serviceId: string; resourceIds: readonly string[] },
   ) {
-    const name = (c: { serviceId: string; resourceIds: readonly string[] }) => `service ${JSON.stringify(c.serviceId)} with resources ${JSON.stringify(c.resourceIds)}`;
-    super(`slot ids of ${name(first)} and of ${name(second)} would share the tag ${tag}; ` + 'rename one of those resources or services (any new id separates them)');
+    const name = (c: { serviceId: string; resourceIds: readonly string[] }) =>
+      `service ${JSON.stringify(c.serviceId)} with resources ${JSON.stringify(c.resourceIds)}`;
+    super(
+      `slot ids of ${name(first)} and of ${name(second)} would share the tag ${tag}; ` +
+        'rename one of those resources or services (any new id separates them)',
+    );
     this.name = 'SlotTagClash';
   }
 }
@@ -45,12 +49,21 @@ type TagOf = (serviceId: string, resourceIds: readonly string[]) => string;
 
 const cache = new WeakMap<ServiceDef, { resources: ReadonlyMap<string, ResourceDef>; index: SlotTagIndex }>();
 
-function buildIndex(service: ServiceDef, resources: ReadonlyMap<string, ResourceDef>, tagOf: TagOf): Map<string, readonly string[]> {
+function buildIndex(
+  service: ServiceDef,
+  resources: ReadonlyMap<string, ResourceDef>,
+  tagOf: TagOf,
+): Map<string, readonly string[]> {
   const index = new Map<string, readonly string[]>();
   for (const combo of serviceCombinations(service, resources)) {
     const tag = tagOf(service.id, combo);
     const seen = index.get(tag);
-    if (seen) throw new SlotTagClash(tag, { serviceId: service.id, resourceIds: seen }, { serviceId: service.id, resourceIds: combo });
+    if (seen)
+      throw new SlotTagClash(
+        tag,
+        { serviceId: service.id, resourceIds: seen },
+        { serviceId: service.id, resourceIds: combo },
+      );
     index.set(tag, combo);
   }
   return index;
@@ -61,7 +74,11 @@ function buildIndex(service: ServiceDef, resources: ReadonlyMap<string, Resource
  * immutable once a business is compiled); throws SlotTagClash when two combinations share a tag.
  * `tagOf` replaces the tag function (tests use a short one to provoke clashes).
  */
-export function slotTagIndex(service: ServiceDef, resources: ReadonlyMap<string, ResourceDef>, tagOf: TagOf = slotTag): SlotTagIndex {
+export function slotTagIndex(
+  service: ServiceDef,
+  resources: ReadonlyMap<string, ResourceDef>,
+  tagOf: TagOf = slotTag,
+): SlotTagIndex {
   if (tagOf !== slotTag) return buildIndex(service, resources, tagOf);
   const hit = cache.get(service);
   if (hit && hit.resources === resources) return hit.index;
@@ -71,7 +88,11 @@ export function slotTagIndex(service: ServiceDef, resources: ReadonlyMap<string,
 }
 
 /** The first tag shared by two resource combinations anywhere in the business (within or across services), or null. */
-export function findSlotTagClash(services: readonly ServiceDef[], resources: ReadonlyMap<string, ResourceDef>, tagOf: TagOf = slotTag): SlotTagClash | null {
+export function findSlotTagClash(
+  services: readonly ServiceDef[],
+  resources: ReadonlyMap<string, ResourceDef>,
+  tagOf: TagOf = slotTag,
+): SlotTagClash | null {
   const owners = new Map<string, { serviceId: string; resourceIds: readonly string[] }>();
   for (const service of services) {
     for (const combo of serviceCombinations(service, resources)) {
@@ -89,7 +110,11 @@ export function findSlotTagClash(services: readonly ServiceDef[], resources: Rea
  * is malformed or its tag names no combination this service offers now. The slot itself is not
  * checked here: that is findSlot's job, against the claims.
  */
-export function resolveSlotId(id: unknown, service: ServiceDef, resources: ReadonlyMap<string, ResourceDef>): SlotIdParts | null {
+export function resolveSlotId(
+  id: unknown,
+  service: ServiceDef,
+  resources: ReadonlyMap<string, ResourceDef>,
+): SlotIdParts | null {
   const ref = decodeSlotId(id);
   if (!ref) return null;
   const resourceIds = slotTagIndex(service, resources).get(ref.tag);

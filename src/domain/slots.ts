@@ -21,7 +21,17 @@ import { EMPTY_INDEX, buildClaimIndexes, capacityUsage, isBlocked, type ClaimInd
 import type { Iv } from './intervals.js';
 import { compareIds, type Combination } from './resource-combinations.js';
 import { slotIdEncoder, slotKeyMaker } from './slot-id.js';
-import { capacityLeft, capacityState, combinationWindows, expandDays, locatedCombinations, planQuery, workingTimes, type InternalQuery, type Plan } from './slot-plan.js';
+import {
+  capacityLeft,
+  capacityState,
+  combinationWindows,
+  expandDays,
+  locatedCombinations,
+  planQuery,
+  workingTimes,
+  type InternalQuery,
+  type Plan,
+} from './slot-plan.js';
 import type { SlotCandidate, SlotQuery, SlotState } from './slot-query.js';
 import { workingTime } from './working-time.js';
 
@@ -34,7 +44,10 @@ interface Occupancy {
 function occupancyOf(q: InternalQuery, plan: Plan, located: readonly Combination[]): Occupancy {
   const wanted = new Set<string>();
   for (const c of located) for (const id of c.resourceIds) wanted.add(id);
-  return { claimIndexes: buildClaimIndexes(q.claims, wanted), usage: plan.capacity ? capacityUsage(q.claims, plan.service.id) : null };
+  return {
+    claimIndexes: buildClaimIndexes(q.claims, wanted),
+    usage: plan.capacity ? capacityUsage(q.claims, plan.service.id) : null,
+  };
 }
 
 /** One combination's constants while its starts are walked. */
@@ -47,7 +60,14 @@ interface ComboGrid {
 }
 
 /** Step 4: candidate starts of one combination, window by window. */
-function combinationSlots(plan: Plan, occupancy: Occupancy, combo: Combination, windows: readonly Iv[], midnights: readonly number[], out: SlotCandidate[]): void {
+function combinationSlots(
+  plan: Plan,
+  occupancy: Occupancy,
+  combo: Combination,
+  windows: readonly Iv[],
+  midnights: readonly number[],
+  out: SlotCandidate[],
+): void {
   const grid: ComboGrid = {
     combo,
     indexes: combo.resourceIds.map((id) => occupancy.claimIndexes.get(id) ?? EMPTY_INDEX),
@@ -68,7 +88,15 @@ function combinationSlots(plan: Plan, occupancy: Occupancy, combo: Combination, 
  * each local midnight strictly inside the window, `midnights[m]` onwards), and a slot fits when it
  * ends inside the window.
  */
-function windowSlots(plan: Plan, occupancy: Occupancy, grid: ComboGrid, w: Iv, midnights: readonly number[], m: number, out: SlotCandidate[]): void {
+function windowSlots(
+  plan: Plan,
+  occupancy: Occupancy,
+  grid: ComboGrid,
+  w: Iv,
+  midnights: readonly number[],
+  m: number,
+  out: SlotCandidate[],
+): void {
   const { from, to, intervalMs, durationMs } = plan;
   let anchor = w.s;
   let k = m;
@@ -127,7 +155,8 @@ function generate(q: InternalQuery): SlotCandidate[] {
   if (located.length === 0) return [];
   const days = expandDays(plan, q.zone);
   const workingOf = workingTimes(q, plan, days);
-  const serviceHours = !plan.selfResource && plan.service.hours ? workingTime({ schedule: plan.service.hours }, days, q.zone) : null;
+  const serviceHours =
+    !plan.selfResource && plan.service.hours ? workingTime({ schedule: plan.service.hours }, days, q.zone) : null;
   const occupancy = occupancyOf(q, plan, located);
   const midnights = days.map((d) => d.startMs);
   const out: SlotCandidate[] = [];

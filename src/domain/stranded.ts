@@ -37,7 +37,8 @@ export interface StrandedBooking {
 
 function covered(src: ScheduleSource, zone: string, startMs: number, endMs: number): boolean {
   const days = [];
-  for (let d = localDate(startMs, zone), last = localDate(endMs - 1, zone); d <= last; d = addDays(d, 1)) days.push(dayInfo(zone, d));
+  for (let d = localDate(startMs, zone), last = localDate(endMs - 1, zone); d <= last; d = addDays(d, 1))
+    days.push(dayInfo(zone, d));
   return workingTime(src, days, zone).some((iv) => iv.s <= startMs && iv.e >= endMs);
 }
 
@@ -53,22 +54,33 @@ function misfit(def: BusinessDef, b: BookedInterval, claims: readonly OtherClaim
     if (!resource || !allowed.has(rid)) return { booking_id: b.id, reason: 'resource_removed', resource_id: rid };
     if (!covered(resource, zone, b.start_ms, b.end_ms)) return { booking_id: b.id, reason: 'hours', resource_id: rid };
   }
-  if (service.hours && !covered({ schedule: service.hours }, zone, b.start_ms, b.end_ms)) return { booking_id: b.id, reason: 'hours' };
+  if (service.hours && !covered({ schedule: service.hours }, zone, b.start_ms, b.end_ms))
+    return { booking_id: b.id, reason: 'hours' };
   return lengthMisfit(service, b, claims);
 }
 
-function lengthMisfit(service: ServiceDef, b: BookedInterval, claims: readonly OtherClaim[]): StrandedBooking | undefined {
+function lengthMisfit(
+  service: ServiceDef,
+  b: BookedInterval,
+  claims: readonly OtherClaim[],
+): StrandedBooking | undefined {
   if (!service.duration.fixed || slotDurationMs(service) <= b.end_ms - b.start_ms) return undefined;
   const blocked = blockedInterval(service, b.start_ms);
   for (const c of claims) {
     if (c.owner_id === b.id || !b.resource_ids.includes(c.resource_id)) continue;
-    if (c.start_ms < blocked.endMs && blocked.startMs < c.end_ms) return { booking_id: b.id, reason: 'duration', resource_id: c.resource_id, runs_into: c.owner_id };
+    if (c.start_ms < blocked.endMs && blocked.startMs < c.end_ms)
+      return { booking_id: b.id, reason: 'duration', resource_id: c.resource_id, runs_into: c.owner_id };
   }
   return undefined;
 }
 
 /** The bookings that fit `before` and would not fit `after`, in the order given. */
-export function strandedBookings(before: BusinessDef, after: BusinessDef, bookings: readonly BookedInterval[], claims: readonly OtherClaim[]): StrandedBooking[] {
+export function strandedBookings(
+  before: BusinessDef,
+  after: BusinessDef,
+  bookings: readonly BookedInterval[],
+  claims: readonly OtherClaim[],
+): StrandedBooking[] {
   const out: StrandedBooking[] = [];
   for (const b of bookings) {
     if (misfit(before, b, claims)) continue;

@@ -6,7 +6,9 @@ export type SubscriptionStatus = 'active' | 'paused' | 'canceled';
 
 export type SubscriptionMove = 'pause' | 'resume' | 'cancel';
 
-export const SUBSCRIPTION_TRANSITIONS: Readonly<Record<SubscriptionStatus, Partial<Record<SubscriptionMove, SubscriptionStatus>>>> = {
+export const SUBSCRIPTION_TRANSITIONS: Readonly<
+  Record<SubscriptionStatus, Partial<Record<SubscriptionMove, SubscriptionStatus>>>
+> = {
   active: { pause: 'paused', cancel: 'canceled' },
   paused: { resume: 'active', cancel: 'canceled' },
   canceled: {},

@@ -5,7 +5,17 @@
  */
 import type { LocalInterval, ResourceDef, Weekday, WeeklyHours } from './business.js';
 import { mergeIntervals, subtractIntervals, type Iv } from './intervals.js';
-import { DAY_MS, MINUTE_MS, addDays, isTimeOfDay, localToUtcMs, minutesToTimeOfDay, parseInstant, timeOfDayToMinutes, weekdayOf } from './time.js';
+import {
+  DAY_MS,
+  MINUTE_MS,
+  addDays,
+  isTimeOfDay,
+  localToUtcMs,
+  minutesToTimeOfDay,
+  parseInstant,
+  timeOfDayToMinutes,
+  weekdayOf,
+} from './time.js';
 
 /** One local date in a zone, with its bounds as instants. */
 export interface DayInfo {

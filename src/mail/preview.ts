@@ -54,21 +54,34 @@ function sampleBooking(rc: RenderContext, now: number): BookingRecord {
     expires_at: new Date(now + 86_400_000).toISOString(),
     updated_at: new Date(now).toISOString(),
   };
-  const priv = { start_ms: startMs, end_ms: endMs, price_total: total, amount_paid: 0, reschedule_count: 0, confirmed_once: true };
+  const priv = {
+    start_ms: startMs,
+    end_ms: endMs,
+    price_total: total,
+    amount_paid: 0,
+    reschedule_count: 0,
+    confirmed_once: true,
+  };
   return { booking, priv } as unknown as BookingRecord;
 }
 
 export function previewMails(rc: RenderContext, now: number): MailPreview[] {
   const rec = sampleBooking(rc, now);
   return PREVIEWED.map((kind) => {
-    const b = kind === 'booking_canceled' || kind === 'booking_declined' ? rec.booking : { ...rec.booking, cancellation: undefined };
+    const b =
+      kind === 'booking_canceled' || kind === 'booking_declined'
+        ? rec.booking
+        : { ...rec.booking, cancellation: undefined };
     const payload: Record<string, unknown> =
       kind === 'waitlist_offer'
         ? {
             entry: {
               service_id: rec.booking.service_id,
               buyer: rec.booking.buyer,
-              offered_slot: { start: new Date(rec.priv.start_ms).toISOString(), end: new Date(rec.priv.end_ms).toISOString() },
+              offered_slot: {
+                start: new Date(rec.priv.start_ms).toISOString(),
+                end: new Date(rec.priv.end_ms).toISOString(),
+              },
               offer_expires_at: new Date(now + 3_600_000).toISOString(),
             },
             offer_path: '/waitlist/wle_sample/offer?token=sample',
@@ -77,11 +90,24 @@ export function previewMails(rc: RenderContext, now: number): MailPreview[] {
             booking: b,
             priv: rec.priv,
             ...(kind === 'payment_needed'
-              ? { payment: { url: new URL('/checkout/bkg_sample', rc.biz.publicUrl).toString(), expires_at: b.expires_at, amount: rec.priv.price_total } }
+              ? {
+                  payment: {
+                    url: new URL('/checkout/bkg_sample', rc.biz.publicUrl).toString(),
+                    expires_at: b.expires_at,
+                    amount: rec.priv.price_total,
+                  },
+                }
               : {}),
             ...(kind === 'refund_issued' ? { refund_amount: rec.priv.price_total } : {}),
           };
-    const m = { id: `preview|${kind}`, kind, subject_id: 'bkg_sample', recipient: 'sam@example.com', locale: null, payload } as unknown as MailMessage;
+    const m = {
+      id: `preview|${kind}`,
+      kind,
+      subject_id: 'bkg_sample',
+      recipient: 'sam@example.com',
+      locale: null,
+      payload,
+    } as unknown as MailMessage;
     const out = renderMail(m, rc);
     return { kind, subject: out.subject, text: out.text, html: out.html, overridden: rc.overrides?.has(kind) ?? false };
   });

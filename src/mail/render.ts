@@ -20,7 +20,11 @@ export interface RenderContext {
   overrides?: ReadonlyMap<string, string>;
 }
 
-const INVITE: Partial<Record<MailKind, 'REQUEST' | 'CANCEL'>> = { booking_confirmed: 'REQUEST', booking_rescheduled: 'REQUEST', booking_canceled: 'CANCEL' };
+const INVITE: Partial<Record<MailKind, 'REQUEST' | 'CANCEL'>> = {
+  booking_confirmed: 'REQUEST',
+  booking_rescheduled: 'REQUEST',
+  booking_canceled: 'CANCEL',
+};
 
 /** The Message-ID of a queued message: the same for every attempt, so a receiver can drop a duplicate. */
 export function messageIdOf(m: MailMessage, host: string): string {
@@ -37,7 +41,8 @@ function oneLineName(name: string | undefined): string | undefined {
 }
 
 function words(lang: string, zone: string) {
-  const at = (iso: string) => new Intl.DateTimeFormat(lang, { timeZone: zone, dateStyle: 'full', timeStyle: 'short' }).format(new Date(iso));
+  const at = (iso: string) =>
+    new Intl.DateTimeFormat(lang, { timeZone: zone, dateStyle: 'full', timeStyle: 'short' }).format(new Date(iso));
   const range = (a: string, b: string) =>
     new Intl.DateTimeFormat(lang, {
       timeZone: zone,
@@ -57,7 +62,8 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
   const publicUrl = new URL(biz.publicUrl);
   const def = biz.def.business;
   const { lang, words: w } = wordsFor(m.locale, def.locale, 'en');
-  if (m.kind === 'signup_code' || m.kind === 'password_reset' || m.kind === 'owner_invite') return accountMail(m, rc, w, lang, publicUrl);
+  if (m.kind === 'signup_code' || m.kind === 'password_reset' || m.kind === 'owner_invite')
+    return accountMail(m, rc, w, lang, publicUrl);
   const fmt = words(lang, biz.zone);
   const kind = m.kind as BookingKind;
   let facts: Facts;
@@ -66,7 +72,12 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
   let invite: OutgoingMail['invite'];
   let stop: { href: string; label: string } | undefined;
   if (m.kind === 'waitlist_offer') {
-    const e = m.payload.entry as { service_id: string; buyer: { first_name?: string }; offered_slot?: { start: string; end: string }; offer_expires_at?: string };
+    const e = m.payload.entry as {
+      service_id: string;
+      buyer: { first_name?: string };
+      offered_slot?: { start: string; end: string };
+      offer_expires_at?: string;
+    };
     const service = biz.services.get(e.service_id);
     facts = {
       business: def.name,
@@ -76,11 +87,14 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
       terms: [],
       name: oneLineName(e.buyer.first_name),
     };
-    if (typeof m.payload.offer_path === 'string') link = { href: new URL(m.payload.offer_path, publicUrl).toString(), label: w.labels.offer };
+    if (typeof m.payload.offer_path === 'string')
+      link = { href: new URL(m.payload.offer_path, publicUrl).toString(), label: w.labels.offer };
   } else {
     const rec = { booking: m.payload.booking, priv: m.payload.priv } as BookingRecord;
     const v = bookingPageView({ biz }, rec);
-    const payment = m.payload.payment as { url: string; expires_at: string; amount: number; currency: string } | undefined;
+    const payment = m.payload.payment as
+      | { url: string; expires_at: string; amount: number; currency: string }
+      | undefined;
     const money = (n: number) => formatMoney(n, v.price.currency, lang);
     facts = {
       business: v.business_name,
@@ -90,10 +104,22 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
       with: v.resources.map((r) => r.name).join(', ') || undefined,
       price: v.price.total > 0 ? money(v.price.total) : undefined,
       // A refund's message tells what came back, not what is owed (the booking page shows the balance).
-      due: m.kind === 'refund_issued' ? undefined : payment ? money(payment.amount) : v.price.balance > 0 ? money(v.price.balance) : undefined,
+      due:
+        m.kind === 'refund_issued'
+          ? undefined
+          : payment
+            ? money(payment.amount)
+            : v.price.balance > 0
+              ? money(v.price.balance)
+              : undefined,
       paid: v.price.paid > 0 ? money(v.price.paid) : undefined,
       fee: v.price.cancellation_fee ? money(v.price.cancellation_fee) : undefined,
-      refund: typeof m.payload.refund_amount === 'number' ? money(m.payload.refund_amount) : v.price.refund ? money(v.price.refund) : undefined,
+      refund:
+        typeof m.payload.refund_amount === 'number'
+          ? money(m.payload.refund_amount)
+          : v.price.refund
+            ? money(v.price.refund)
+            : undefined,
       deadline: payment ? fmt.at(payment.expires_at) : v.deadline_at ? fmt.at(v.deadline_at) : undefined,
       terms: m.kind === 'booking_canceled' || m.kind === 'booking_declined' ? [] : v.terms,
       name: oneLineName(rec.booking.buyer?.first_name),
@@ -102,9 +128,15 @@ export function renderMail(m: MailMessage, rc: RenderContext): OutgoingMail {
     const manage = typeof m.payload.manage_path === 'string' ? m.payload.manage_path : v.booking_path;
     link = { href: new URL(manage, publicUrl).toString(), label: w.labels.booking };
     if (payment && m.kind === 'payment_needed') pay = { href: payment.url, label: w.labels.pay };
-    if (m.kind === 'reminder') stop = { href: new URL(`${v.booking_path}/reminders`, publicUrl).toString(), label: w.labels.reminders_off };
+    if (m.kind === 'reminder')
+      stop = { href: new URL(`${v.booking_path}/reminders`, publicUrl).toString(), label: w.labels.reminders_off };
     const method = INVITE[m.kind as MailKind];
-    if (method) invite = { method, content: inviteOf(v, rec, method, rc.from, m.recipient, publicUrl.host), filename: method === 'CANCEL' ? 'cancel.ics' : 'invite.ics' };
+    if (method)
+      invite = {
+        method,
+        content: inviteOf(v, rec, method, rc.from, m.recipient, publicUrl.host),
+        filename: method === 'CANCEL' ? 'cancel.ics' : 'invite.ics',
+      };
   }
   const subject = w.subject[kind](facts);
   const override = rc.overrides?.get(m.kind);
@@ -138,7 +170,17 @@ function accountMail(m: MailMessage, rc: RenderContext, w: Words, lang: string, 
         : w.account.reset(String(m.payload.url), String(m.payload.minutes));
   const contact = contactLine(w, rc.biz);
   const text =
-    [w.greeting(), '', ...a.lines, ...(a.link ? ['', `${a.linkLabel ?? a.link}: ${a.link}`] : []), '', '--', business, ...(contact ? [contact] : []), a.footer].join('\n') + '\n';
+    [
+      w.greeting(),
+      '',
+      ...a.lines,
+      ...(a.link ? ['', `${a.linkLabel ?? a.link}: ${a.link}`] : []),
+      '',
+      '--',
+      business,
+      ...(contact ? [contact] : []),
+      a.footer,
+    ].join('\n') + '\n';
   const body = html`<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${a.subject}</title></head>
 <body style="margin:0;padding:0;background:#f4f4f5;color:#18181b;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif">
@@ -158,7 +200,14 @@ ${contact ? html`<p style="color:#52525b;font-size:13px;margin-top:24px">${conta
 }
 
 /** The booking page's calendar entry (same UID, same SEQUENCE rule) as a mailed invitation. */
-function inviteOf(v: BookingPageView, rec: BookingRecord, method: 'REQUEST' | 'CANCEL', from: MailAddress, to: string, uidHost: string): string {
+function inviteOf(
+  v: BookingPageView,
+  rec: BookingRecord,
+  method: 'REQUEST' | 'CANCEL',
+  from: MailAddress,
+  to: string,
+  uidHost: string,
+): string {
   return bookingCalendar({
     uid: `${v.booking_id}@${uidHost}`,
     sequence: v.reschedule_count + (method === 'CANCEL' ? 1 : 0),
@@ -172,7 +221,10 @@ function inviteOf(v: BookingPageView, rec: BookingRecord, method: 'REQUEST' | 'C
     description: v.terms.join('\n') || undefined,
     organizerName: v.business_name,
     organizerEmail: from.address,
-    attendee: { email: to, name: [rec.booking.buyer?.first_name, rec.booking.buyer?.last_name].filter(Boolean).join(' ') || undefined },
+    attendee: {
+      email: to,
+      name: [rec.booking.buyer?.first_name, rec.booking.buyer?.last_name].filter(Boolean).join(' ') || undefined,
+    },
   });
 }
 

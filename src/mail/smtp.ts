@@ -24,7 +24,8 @@ export function checkSmtpUrl(url: string): void {
   } catch {
     throw new Error('--smtp-url must be a URL: smtp://user:pass@host:port or smtps://user:pass@host:port');
   }
-  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw new Error(`--smtp-url must start with smtp:// or smtps:// (got ${u.protocol}//)`);
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:')
+    throw new Error(`--smtp-url must start with smtp:// or smtps:// (got ${u.protocol}//)`);
   if (!u.hostname) throw new Error('--smtp-url names no host');
 }
 
@@ -50,7 +51,10 @@ export function smtpTransport(url: string, opts: { tlsRejectUnauthorized?: boole
       } catch (err) {
         const e = err as { responseCode?: number; response?: string; code?: string; message?: string };
         const code = typeof e.responseCode === 'number' ? e.responseCode : undefined;
-        const what = code !== undefined ? `${code} ${(e.response ?? '').slice(0, 200)}` : `${e.code ?? 'error'}: ${(e.message ?? '').slice(0, 200)}`;
+        const what =
+          code !== undefined
+            ? `${code} ${(e.response ?? '').slice(0, 200)}`
+            : `${e.code ?? 'error'}: ${(e.message ?? '').slice(0, 200)}`;
         throw new MailSendError(what, code !== undefined && code >= 500 && code < 600);
       }
     },
@@ -71,6 +75,8 @@ export function toNodemailer(m: OutgoingMail): SendMailOptions {
     text: m.text,
     html: m.html,
     headers: m.headers,
-    ...(m.invite ? { icalEvent: { method: m.invite.method, content: m.invite.content, filename: m.invite.filename } } : {}),
+    ...(m.invite
+      ? { icalEvent: { method: m.invite.method, content: m.invite.content, filename: m.invite.filename } }
+      : {}),
   };
 }

@@ -7,7 +7,12 @@
  * permanent refusal (SMTP 5xx) or after two days of trying. Log lines name the message's key and
  * kind, never its recipient or contents.
  */
-import { LeasedRunner, notificationQueue, notificationRetryDelayMs, type NotificationProvider } from '../outbox/index.js';
+import {
+  LeasedRunner,
+  notificationQueue,
+  notificationRetryDelayMs,
+  type NotificationProvider,
+} from '../outbox/index.js';
 import type { Business } from '../operations/index.js';
 import { EMAIL_CHANNEL, type MailMessage, type Store } from '../store/index.js';
 import { MailSendError, type MailAddress, type MailTransport } from './port.js';
@@ -53,7 +58,10 @@ export function mailProvider(o: MailProviderOptions): NotificationProvider {
       // cannot render) will not mend by itself; a network error (it has a code) may.
       if (err instanceof MailSendError) return { permanent: err.permanent, error: err.message };
       const permanent = !(err instanceof Error && 'code' in err);
-      return { permanent, error: `render or send failed: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}` };
+      return {
+        permanent,
+        error: `render or send failed: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}`,
+      };
     },
     close: () => o.transport.close(),
   };
@@ -62,6 +70,11 @@ export function mailProvider(o: MailProviderOptions): NotificationProvider {
 /** The mail worker: the leased runner over the notification outbox's `email` channel. */
 export class MailWorker extends LeasedRunner<MailMessage, void> {
   constructor(o: MailWorkerOptions) {
-    super(notificationQueue(mailProvider(o), { leaseMs: o.leaseMs, batch: o.batch }), { store: o.store, now: o.now, log: o.log, pollMs: o.pollMs });
+    super(notificationQueue(mailProvider(o), { leaseMs: o.leaseMs, batch: o.batch }), {
+      store: o.store,
+      now: o.now,
+      log: o.log,
+      pollMs: o.pollMs,
+    });
   }
 }

@@ -49,13 +49,22 @@ export function accountDataRoutes(pages: Hono, d: AccountDataDeps): void {
     const email = await d.signedInEmail(c);
     if (!email || !d.csrfOk(c, f)) return d.expired();
     if (f.confirm !== 'yes')
-      return d.page(messagePage({ heading: 'Nothing was erased', text: 'Tick the box to confirm, then erase again from your account page.' }), {
-        status: 400,
-        title: 'Nothing was erased',
-      });
+      return d.page(
+        messagePage({
+          heading: 'Nothing was erased',
+          text: 'Tick the box to confirm, then erase again from your account page.',
+        }),
+        {
+          status: 400,
+          title: 'Nothing was erased',
+        },
+      );
     await d.port.erase(email);
     return d.page(
-      messagePage({ heading: 'Your data was erased', text: 'Your account is closed and your name, email and phone were removed from every booking at this business.' }),
+      messagePage({
+        heading: 'Your data was erased',
+        text: 'Your account is closed and your name, email and phone were removed from every booking at this business.',
+      }),
       {
         title: 'Data erased',
         cookies: [d.signedOutCookie()],

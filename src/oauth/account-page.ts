@@ -10,7 +10,8 @@ import { readCookie } from '../web/index.js';
 
 export function accountRoutes(pages: Hono, k: PagesKit): void {
   // The account page: sign in directly, see linked assistants, remove one.
-  const accountLogin = (csrf: string, extra: { email?: string; error?: string } = {}) => loginPage({ action: '/account/login', registerHref: '/account/register', csrf, ...extra });
+  const accountLogin = (csrf: string, extra: { email?: string; error?: string } = {}) =>
+    loginPage({ action: '/account/login', registerHref: '/account/register', csrf, ...extra });
   pages.get('/account', async (c) => {
     const csrf = k.csrfFor(c);
     const id = await k.signedInAs(c);
@@ -20,11 +21,20 @@ export function accountRoutes(pages: Hono, k: PagesKit): void {
     const linked: LinkedView[] = [];
     for (const g of await k.accounts.linked(account.id)) {
       const client = await p.Client.find(g.clientId).catch(() => undefined);
-      linked.push({ grantId: g.grantId, client: String(client?.clientName ?? g.clientId), scopes: g.scopes, since: new Date(g.createdMs).toISOString().slice(0, 10) });
+      linked.push({
+        grantId: g.grantId,
+        client: String(client?.clientName ?? g.clientId),
+        scopes: g.scopes,
+        since: new Date(g.createdMs).toISOString().slice(0, 10),
+      });
     }
-    const notice = c.req.query('removed') === '1' ? 'Access removed. That assistant can no longer act for you.' : undefined;
+    const notice =
+      c.req.query('removed') === '1' ? 'Access removed. That assistant can no longer act for you.' : undefined;
     const data = k.options.buyerData ? accountDataCard(csrf.token) : undefined;
-    return k.page(accountPage({ csrf: csrf.token, name: account.name, email: account.email, linked, notice, data }), { title: 'Your account', cookies: [csrf.setCookie] });
+    return k.page(accountPage({ csrf: csrf.token, name: account.name, email: account.email, linked, notice, data }), {
+      title: 'Your account',
+      cookies: [csrf.setCookie],
+    });
   });
   pages.get('/account/register', () =>
     k.page(
@@ -41,15 +51,25 @@ export function accountRoutes(pages: Hono, k: PagesKit): void {
     const email = k.str(f.email, 254);
     const r = await k.accounts.signIn(email, k.str(f.password, 200), k.addressOf(c));
     if ('waitS' in r) return k.tooMany(r.waitS);
-    if (!r.account) return k.page(accountLogin(k.csrfFor(c).token, { email, error: 'That email and password do not match an account.' }), { status: 401, title: 'Sign in' });
-    return new Response(null, { status: 303, headers: { Location: '/account', 'Set-Cookie': await k.accountCookie(r.account.id), 'Cache-Control': 'no-store' } });
+    if (!r.account)
+      return k.page(
+        accountLogin(k.csrfFor(c).token, { email, error: 'That email and password do not match an account.' }),
+        { status: 401, title: 'Sign in' },
+      );
+    return new Response(null, {
+      status: 303,
+      headers: { Location: '/account', 'Set-Cookie': await k.accountCookie(r.account.id), 'Cache-Control': 'no-store' },
+    });
   });
   pages.post('/account/revoke', async (c) => {
     const f = await k.form(c);
     const id = await k.signedInAs(c);
     if (!id || !k.csrfOk(c, f)) return k.expired();
     await k.accounts.revoke(id, k.str(f.grant, 128));
-    return new Response(null, { status: 303, headers: { Location: '/account?removed=1', 'Cache-Control': 'no-store' } });
+    return new Response(null, {
+      status: 303,
+      headers: { Location: '/account?removed=1', 'Cache-Control': 'no-store' },
+    });
   });
   pages.post('/account/logout', async (c) => {
     const f = await k.form(c);

@@ -7,7 +7,14 @@
  */
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../operations/index.js';
-import { emailRef, loginBackoff, tokenBuckets, windowCounter, type AccountEvent, type LockoutLimit } from '../security/index.js';
+import {
+  emailRef,
+  loginBackoff,
+  tokenBuckets,
+  windowCounter,
+  type AccountEvent,
+  type LockoutLimit,
+} from '../security/index.js';
 import type { BuyerAccount, Store } from '../store/index.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
@@ -70,7 +77,9 @@ export class Accounts {
   constructor(o: AccountsOptions) {
     this.store = o.store;
     this.log = o.log;
-    this.deliverCode = o.deliverCode ?? ((email, code) => o.log.info('sign-up code (no mailer configured: delivered to the log)', { email, code }));
+    this.deliverCode =
+      o.deliverCode ??
+      ((email, code) => o.log.info('sign-up code (no mailer configured: delivered to the log)', { email, code }));
     this.now = o.now ?? Date.now;
     this.onEvent = o.onEvent ?? (() => {});
     this.flood = tokenBuckets({ login: o.perAddressPerMinute ?? 20 });
@@ -92,7 +101,10 @@ export class Accounts {
   }
 
   /** Start a sign-up. A sign-up id, the same whether the email is new or taken (only a new one gets a code), or Slowed. */
-  async startSignup(input: { name: string; email: string; password: string }, address: string): Promise<{ signup: string } | Slowed> {
+  async startSignup(
+    input: { name: string; email: string; password: string },
+    address: string,
+  ): Promise<{ signup: string } | Slowed> {
     const email = normalizeEmail(input.email);
     const now = this.now();
     const byAddress = this.signupsPerAddress.take(address, now);
@@ -113,7 +125,13 @@ export class Accounts {
       tx.oauth.upsert({
         model: 'Signup',
         id: sha(signup),
-        payload: { email, name: input.name.trim(), password_hash: passwordHash, code: sha(`${signup}|${code}`), tries: 0 },
+        payload: {
+          email,
+          name: input.name.trim(),
+          password_hash: passwordHash,
+          code: sha(`${signup}|${code}`),
+          tries: 0,
+        },
         grantId: null,
         uid: null,
         userCode: null,
@@ -126,7 +144,11 @@ export class Accounts {
   }
 
   /** Finish a sign-up with its code: the new account, null (wrong, used up or expired code), or Slowed. */
-  async finishSignup(signup: string, code: string, address: string): Promise<{ account: BuyerAccount | null } | Slowed> {
+  async finishSignup(
+    signup: string,
+    code: string,
+    address: string,
+  ): Promise<{ account: BuyerAccount | null } | Slowed> {
     const id = sha(signup);
     const now = this.now();
     const wait = this.verifiesPerAddress.take(address, now);
@@ -143,7 +165,14 @@ export class Accounts {
         return null;
       }
       await tx.oauth.destroy('Signup', id);
-      const account: BuyerAccount = { id: `acc_${randomUUID().replace(/-/g, '')}`, email: p.email, password_hash: p.password_hash, name: p.name, phone: null, created_ms: now };
+      const account: BuyerAccount = {
+        id: `acc_${randomUUID().replace(/-/g, '')}`,
+        email: p.email,
+        password_hash: p.password_hash,
+        name: p.name,
+        phone: null,
+        created_ms: now,
+      };
       // Two sign-ups raced for one email: the second finds it taken and gets nothing.
       return (await tx.accounts.create(account)) ? account : null;
     });
@@ -175,7 +204,11 @@ export class Accounts {
       return { account };
     }
     const waits = Math.max(this.addressBackoff.fail([addrKey], now), this.accountBackoff.fail([pairKey], now));
-    this.log.warn('sign-in failed', { door: 'oauth', ...(account ? { account: account.id } : { email_ref: emailRef(e) }), next_wait_s: Math.ceil(waits / 1000) });
+    this.log.warn('sign-in failed', {
+      door: 'oauth',
+      ...(account ? { account: account.id } : { email_ref: emailRef(e) }),
+      next_wait_s: Math.ceil(waits / 1000),
+    });
     this.onEvent({ kind: 'sign_in_failed', door: 'oauth' });
     return { account: null };
   }
@@ -184,7 +217,16 @@ export class Accounts {
   async openSession(accountId: string): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     await this.store.transaction((tx) =>
-      tx.oauth.upsert({ model: SESSION_MODEL, id: sha(token), payload: {}, grantId: null, uid: null, userCode: null, accountId, expiresMs: this.now() + ACCOUNT_SESSION_MS }),
+      tx.oauth.upsert({
+        model: SESSION_MODEL,
+        id: sha(token),
+        payload: {},
+        grantId: null,
+        uid: null,
+        userCode: null,
+        accountId,
+        expiresMs: this.now() + ACCOUNT_SESSION_MS,
+      }),
     );
     return token;
   }
@@ -206,7 +248,9 @@ export class Accounts {
     const accountId = await this.session(token);
     await this.store.transaction(async (tx) => {
       await tx.oauth.destroy(SESSION_MODEL, sha(token));
-      if (accountId) for (const s of await tx.oauth.byAccount('Session', accountId, Date.now())) await tx.oauth.destroy('Session', s.id);
+      if (accountId)
+        for (const s of await tx.oauth.byAccount('Session', accountId, Date.now()))
+          await tx.oauth.destroy('Session', s.id);
     });
     if (accountId) this.log.info('signed out', { account: accountId });
   }
@@ -219,7 +263,12 @@ export class Accounts {
   async linked(accountId: string): Promise<LinkedGrant[]> {
     const grants = await this.store.read((tx) => tx.oauth.byAccount('Grant', accountId, Date.now()));
     return grants.map((g) => {
-      const p = g.payload as { clientId?: string; iat?: number; resources?: Record<string, string>; openid?: { scope?: string } };
+      const p = g.payload as {
+        clientId?: string;
+        iat?: number;
+        resources?: Record<string, string>;
+        openid?: { scope?: string };
+      };
       const scopes = new Set<string>();
       for (const s of Object.values(p.resources ?? {})) for (const x of String(s).split(' ')) if (x) scopes.add(x);
       return { grantId: g.id, clientId: String(p.clientId ?? ''), scopes: [...scopes], createdMs: (p.iat ?? 0) * 1000 };

@@ -6,7 +6,14 @@
 import type { errors as Errors } from 'oidc-provider';
 import type { Store } from '../store/index.js';
 
-type Payload = Record<string, unknown> & { grantId?: string; uid?: string; userCode?: string; accountId?: string; clientId?: string; consumed?: number };
+type Payload = Record<string, unknown> & {
+  grantId?: string;
+  uid?: string;
+  userCode?: string;
+  accountId?: string;
+  clientId?: string;
+  consumed?: number;
+};
 
 /** What the adapter adds to the records it writes, beyond the library's own fields. */
 export interface AdapterHooks {
@@ -25,7 +32,12 @@ const ISSUED_TOKENS = new Set(['AccessToken', 'ClientCredentials']);
  * An oidc-provider Adapter class over the store. Expiry uses wall-clock time, as the library does
  * for the `exp` it writes into each record.
  */
-export function storeAdapter(store: Store, errors: typeof Errors, now: () => number = () => Date.now(), hooks: AdapterHooks = {}) {
+export function storeAdapter(
+  store: Store,
+  errors: typeof Errors,
+  now: () => number = () => Date.now(),
+  hooks: AdapterHooks = {},
+) {
   return class StoreAdapter {
     constructor(readonly model: string) {}
 
@@ -40,7 +52,11 @@ export function storeAdapter(store: Store, errors: typeof Errors, now: () => num
           uid: payload.uid ?? null,
           userCode: payload.userCode ?? null,
           accountId: client?.owner ?? payload.accountId ?? null,
-          expiresMs: client ? client.expiresMs : typeof expiresIn === 'number' && expiresIn > 0 ? now() + expiresIn * 1000 : null,
+          expiresMs: client
+            ? client.expiresMs
+            : typeof expiresIn === 'number' && expiresIn > 0
+              ? now() + expiresIn * 1000
+              : null,
         });
         // A registered client that never completes a grant expires; its first token keeps it.
         if (ISSUED_TOKENS.has(this.model) && typeof payload.clientId === 'string') {

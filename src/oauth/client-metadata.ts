@@ -7,7 +7,14 @@
  * Each refusal is logged with its reason.
  */
 import type { Logger } from '../operations/index.js';
-import { createProfileResolver, isLoopbackAddress, isSpecialUseAddress, outboundUrlProblem, parseJsonDocument, type ProfileResolver } from '../security/index.js';
+import {
+  createProfileResolver,
+  isLoopbackAddress,
+  isSpecialUseAddress,
+  outboundUrlProblem,
+  parseJsonDocument,
+  type ProfileResolver,
+} from '../security/index.js';
 
 export interface ClientMetadataFetch {
   /** Whether the library may fetch `url` at all (checked before any DNS or connection). */
@@ -19,9 +26,16 @@ export interface ClientMetadataFetch {
 /** A metadata document is small: this many bytes at most. */
 const MAX_DOCUMENT_BYTES = 64 * 1024;
 
-export function clientMetadataFetch(o: { log: Logger; allowLoopback: boolean; resolver?: ProfileResolver }): ClientMetadataFetch {
-  const resolver = o.resolver ?? createProfileResolver({ allowLoopback: o.allowLoopback, parse: parseJsonDocument, maxBytes: MAX_DOCUMENT_BYTES });
-  const refused = (url: string, reason: string) => o.log.warn('client_id metadata document refused', { client_id: url.slice(0, 300), reason });
+export function clientMetadataFetch(o: {
+  log: Logger;
+  allowLoopback: boolean;
+  resolver?: ProfileResolver;
+}): ClientMetadataFetch {
+  const resolver =
+    o.resolver ??
+    createProfileResolver({ allowLoopback: o.allowLoopback, parse: parseJsonDocument, maxBytes: MAX_DOCUMENT_BYTES });
+  const refused = (url: string, reason: string) =>
+    o.log.warn('client_id metadata document refused', { client_id: url.slice(0, 300), reason });
   return {
     allow(url) {
       const problem = outboundUrlProblem(url, o.allowLoopback, { refuseCredentials: true });

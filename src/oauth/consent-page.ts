@@ -8,7 +8,12 @@ import { consentPage } from './pages.js';
 import { INTERACTION_PATH, USP_SCOPES } from './provider.js';
 
 /** The consent page of the interaction `uid` (the interaction's page once the buyer is signed in). */
-export async function consentView(k: PagesKit, it: Interaction, uid: string, csrf: { token: string; setCookie?: string }): Promise<Response> {
+export async function consentView(
+  k: PagesKit,
+  it: Interaction,
+  uid: string,
+  csrf: { token: string; setCookie?: string },
+): Promise<Response> {
   const account = await k.accounts.byId(String(it.details.session?.accountId ?? ''));
   return k.page(
     consentPage({
@@ -28,11 +33,14 @@ export function consentRoutes(pages: Hono, k: PagesKit): void {
     const it = await k.interaction(c);
     const f = await k.form(c);
     if (!it || !k.csrfOk(c, f) || it.details.prompt.name !== 'consent') return k.expired();
-    if (f.decision !== 'allow') return k.finish(c, { error: 'access_denied', error_description: 'The buyer did not allow access.' });
+    if (f.decision !== 'allow')
+      return k.finish(c, { error: 'access_denied', error_description: 'The buyer did not allow access.' });
     const p = k.options.provider();
     const { prompt, params, session, grantId: existing } = it.details;
     const accountId = String(session?.accountId ?? '');
-    const grant = existing ? await p.Grant.find(String(existing)) : new p.Grant({ accountId, clientId: String(params.client_id) });
+    const grant = existing
+      ? await p.Grant.find(String(existing))
+      : new p.Grant({ accountId, clientId: String(params.client_id) });
     if (!grant) return k.expired();
     // Exactly what the consent page listed.
     const g = toGrant(prompt.details);
@@ -50,8 +58,17 @@ export function consentRoutes(pages: Hono, k: PagesKit): void {
  * and the scopes of each resource (the MCP endpoint, the REST API) still missing. `listed` is the
  * scopes in the order the page names them.
  */
-function toGrant(details: unknown): { oidc: string[]; claims: string[]; resource: Record<string, string[]>; listed: string[] } {
-  const d = (details ?? {}) as { missingOIDCScope?: unknown; missingOIDCClaims?: unknown; missingResourceScopes?: unknown };
+function toGrant(details: unknown): {
+  oidc: string[];
+  claims: string[];
+  resource: Record<string, string[]>;
+  listed: string[];
+} {
+  const d = (details ?? {}) as {
+    missingOIDCScope?: unknown;
+    missingOIDCClaims?: unknown;
+    missingResourceScopes?: unknown;
+  };
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
   const oidc = strings(d.missingOIDCScope);
   const resource: Record<string, string[]> = {};
@@ -63,6 +80,9 @@ function toGrant(details: unknown): { oidc: string[]; claims: string[]; resource
   }
   // The library also counts a USP scope among the OpenID ones: each scope is named once.
   const all = new Set([...Object.values(resource).flat(), ...oidc]);
-  const listed = [...(USP_SCOPES as readonly string[]).filter((s) => all.has(s)), ...[...all].filter((s) => !(USP_SCOPES as readonly string[]).includes(s))];
+  const listed = [
+    ...(USP_SCOPES as readonly string[]).filter((s) => all.has(s)),
+    ...[...all].filter((s) => !(USP_SCOPES as readonly string[]).includes(s)),
+  ];
   return { oidc, claims: strings(d.missingOIDCClaims), resource, listed };
 }

@@ -8,7 +8,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type Provider from 'oidc-provider';
 import { USP_VERSION, type AuthPolicy, type Logger } from '../operations/index.js';
-import { createProfileResolver, outboundUrlProblem, type AccountEvent, type PlatformSummary, type ProfileResolver } from '../security/index.js';
+import {
+  createProfileResolver,
+  outboundUrlProblem,
+  type AccountEvent,
+  type PlatformSummary,
+  type ProfileResolver,
+} from '../security/index.js';
 import type { Store } from '../store/index.js';
 import { Accounts } from './accounts.js';
 import { PasswordResets, type DeliverReset } from './password-reset.js';
@@ -16,7 +22,14 @@ import { ACCOUNT_CSS, ACCOUNT_CSS_PATH, layout, messagePage } from './pages.js';
 import { clientMetadataFetch } from './client-metadata.js';
 import { createInteractionPages, isInteractionPage } from './interaction-pages.js';
 import { createMcpGate } from './mcp-gate.js';
-import { DPOP_ALGS, OAUTH_ROUTES, PROFILE_METADATA, USP_SCOPES, canonicalResource, createProvider } from './provider.js';
+import {
+  DPOP_ALGS,
+  OAUTH_ROUTES,
+  PROFILE_METADATA,
+  USP_SCOPES,
+  canonicalResource,
+  createProvider,
+} from './provider.js';
 import { pinToPublicOrigin } from './public-origin.js';
 import { DEFAULT_REGISTRATION_LIMITS, dynamicRegistration, type RegistrationLimits } from './registration.js';
 import { accessTokenVerifier } from './resource-server.js';
@@ -120,7 +133,10 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   const genericUrl = () => `${base()}${GENERIC_PROFILE_PATH}`;
   const genericSummary = (): PlatformSummary => ({ version: USP_VERSION, capabilities: o.capabilities() });
   const genericDoc = () => ({
-    usp: { version: USP_VERSION, capabilities: Object.fromEntries(o.capabilities().map((k) => [k, [{ version: USP_VERSION }]])) },
+    usp: {
+      version: USP_VERSION,
+      capabilities: Object.fromEntries(o.capabilities().map((k) => [k, [{ version: USP_VERSION }]])),
+    },
     name: 'Assistants without a platform profile of their own',
     description: `The platform profile ${o.businessName} applies to an OAuth client (an MCP host) that registered no ${PROFILE_METADATA}. It has no webhook_url: events reach the assistant as MCP notifications on its session.`,
   });
@@ -157,10 +173,16 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
         renderError: (e) => ({
           status: 400,
           headers: pageHeaders(),
-          html: layout({ title: 'Sign-in problem', business: o.businessName, body: messagePage({ heading: 'This link cannot be used', text: errorWords(e.error) }) }).toString(),
+          html: layout({
+            title: 'Sign-in problem',
+            business: o.businessName,
+            body: messagePage({ heading: 'This link cannot be used', text: errorWords(e.error) }),
+          }).toString(),
         }),
       });
-      provider.on('server_error', (_ctx: unknown, err: Error) => o.log.error('oauth server error', { error: String(err) }));
+      provider.on('server_error', (_ctx: unknown, err: Error) =>
+        o.log.error('oauth server error', { error: String(err) }),
+      );
       registration.attach(provider);
     }
     return provider;
@@ -174,7 +196,8 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     genericProfile: () => ({ url: genericUrl(), summary: genericSummary() }),
   });
 
-  const resourceMetadataUrl = (binding: 'mcp' | 'rest') => (binding === 'mcp' ? `${base()}${PRM_PATH}/mcp` : `${base()}${PRM_PATH}`);
+  const resourceMetadataUrl = (binding: 'mcp' | 'rest') =>
+    binding === 'mcp' ? `${base()}${PRM_PATH}/mcp` : `${base()}${PRM_PATH}`;
   const prm = (resource: string) =>
     Response.json(
       {
@@ -197,20 +220,46 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     if (rewrite) node.incoming.url = rewrite;
     pinToPublicOrigin(node.incoming, base());
     if (req.method === 'POST' && new URL(req.url).pathname === OAUTH_ROUTES.registration) {
-      return registration.handle(req, node as NodeEnv, o.clientAddress(req, env) ?? 'unknown', (incoming) => library(incoming, node.outgoing!));
+      return registration.handle(req, node as NodeEnv, o.clientAddress(req, env) ?? 'unknown', (incoming) =>
+        library(incoming, node.outgoing!),
+      );
     }
     return library(node.incoming, node.outgoing);
   };
   const library = async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<Response> => {
-    await (getProvider().callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>)(incoming, outgoing);
+    await (getProvider().callback() as (req: IncomingMessage, res: ServerResponse) => Promise<void>)(
+      incoming,
+      outgoing,
+    );
     // The library wrote the answer itself; the listener must not write another.
     return RESPONSE_ALREADY_SENT;
   };
 
-  const resets = new PasswordResets({ store: o.store, log: o.log, base, deliver: o.deliverReset, now: o.now, onEvent: o.onAccountEvent, perAddressHour: o.resetsPerAddressHour });
-  const pages = createInteractionPages({ provider: getProvider, accounts, base, businessName: o.businessName, clientAddress: o.clientAddress, buyerData: o.buyerData, resets });
+  const resets = new PasswordResets({
+    store: o.store,
+    log: o.log,
+    base,
+    deliver: o.deliverReset,
+    now: o.now,
+    onEvent: o.onAccountEvent,
+    perAddressHour: o.resetsPerAddressHour,
+  });
+  const pages = createInteractionPages({
+    provider: getProvider,
+    accounts,
+    base,
+    businessName: o.businessName,
+    clientAddress: o.clientAddress,
+    buyerData: o.buyerData,
+    resets,
+  });
   const isPage = isInteractionPage;
-  const mcpGate = createMcpGate(() => ({ sandbox: o.sandbox, log: o.log, accepted: o.accepted, resourceMetadataUrl: resourceMetadataUrl('mcp') }));
+  const mcpGate = createMcpGate(() => ({
+    sandbox: o.sandbox,
+    log: o.log,
+    accepted: o.accepted,
+    resourceMetadataUrl: resourceMetadataUrl('mcp'),
+  }));
   const isProviderPath = (path: string) =>
     path === '/.well-known/oauth-authorization-server' ||
     path === '/.well-known/openid-configuration' ||
@@ -220,25 +269,43 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     resourceMetadataUrl,
     resourceServer: { verifyAccessToken: verify, resourceMetadata: resourceMetadataUrl, mechanism: 'oauth2_bearer' },
     mcpGate,
-    claims: (path) => path === `${PRM_PATH}/mcp` || path === PRM_PATH || path === GENERIC_PROFILE_PATH || path === ACCOUNT_CSS_PATH || isPage(path) || isProviderPath(path),
+    claims: (path) =>
+      path === `${PRM_PATH}/mcp` ||
+      path === PRM_PATH ||
+      path === GENERIC_PROFILE_PATH ||
+      path === ACCOUNT_CSS_PATH ||
+      isPage(path) ||
+      isProviderPath(path),
     async fetch(req, env) {
       const path = new URL(req.url).pathname;
       if (path === `${PRM_PATH}/mcp`) return prm(mcpResource());
       if (path === PRM_PATH) return prm(restResource());
-      if (path === GENERIC_PROFILE_PATH) return Response.json(genericDoc(), { headers: { 'Cache-Control': 'public, max-age=300' } });
+      if (path === GENERIC_PROFILE_PATH)
+        return Response.json(genericDoc(), { headers: { 'Cache-Control': 'public, max-age=300' } });
       if (path === ACCOUNT_CSS_PATH) return styleSheet(ACCOUNT_CSS);
-      if (path === '/.well-known/oauth-authorization-server') return viaProvider(req, env, '/.well-known/openid-configuration');
+      if (path === '/.well-known/oauth-authorization-server')
+        return viaProvider(req, env, '/.well-known/openid-configuration');
       if (isPage(path)) return pages.fetch(req, env);
       return viaProvider(req, env);
     },
     refuse(req, status, err) {
       const path = new URL(req.url).pathname;
       if (isPage(path)) {
-        return htmlResponse(layout({ title: 'Not possible', business: o.businessName, body: messagePage({ heading: 'This request was refused', text: err.message }) }), { status });
+        return htmlResponse(
+          layout({
+            title: 'Not possible',
+            business: o.businessName,
+            body: messagePage({ heading: 'This request was refused', text: err.message }),
+          }),
+          { status },
+        );
       }
       // RFC 6749 section 5.2's error object, the format the library's own endpoints answer in.
       const error = status >= 500 ? 'server_error' : 'invalid_request';
-      return Response.json({ error, error_description: err.message }, { status, headers: { 'Cache-Control': 'no-store' } });
+      return Response.json(
+        { error, error_description: err.message },
+        { status, headers: { 'Cache-Control': 'no-store' } },
+      );
     },
   };
 }

@@ -8,7 +8,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import type Provider from 'oidc-provider';
-import { csrfFor as webCsrfFor, csrfOk as webCsrfOk, pageHeaders, readCookie, readForm, type Html } from '../web/index.js';
+import {
+  csrfFor as webCsrfFor,
+  csrfOk as webCsrfOk,
+  pageHeaders,
+  readCookie,
+  readForm,
+  type Html,
+} from '../web/index.js';
 import { ACCOUNT_SESSION_MS, type Accounts } from './accounts.js';
 import type { BuyerDataPort } from './account-data.js';
 import { layout, messagePage } from './pages.js';
@@ -59,7 +66,10 @@ export function pagesKit(o: InteractionPagesOptions) {
     const headers = new Headers(pageHeaders({ formTargets: opts.formTargets }));
     for (const ck of opts.cookies ?? []) if (ck) headers.append('Set-Cookie', ck);
     if (opts.retryAfter) headers.set('Retry-After', String(opts.retryAfter));
-    return new Response(layout({ title: opts.title, business: o.businessName, body }).toString(), { status: opts.status ?? 200, headers });
+    return new Response(layout({ title: opts.title, business: o.businessName, body }).toString(), {
+      status: opts.status ?? 200,
+      headers,
+    });
   };
   const node = (c: Context) => c.env as NodeEnv;
   const accounts = o.accounts;
@@ -70,15 +80,30 @@ export function pagesKit(o: InteractionPagesOptions) {
     /** The HTML doors' one CSRF scheme (src/web): a double-submitted token from a SameSite=Strict cookie. */
     csrfFor: (c: Context) => webCsrfFor(c, { secure: secure() }),
     csrfOk: (c: Context, form: Record<string, unknown>) => webCsrfOk(c, form.csrf),
-    expired: () => page(messagePage({ heading: 'This form has expired', text: 'Go back to your assistant and start signing in again.' }), { status: 403, title: 'Expired' }),
+    expired: () =>
+      page(
+        messagePage({
+          heading: 'This form has expired',
+          text: 'Go back to your assistant and start signing in again.',
+        }),
+        { status: 403, title: 'Expired' },
+      ),
     tooMany: (wait: number) =>
-      page(messagePage({ heading: 'Too many attempts', text: `Wait ${wait} seconds, then try again.` }), { status: 429, title: 'Too many attempts', retryAfter: wait }),
+      page(messagePage({ heading: 'Too many attempts', text: `Wait ${wait} seconds, then try again.` }), {
+        status: 429,
+        title: 'Too many attempts',
+        retryAfter: wait,
+      }),
     addressOf: (c: Context): string => o.clientAddress(c.req.raw, c.env) ?? 'unknown',
     form: (c: Context) => readForm(c),
     str: (v: unknown, max = 256) => (typeof v === 'string' ? v.slice(0, max) : ''),
     /** The account page's session: a random value whose hash the store keeps, so signing out ends it at once. */
     accountCookie: async (accountId: string) =>
-      cookie(ACCOUNT_COOKIE, await accounts.openSession(accountId), { path: '/account', sameSite: 'Lax', maxAgeS: ACCOUNT_SESSION_MS / 1000 }),
+      cookie(ACCOUNT_COOKIE, await accounts.openSession(accountId), {
+        path: '/account',
+        sameSite: 'Lax',
+        maxAgeS: ACCOUNT_SESSION_MS / 1000,
+      }),
     signedOutCookie: () => cookie(ACCOUNT_COOKIE, '', { path: '/account', sameSite: 'Lax', maxAgeS: 0 }),
     signedInAs: (c: Context): Promise<string | null> => accounts.session(readCookie(c, ACCOUNT_COOKIE)),
     /** The interaction the page's `:uid` names, or null (expired, another's, an unknown client). */
@@ -99,14 +124,22 @@ export function pagesKit(o: InteractionPagesOptions) {
         } catch {
           /* the library already checked it against the registration */
         }
-        return { details, client, clientName: String(client.clientName ?? client.clientId), targets: target ? [target] : [], host };
+        return {
+          details,
+          client,
+          clientName: String(client.clientName ?? client.clientId),
+          targets: target ? [target] : [],
+          host,
+        };
       } catch {
         return null;
       }
     },
     /** The interaction's result handed to the library, and the browser sent on (303). */
     finish: async (c: Context, result: Record<string, unknown>, cookies: Array<string | undefined> = []) => {
-      const to = await o.provider().interactionResult(node(c).incoming, node(c).outgoing, result, { mergeWithLastSubmission: false });
+      const to = await o
+        .provider()
+        .interactionResult(node(c).incoming, node(c).outgoing, result, { mergeWithLastSubmission: false });
       const headers = new Headers({ Location: to, 'Cache-Control': 'no-store' });
       for (const ck of cookies) if (ck) headers.append('Set-Cookie', ck);
       return new Response(null, { status: 303, headers });

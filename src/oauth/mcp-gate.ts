@@ -17,8 +17,12 @@ export interface McpGateOptions {
 }
 
 /** The gate: the 401 challenge for a privileged call without a credential, or undefined to let MCP answer. */
-export function createMcpGate(options: () => McpGateOptions): (req: Request, read?: { body: unknown }) => Promise<Response | undefined> {
-  const privilegedTools = new Set(OPERATIONS.filter((op) => op.access !== 'public').flatMap((op) => [op.tool, op.formerly?.tool]));
+export function createMcpGate(
+  options: () => McpGateOptions,
+): (req: Request, read?: { body: unknown }) => Promise<Response | undefined> {
+  const privilegedTools = new Set(
+    OPERATIONS.filter((op) => op.access !== 'public').flatMap((op) => [op.tool, op.formerly?.tool]),
+  );
   /**
    * HTTP 401 (MCP authorization) whose body is still the USP answer: a JSON-RPC error -32006
    * `authentication_required` for the request, with what is accepted and where OAuth starts.
@@ -36,13 +40,20 @@ export function createMcpGate(options: () => McpGateOptions): (req: Request, rea
     };
     if (typeof msg?.correlationId === 'string') data.correlation_id = msg.correlationId;
     const id = typeof msg?.id === 'string' || typeof msg?.id === 'number' ? msg.id : null;
-    return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32006, message: `authentication_required: ${data.content}`, data }, id }), {
-      status: 401,
-      headers: {
-        'Content-Type': 'application/json',
-        'WWW-Authenticate': `Bearer resource_metadata="${o.resourceMetadataUrl}", scope="${USP_SCOPES.join(' ')}"`,
+    return new Response(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: -32006, message: `authentication_required: ${data.content}`, data },
+        id,
+      }),
+      {
+        status: 401,
+        headers: {
+          'Content-Type': 'application/json',
+          'WWW-Authenticate': `Bearer resource_metadata="${o.resourceMetadataUrl}", scope="${USP_SCOPES.join(' ')}"`,
+        },
       },
-    });
+    );
   };
   return async (req, read) => {
     const o = options();
@@ -65,9 +76,13 @@ export function createMcpGate(options: () => McpGateOptions): (req: Request, rea
       const m = msg as {
         id?: unknown;
         method?: unknown;
-        params?: { name?: unknown; arguments?: { _meta?: { usp?: { authorization?: unknown; profile?: unknown; correlation_id?: unknown } } } };
+        params?: {
+          name?: unknown;
+          arguments?: { _meta?: { usp?: { authorization?: unknown; profile?: unknown; correlation_id?: unknown } } };
+        };
       } | null;
-      if (!m || typeof m !== 'object' || m.method !== 'tools/call' || !privilegedTools.has(String(m.params?.name))) continue;
+      if (!m || typeof m !== 'object' || m.method !== 'tools/call' || !privilegedTools.has(String(m.params?.name)))
+        continue;
       const usp = m.params?.arguments?._meta?.usp;
       if (usp?.authorization) continue;
       // A sandbox accepts a named profile in place of a credential; without either, ask for a token.

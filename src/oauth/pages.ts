@@ -31,15 +31,29 @@ export interface PageParts {
 }
 
 export function layout(p: PageParts): Html {
-  return documentShell({ title: `${p.title} · ${p.business}`, styles: [BUYER_CSS_PATH, ACCOUNT_CSS_PATH], main: html`<p class="biz">${p.business}</p>${p.body}` });
+  return documentShell({
+    title: `${p.title} · ${p.business}`,
+    styles: [BUYER_CSS_PATH, ACCOUNT_CSS_PATH],
+    main: html`<p class="biz">${p.business}</p>${p.body}`,
+  });
 }
 
 const csrfField = (token: string) => html`<input type="hidden" name="csrf" value="${token}">`;
-const errorBox = (message?: string) => (message ? html`<p class="error" role="alert" id="form-error">${message}</p>` : '');
+const errorBox = (message?: string) =>
+  message ? html`<p class="error" role="alert" id="form-error">${message}</p>` : '';
 const described = (message?: string) => (message ? html` aria-describedby="form-error"` : '');
 
-export function loginPage(o: { action: string; registerHref: string; csrf: string; email?: string; error?: string; client?: string }): Html {
-  const lead = o.client ? html`<p>Sign in to let <strong>${o.client}</strong> book for you.</p>` : html`<p>Sign in to see the assistants linked to your account.</p>`;
+export function loginPage(o: {
+  action: string;
+  registerHref: string;
+  csrf: string;
+  email?: string;
+  error?: string;
+  client?: string;
+}): Html {
+  const lead = o.client
+    ? html`<p>Sign in to let <strong>${o.client}</strong> book for you.</p>`
+    : html`<p>Sign in to see the assistants linked to your account.</p>`;
   return html`<h1>Sign in</h1>${lead}<div class="card">${errorBox(o.error)}<form class="stack" method="post" action="${o.action}">${csrfField(o.csrf)}
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${o.email ?? ''}"${described(o.error)}>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200"${described(o.error)}>
@@ -48,7 +62,14 @@ export function loginPage(o: { action: string; registerHref: string; csrf: strin
 <p class="switch">New here? <a href="${o.registerHref}">Create an account</a></p></div>`;
 }
 
-export function registerPage(o: { action: string; loginHref: string; csrf: string; name?: string; email?: string; error?: string }): Html {
+export function registerPage(o: {
+  action: string;
+  loginHref: string;
+  csrf: string;
+  name?: string;
+  email?: string;
+  error?: string;
+}): Html {
   return html`<h1>Create an account</h1><p>We send a one-time code to your email to confirm it.</p><div class="card">${errorBox(o.error)}<form class="stack" method="post" action="${o.action}">${csrfField(o.csrf)}
 <label for="name">Your name</label><input id="name" name="name" type="text" autocomplete="name" required maxlength="200" value="${o.name ?? ''}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${o.email ?? ''}">
@@ -66,13 +87,25 @@ export function codePage(o: { action: string; csrf: string; signup: string; emai
 
 export const SCOPE_WORDS: Record<string, { title: string; detail: string }> = {
   'usp:booking': { title: 'Book for you', detail: 'Hold times, and make, change and cancel bookings in your name.' },
-  'usp:history': { title: 'See your bookings', detail: 'List and manage your bookings here, including ones made elsewhere.' },
+  'usp:history': {
+    title: 'See your bookings',
+    detail: 'List and manage your bookings here, including ones made elsewhere.',
+  },
   openid: { title: 'Know it is you', detail: 'Receive an identifier for your account here (not your email or name).' },
   offline_access: { title: 'Stay linked', detail: 'Keep this access until you remove it, without asking you again.' },
 };
 
-export function consentPage(o: { action: string; csrf: string; client: string; clientHost?: string; scopes: string[]; email: string }): Html {
-  const listed = o.scopes.map((s) => SCOPE_WORDS[s] ?? { title: s, detail: '' }).map((w) => html`<li><strong>${w.title}</strong>${w.detail}</li>`);
+export function consentPage(o: {
+  action: string;
+  csrf: string;
+  client: string;
+  clientHost?: string;
+  scopes: string[];
+  email: string;
+}): Html {
+  const listed = o.scopes
+    .map((s) => SCOPE_WORDS[s] ?? { title: s, detail: '' })
+    .map((w) => html`<li><strong>${w.title}</strong>${w.detail}</li>`);
   const items = listed.length > 0 ? listed : html`<li><strong>Nothing more</strong>Only what you already allowed.</li>`;
   const back = o.clientHost ? html`<p class="note">Either way, you go back to ${o.clientHost}.</p>` : '';
   return html`<h1>Allow ${o.client}?</h1><p>Signed in as ${o.email}. <strong>${o.client}</strong> asks to:</p><div class="card"><ul class="scopes">${items}</ul>
@@ -87,7 +120,14 @@ export interface LinkedView {
   since: string;
 }
 
-export function accountPage(o: { csrf: string; name: string; email: string; linked: LinkedView[]; notice?: string; data?: Html }): Html {
+export function accountPage(o: {
+  csrf: string;
+  name: string;
+  email: string;
+  linked: LinkedView[];
+  notice?: string;
+  data?: Html;
+}): Html {
   const rows = o.linked.length
     ? html`<ul class="linked">${o.linked.map(
         (l) =>

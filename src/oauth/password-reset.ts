@@ -60,7 +60,9 @@ export class PasswordResets {
   constructor(o: PasswordResetOptions) {
     this.o = o;
     this.now = o.now ?? Date.now;
-    this.deliver = o.deliver ?? ((_email, url) => o.log.info('password reset link (no mailer configured: delivered to the log)', { url }));
+    this.deliver =
+      o.deliver ??
+      ((_email, url) => o.log.info('password reset link (no mailer configured: delivered to the log)', { url }));
     this.perAddress = windowCounter(o.perAddressHour ?? RESETS_PER_ADDRESS_HOUR, 3600_000);
   }
 
@@ -78,19 +80,29 @@ export class PasswordResets {
     const wait = this.perAddress.take(address, now);
     if (wait > 0) {
       const waitS = Math.max(1, Math.ceil(wait / 1000));
-      this.o.log.warn('account attempt refused: too many', { door: 'oauth', limit: 'reset_address', wait_s: waitS, address, email_ref: emailRef(email) });
+      this.o.log.warn('account attempt refused: too many', {
+        door: 'oauth',
+        limit: 'reset_address',
+        wait_s: waitS,
+        address,
+        email_ref: emailRef(email),
+      });
       this.o.onEvent?.({ kind: 'locked_out', door: 'oauth', limit: 'reset_address' });
       return { waitS };
     }
     this.event('requested');
-    void this.mailLink(email, now, locale).catch((err) => this.o.log.warn('password reset not queued', { email_ref: emailRef(email), error: String(err) }));
+    void this.mailLink(email, now, locale).catch((err) =>
+      this.o.log.warn('password reset not queued', { email_ref: emailRef(email), error: String(err) }),
+    );
     return undefined;
   }
 
   private async mailLink(email: string, now: number, locale: string | null): Promise<void> {
     const account = await this.o.store.read((tx) => tx.accounts.byEmail(email));
     if (!account) {
-      this.o.log.info('password reset asked for an email without an account: nothing sent', { email_ref: emailRef(email) });
+      this.o.log.info('password reset asked for an email without an account: nothing sent', {
+        email_ref: emailRef(email),
+      });
       return;
     }
     // One mail per email per cooldown: the link sent moments ago is valid and in the same mailbox.
@@ -132,7 +144,12 @@ export class PasswordResets {
     const wait = this.completions.take(address, now);
     if (wait > 0) {
       const waitS = Math.max(1, Math.ceil(wait / 1000));
-      this.o.log.warn('account attempt refused: too many', { door: 'oauth', limit: 'reset_address', wait_s: waitS, address });
+      this.o.log.warn('account attempt refused: too many', {
+        door: 'oauth',
+        limit: 'reset_address',
+        wait_s: waitS,
+        address,
+      });
       this.o.onEvent?.({ kind: 'locked_out', door: 'oauth', limit: 'reset_address' });
       return { waitS };
     }
@@ -145,15 +162,20 @@ export class PasswordResets {
       await tx.lock([`password-reset:${rec.accountId}`]);
       if (!(await tx.oauth.find(RESET_MODEL, sha(token), now))) return null;
       if (!(await tx.accounts.setPassword(rec.accountId, passwordHash))) return null;
-      for (const r of await tx.oauth.byAccount(RESET_MODEL, rec.accountId, now)) await tx.oauth.destroy(RESET_MODEL, r.id);
+      for (const r of await tx.oauth.byAccount(RESET_MODEL, rec.accountId, now))
+        await tx.oauth.destroy(RESET_MODEL, r.id);
       await tx.oauth.destroy(RESET_MODEL, rec.id);
-      for (const s of await tx.oauth.byAccount(SESSION_MODEL, rec.accountId, now)) await tx.oauth.destroy(SESSION_MODEL, s.id);
+      for (const s of await tx.oauth.byAccount(SESSION_MODEL, rec.accountId, now))
+        await tx.oauth.destroy(SESSION_MODEL, s.id);
       // The authorization server's sessions keep wall-clock expiries (the library's), hence Date.now.
-      for (const s of await tx.oauth.byAccount('Session', rec.accountId, Date.now())) await tx.oauth.destroy('Session', s.id);
+      for (const s of await tx.oauth.byAccount('Session', rec.accountId, Date.now()))
+        await tx.oauth.destroy('Session', s.id);
       // Every linked assistant is signed out too: its grants, with every code and token issued under them,
       // and any token of the account left without a grant record.
-      for (const g of await tx.oauth.byAccount('Grant', rec.accountId, Date.now())) await tx.oauth.revokeByGrantId(g.id);
-      for (const model of GRANTED_MODELS) for (const r of await tx.oauth.byAccount(model, rec.accountId, Date.now())) await tx.oauth.destroy(model, r.id);
+      for (const g of await tx.oauth.byAccount('Grant', rec.accountId, Date.now()))
+        await tx.oauth.revokeByGrantId(g.id);
+      for (const model of GRANTED_MODELS)
+        for (const r of await tx.oauth.byAccount(model, rec.accountId, Date.now())) await tx.oauth.destroy(model, r.id);
       return rec.accountId;
     });
     if (!accountId) return this.rejected();

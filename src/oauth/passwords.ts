@@ -6,7 +6,9 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, opts: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) => scryptCb(password.normalize('NFKC'), salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))));
+  new Promise<Buffer>((resolve, reject) =>
+    scryptCb(password.normalize('NFKC'), salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 
 /** Cost 2^15, block 8: about 30-60 ms and 32 MiB per hash on a server core (OWASP's scrypt floor is 2^17 with r=8, p=1 at 128 MiB; we keep p=1 and a smaller memory bound per request). */
 const PARAMS = { N: 1 << 15, r: 8, p: 1 };
@@ -37,5 +39,7 @@ export const PASSWORD_MIN_LENGTH = 10;
 
 /** Why a new password is refused, in the buyer's words, or undefined when it is fine. */
 export function passwordProblem(password: string): string | undefined {
-  return password.length < PASSWORD_MIN_LENGTH ? `Choose a password of at least ${PASSWORD_MIN_LENGTH} characters.` : undefined;
+  return password.length < PASSWORD_MIN_LENGTH
+    ? `Choose a password of at least ${PASSWORD_MIN_LENGTH} characters.`
+    : undefined;
 }

@@ -69,7 +69,11 @@ export interface ProviderOptions {
   hooks?: AdapterHooks;
   findAccount: (id: string) => Promise<{ email: string; name: string } | null>;
   /** The look of the library's own error page (our page style, nothing from another origin). */
-  renderError: (error: { error: string; error_description?: string }) => { status: number; html: string; headers: Record<string, string> };
+  renderError: (error: { error: string; error_description?: string }) => {
+    status: number;
+    html: string;
+    headers: Record<string, string>;
+  };
 }
 
 export function createProvider(lib: typeof import('oidc-provider'), o: ProviderOptions): Provider {
@@ -81,7 +85,11 @@ export function createProvider(lib: typeof import('oidc-provider'), o: ProviderO
     routes: OAUTH_ROUTES,
     scopes: ['openid', 'offline_access', ...USP_SCOPES],
     claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
-    clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], id_token_signed_response_alg: 'ES256', token_endpoint_auth_method: 'client_secret_basic' },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      id_token_signed_response_alg: 'ES256',
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     enabledJWA: { dPoPSigningAlgValues: [...DPOP_ALGS] },
     // PKCE for every client, confidential ones included (spec 10.2.4); the library knows only S256.
@@ -107,7 +115,12 @@ export function createProvider(lib: typeof import('oidc-provider'), o: ProviderO
           const audience = canonicalResource(indicator);
           if (audience === undefined || !o.resources().some((r) => canonicalResource(r) === audience))
             throw new errors.InvalidTarget('this authorization server issues tokens only for this business');
-          return { scope: USP_SCOPES.join(' '), audience, accessTokenTTL: TOKEN_TTL_S.AccessToken, accessTokenFormat: 'opaque' };
+          return {
+            scope: USP_SCOPES.join(' '),
+            audience,
+            accessTokenTTL: TOKEN_TTL_S.AccessToken,
+            accessTokenFormat: 'opaque',
+          };
         },
       },
       clientIdMetadataDocument: {
@@ -159,7 +172,8 @@ export function createProvider(lib: typeof import('oidc-provider'), o: ProviderO
   // The metadata document is the same for every request: caches may keep it a while.
   provider.use(async (ctx, next) => {
     await next();
-    if (ctx.path === '/.well-known/openid-configuration' && ctx.status === 200) ctx.set('Cache-Control', `public, max-age=${METADATA_MAX_AGE_S}`);
+    if (ctx.path === '/.well-known/openid-configuration' && ctx.status === 200)
+      ctx.set('Cache-Control', `public, max-age=${METADATA_MAX_AGE_S}`);
   });
   return provider;
 }

@@ -9,7 +9,19 @@
 const LOOPBACK_REDIRECT_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /** Schemes that are never a client's own, whatever the application type. */
-const FOREIGN_SCHEMES = new Set(['javascript:', 'vbscript:', 'data:', 'blob:', 'file:', 'about:', 'ftp:', 'ws:', 'wss:', 'mailto:', 'tel:']);
+const FOREIGN_SCHEMES = new Set([
+  'javascript:',
+  'vbscript:',
+  'data:',
+  'blob:',
+  'file:',
+  'about:',
+  'ftp:',
+  'ws:',
+  'wss:',
+  'mailto:',
+  'tel:',
+]);
 
 /** The problem with `uri` as a redirect URI of a client of `applicationType`, or undefined when it is acceptable. */
 export function redirectUriProblem(uri: string, applicationType: string | undefined): string | undefined {
@@ -21,9 +33,13 @@ export function redirectUriProblem(uri: string, applicationType: string | undefi
   }
   if (u.protocol === 'https:') return undefined;
   if (u.protocol === 'http:') {
-    return LOOPBACK_REDIRECT_HOSTS.has(u.hostname) ? undefined : 'uses http on a host other than the loopback interface (use https, or http on 127.0.0.1, [::1] or localhost)';
+    return LOOPBACK_REDIRECT_HOSTS.has(u.hostname)
+      ? undefined
+      : 'uses http on a host other than the loopback interface (use https, or http on 127.0.0.1, [::1] or localhost)';
   }
-  if (FOREIGN_SCHEMES.has(u.protocol)) return `uses the ${u.protocol.slice(0, -1)} scheme, which no client may redirect to`;
-  if (applicationType !== 'native') return 'uses a private-use scheme, which only clients registered with application_type native may use';
+  if (FOREIGN_SCHEMES.has(u.protocol))
+    return `uses the ${u.protocol.slice(0, -1)} scheme, which no client may redirect to`;
+  if (applicationType !== 'native')
+    return 'uses a private-use scheme, which only clients registered with application_type native may use';
   return undefined;
 }

@@ -19,7 +19,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type Provider from 'oidc-provider';
 import type { Logger } from '../operations/index.js';
-import { findKey, tokenBuckets, uspRequiredComponents, verifyRequestSignature, type ProfileResolver } from '../security/index.js';
+import {
+  findKey,
+  tokenBuckets,
+  uspRequiredComponents,
+  verifyRequestSignature,
+  type ProfileResolver,
+} from '../security/index.js';
 import type { Store } from '../store/index.js';
 import type { AdapterHooks } from './adapter.js';
 import { PROFILE_METADATA } from './provider.js';
@@ -35,7 +41,12 @@ export interface RegistrationLimits {
   unusedClientTtlMs: number;
 }
 
-export const DEFAULT_REGISTRATION_LIMITS: Readonly<RegistrationLimits> = { perAddressPerMinute: 10, totalPerMinute: 60, perRegistrant: 50, unusedClientTtlMs: 24 * 3600_000 };
+export const DEFAULT_REGISTRATION_LIMITS: Readonly<RegistrationLimits> = {
+  perAddressPerMinute: 10,
+  totalPerMinute: 60,
+  perRegistrant: 50,
+  unusedClientTtlMs: 24 * 3600_000,
+};
 
 /** A registration signature's `created` may be this old. */
 export const REGISTRATION_SIGNATURE_MAX_AGE_S = 300;
@@ -71,24 +82,42 @@ export interface DynamicRegistration {
   /** Listen to the provider's registration events (its outcome, in the request's context). */
   attach(provider: Provider): void;
   /** Answer POST /oauth/register: refuse it here, or hand it to the library through `pass`. */
-  handle(req: Request, node: NodeEnv, address: string, pass: (incoming: IncomingMessage) => Promise<Response>): Promise<Response>;
+  handle(
+    req: Request,
+    node: NodeEnv,
+    address: string,
+    pass: (incoming: IncomingMessage) => Promise<Response>,
+  ): Promise<Response>;
 }
 
 export function dynamicRegistration(o: RegistrationOptions): DynamicRegistration {
   const attempts = new AsyncLocalStorage<Attempt>();
-  const buckets = tokenBuckets({ register_address: o.limits.perAddressPerMinute, register_total: o.limits.totalPerMinute });
+  const buckets = tokenBuckets({
+    register_address: o.limits.perAddressPerMinute,
+    register_total: o.limits.totalPerMinute,
+  });
   let lastPurge = 0;
 
-  const refuse = (outcome: string, status: number, error: string, description: string, headers: Record<string, string> = {}) => {
+  const refuse = (
+    outcome: string,
+    status: number,
+    error: string,
+    description: string,
+    headers: Record<string, string> = {},
+  ) => {
     o.onOutcome?.(outcome);
     o.log.warn('oauth client registration refused', { reason: outcome, detail: description });
-    return Response.json({ error, error_description: description }, { status, headers: { 'Cache-Control': 'no-store', ...headers } });
+    return Response.json(
+      { error, error_description: description },
+      { status, headers: { 'Cache-Control': 'no-store', ...headers } },
+    );
   };
 
   /** The problem with the request's proof of control of `profileUrl`, or undefined when it holds. */
   const controlProblem = async (req: Request, body: Uint8Array, profileUrl: string): Promise<string | undefined> => {
     if (!req.headers.has('signature-input') || !req.headers.has('signature')) return 'the request is not signed';
-    if (!req.headers.has('content-digest')) return 'the request has no Content-Digest, so its signature would not cover the body';
+    if (!req.headers.has('content-digest'))
+      return 'the request has no Content-Digest, so its signature would not cover the body';
     const now = Date.now();
     try {
       const v = await verifyRequestSignature(
@@ -97,12 +126,16 @@ export function dynamicRegistration(o: RegistrationOptions): DynamicRegistration
         {
           now,
           maxAgeSeconds: REGISTRATION_SIGNATURE_MAX_AGE_S,
-          requiredComponents: (present) => [...new Set([...uspRequiredComponents(present), 'content-type', 'content-digest'])],
+          requiredComponents: (present) => [
+            ...new Set([...uspRequiredComponents(present), 'content-type', 'content-digest']),
+          ],
         },
       );
       if (v.created === undefined) return 'the signature has no created parameter';
       const id = createHash('sha256').update(req.headers.get('signature')!).digest('base64url');
-      const fresh = await o.store.transaction((tx) => tx.security.claimJti(`dcr|${id}`, now, now + 2 * REGISTRATION_SIGNATURE_MAX_AGE_S * 1000 + 60_000));
+      const fresh = await o.store.transaction((tx) =>
+        tx.security.claimJti(`dcr|${id}`, now, now + 2 * REGISTRATION_SIGNATURE_MAX_AGE_S * 1000 + 60_000),
+      );
       return fresh ? undefined : 'the signature was already used';
     } catch (e) {
       const code = (e as { code?: unknown }).code;
@@ -115,7 +148,9 @@ export function dynamicRegistration(o: RegistrationOptions): DynamicRegistration
     const now = Date.now();
     if (now - lastPurge < PURGE_INTERVAL_MS) return;
     lastPurge = now;
-    o.store.transaction((tx) => tx.oauth.purge(now)).catch((err: unknown) => o.log.warn('could not drop expired OAuth records', { error: String(err) }));
+    o.store
+      .transaction((tx) => tx.oauth.purge(now))
+      .catch((err: unknown) => o.log.warn('could not drop expired OAuth records', { error: String(err) }));
   };
 
   return {
@@ -142,13 +177,21 @@ export function dynamicRegistration(o: RegistrationOptions): DynamicRegistration
       let wait = buckets.take([`addr:${address}`], 'register_address', 1, performance.now());
       if (wait === 0) wait = buckets.take(['all'], 'register_total', 1, performance.now());
       if (wait > 0) {
-        return refuse('rate_limited', 429, 'invalid_request', `Too many client registrations; try again in ${wait} seconds.`, { 'Retry-After': String(wait) });
+        return refuse(
+          'rate_limited',
+          429,
+          'invalid_request',
+          `Too many client registrations; try again in ${wait} seconds.`,
+          { 'Retry-After': String(wait) },
+        );
       }
       const owner = `registrant:${createHmac('sha256', o.secret).update(address).digest('base64url').slice(0, 32)}`;
       const live = await o.store.read((tx) => tx.oauth.byAccount('Client', owner, Date.now()));
       if (live.length >= o.limits.perRegistrant) {
         const next = Math.min(...live.map((r) => r.expiresMs ?? Infinity));
-        const retry = Number.isFinite(next) ? { 'Retry-After': String(Math.max(1, Math.ceil((next - Date.now()) / 1000))) } : undefined;
+        const retry = Number.isFinite(next)
+          ? { 'Retry-After': String(Math.max(1, Math.ceil((next - Date.now()) / 1000))) }
+          : undefined;
         return refuse(
           'registrant_cap',
           429,
@@ -185,7 +228,10 @@ export function dynamicRegistration(o: RegistrationOptions): DynamicRegistration
       } else {
         const failure = attempt.failure ?? { error: `status_${node.outgoing.statusCode}` };
         o.onOutcome?.(failure.error);
-        o.log.warn('oauth client registration refused', { reason: failure.error, detail: failure.description?.slice(0, 200) });
+        o.log.warn('oauth client registration refused', {
+          reason: failure.error,
+          detail: failure.description?.slice(0, 200),
+        });
       }
       return answer;
     },
@@ -209,7 +255,17 @@ function replayed(incoming: IncomingMessage, body: Uint8Array): IncomingMessage 
   const stream = Readable.from([Buffer.from(body)], { objectMode: false });
   const headers = { ...incoming.headers, 'content-length': String(body.byteLength) };
   delete headers['transfer-encoding'];
-  for (const key of ['url', 'method', 'httpVersion', 'httpVersionMajor', 'httpVersionMinor', 'socket', 'connection', 'rawHeaders', 'complete'] as const) {
+  for (const key of [
+    'url',
+    'method',
+    'httpVersion',
+    'httpVersionMajor',
+    'httpVersionMinor',
+    'socket',
+    'connection',
+    'rawHeaders',
+    'complete',
+  ] as const) {
     Object.defineProperty(stream, key, { value: incoming[key], enumerable: true, writable: true });
   }
   Object.defineProperty(stream, 'headers', { value: headers, enumerable: true, writable: true });

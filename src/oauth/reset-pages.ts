@@ -14,7 +14,8 @@ export const FORGOT_PATH = '/account/forgot';
 export const RESET_PATH = '/account/reset';
 
 const csrfField = (token: string) => html`<input type="hidden" name="csrf" value="${token}">`;
-const errorBox = (message?: string) => (message ? html`<p class="error" role="alert" id="form-error">${message}</p>` : '');
+const errorBox = (message?: string) =>
+  message ? html`<p class="error" role="alert" id="form-error">${message}</p>` : '';
 
 export function forgotPage(o: { csrf: string; email?: string; error?: string }): Html {
   return html`<h1>Forgot your password?</h1><p>Enter the email of your account. We send a link to choose a new password.</p><div class="card">${errorBox(o.error)}<form class="stack" method="post" action="${FORGOT_PATH}">${csrfField(o.csrf)}
@@ -67,7 +68,10 @@ export function passwordResetRoutes(pages: Hono, d: ResetRouteDeps): void {
     if (!d.csrfOk(c, f)) return d.expired();
     const email = normalizeEmail(str(f.email, 254));
     if (!EMAIL.test(email)) {
-      return d.page(forgotPage({ csrf: d.csrf(c).token, email, error: 'Enter an email address like name@example.com.' }), { status: 400, title: 'Forgot your password?' });
+      return d.page(
+        forgotPage({ csrf: d.csrf(c).token, email, error: 'Enter an email address like name@example.com.' }),
+        { status: 400, title: 'Forgot your password?' },
+      );
     }
     const slowed = d.resets.request(email, d.address(c), negotiateLocale(c.req.header('accept-language'), null));
     if (slowed) return d.tooMany(slowed.waitS);
@@ -78,7 +82,10 @@ export function passwordResetRoutes(pages: Hono, d: ResetRouteDeps): void {
     // Looking is free: a mail scanner opening the link spends nothing.
     if (!(await d.resets.valid(token))) return d.page(deadLink, { status: 410, title: 'Link expired' });
     const csrf = d.csrf(c);
-    return d.page(newPasswordPage({ token, csrf: csrf.token }), { title: 'Choose a new password', cookies: [csrf.setCookie] });
+    return d.page(newPasswordPage({ token, csrf: csrf.token }), {
+      title: 'Choose a new password',
+      cookies: [csrf.setCookie],
+    });
   });
   pages.post(`${RESET_PATH}/:token`, async (c) => {
     const f = await readForm(c);
@@ -88,7 +95,10 @@ export function passwordResetRoutes(pages: Hono, d: ResetRouteDeps): void {
     const problem = passwordProblem(password);
     if (problem) {
       if (!(await d.resets.valid(token))) return d.page(deadLink, { status: 410, title: 'Link expired' });
-      return d.page(newPasswordPage({ token, csrf: d.csrf(c).token, error: problem }), { status: 400, title: 'Choose a new password' });
+      return d.page(newPasswordPage({ token, csrf: d.csrf(c).token, error: problem }), {
+        status: 400,
+        title: 'Choose a new password',
+      });
     }
     const done = await d.resets.complete(token, password, d.address(c));
     if ('waitS' in done) return d.tooMany(done.waitS);

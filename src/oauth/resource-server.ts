@@ -65,7 +65,8 @@ export function accessTokenVerifier(o: ResourceServerOptions) {
         const rec = await tx.oauth.find(model, token, nowMs);
         if (!rec) continue;
         const payload = rec.payload as TokenPayload;
-        const client = typeof payload.clientId === 'string' ? await tx.oauth.find('Client', payload.clientId, nowMs) : null;
+        const client =
+          typeof payload.clientId === 'string' ? await tx.oauth.find('Client', payload.clientId, nowMs) : null;
         return { payload, client: client?.payload ?? null };
       }
       return null;
@@ -86,7 +87,10 @@ export function accessTokenVerifier(o: ResourceServerOptions) {
     if (typeof at.clientId !== 'string' || !at.clientId) throw new TokenRefused('token without a client');
     const clientId = at.clientId;
     // A client known by its metadata document is not in the store: the library resolves it.
-    const client = found.client ?? ((await o.provider().Client.find(clientId)) as unknown as Record<string, unknown> | undefined) ?? null;
+    const client =
+      found.client ??
+      ((await o.provider().Client.find(clientId)) as unknown as Record<string, unknown> | undefined) ??
+      null;
     if (!client) throw new TokenRefused('the client of this token is gone');
     const registered = client[PROFILE_METADATA];
     const generic = o.genericProfile();
@@ -108,7 +112,13 @@ export function accessTokenVerifier(o: ResourceServerOptions) {
  * bound to and naming the token (`ath`), checked by the one proof checker (src/security/pop.ts);
  * its jti is claimed in the store, so a proof is used once.
  */
-async function checkDpopProof(http: HttpEvidence | undefined, token: string, jkt: string, o: ResourceServerOptions, now: number): Promise<void> {
+async function checkDpopProof(
+  http: HttpEvidence | undefined,
+  token: string,
+  jkt: string,
+  o: ResourceServerOptions,
+  now: number,
+): Promise<void> {
   const proof = http?.headers.dpop;
   if (!http || !proof) throw new TokenRefused('DPoP-bound token without a DPoP proof');
   let jti: string;
@@ -126,6 +136,8 @@ async function checkDpopProof(http: HttpEvidence | undefined, token: string, jkt
     if (!(e instanceof PopFailure)) throw e;
     throw new TokenRefused(`DPoP proof refused: ${e.detail}`);
   }
-  const fresh = await o.store.transaction((tx) => tx.security.claimJti(`dpop|${jkt}|${jti}`, now, now + 2 * DPOP_WINDOW_S * 1000 + 60_000));
+  const fresh = await o.store.transaction((tx) =>
+    tx.security.claimJti(`dpop|${jkt}|${jti}`, now, now + 2 * DPOP_WINDOW_S * 1000 + 60_000),
+  );
   if (!fresh) throw new TokenRefused('DPoP proof replayed');
 }

@@ -13,7 +13,13 @@ import { INTERACTION_PATH } from './provider.js';
 
 export function signInRoutes(pages: Hono, k: PagesKit): void {
   const loginView = (it: Interaction, uid: string, csrf: string, extra: { email?: string; error?: string } = {}) =>
-    loginPage({ action: `${INTERACTION_PATH}/${uid}/login`, registerHref: `${INTERACTION_PATH}/${uid}/register`, csrf, client: it.clientName, ...extra });
+    loginPage({
+      action: `${INTERACTION_PATH}/${uid}/login`,
+      registerHref: `${INTERACTION_PATH}/${uid}/register`,
+      csrf,
+      client: it.clientName,
+      ...extra,
+    });
 
   pages.get(`${INTERACTION_PATH}/:uid`, async (c) => {
     const it = await k.interaction(c);
@@ -21,7 +27,11 @@ export function signInRoutes(pages: Hono, k: PagesKit): void {
     const uid = c.req.param('uid');
     const csrf = k.csrfFor(c);
     if (it.details.prompt.name === 'login') {
-      return k.page(loginView(it, uid, csrf.token), { title: 'Sign in', formTargets: it.targets, cookies: [csrf.setCookie] });
+      return k.page(loginView(it, uid, csrf.token), {
+        title: 'Sign in',
+        formTargets: it.targets,
+        cookies: [csrf.setCookie],
+      });
     }
     return consentView(k, it, uid, csrf);
   });
@@ -36,11 +46,14 @@ export function signInRoutes(pages: Hono, k: PagesKit): void {
     if ('waitS' in r) return k.tooMany(r.waitS);
     if (!r.account) {
       const csrf = k.csrfFor(c);
-      return k.page(loginView(it, uid, csrf.token, { email, error: 'That email and password do not match an account.' }), {
-        status: 401,
-        title: 'Sign in',
-        formTargets: it.targets,
-      });
+      return k.page(
+        loginView(it, uid, csrf.token, { email, error: 'That email and password do not match an account.' }),
+        {
+          status: 401,
+          title: 'Sign in',
+          formTargets: it.targets,
+        },
+      );
     }
     return k.finish(c, { login: { accountId: r.account.id } }, [await k.accountCookie(r.account.id)]);
   });
@@ -50,11 +63,18 @@ export function signInRoutes(pages: Hono, k: PagesKit): void {
     if (!it) return k.expired();
     const uid = c.req.param('uid');
     const csrf = k.csrfFor(c);
-    return k.page(registerPage({ action: `${INTERACTION_PATH}/${uid}/register`, loginHref: `${INTERACTION_PATH}/${uid}`, csrf: csrf.token }), {
-      title: 'Create an account',
-      formTargets: it.targets,
-      cookies: [csrf.setCookie],
-    });
+    return k.page(
+      registerPage({
+        action: `${INTERACTION_PATH}/${uid}/register`,
+        loginHref: `${INTERACTION_PATH}/${uid}`,
+        csrf: csrf.token,
+      }),
+      {
+        title: 'Create an account',
+        formTargets: it.targets,
+        cookies: [csrf.setCookie],
+      },
+    );
   });
 
   pages.post(`${INTERACTION_PATH}/:uid/register`, async (c) => {
@@ -66,21 +86,38 @@ export function signInRoutes(pages: Hono, k: PagesKit): void {
     const name = k.str(f.name, 200).trim();
     const email = normalizeEmail(k.str(f.email, 254));
     const password = k.str(f.password, 200);
-    const problem = !name ? 'Enter your name.' : !EMAIL.test(email) ? 'Enter an email address like name@example.com.' : passwordProblem(password);
+    const problem = !name
+      ? 'Enter your name.'
+      : !EMAIL.test(email)
+        ? 'Enter an email address like name@example.com.'
+        : passwordProblem(password);
     if (problem) {
-      return k.page(registerPage({ action: `${INTERACTION_PATH}/${uid}/register`, loginHref: `${INTERACTION_PATH}/${uid}`, csrf: csrf.token, name, email, error: problem }), {
-        status: 400,
-        title: 'Create an account',
-        formTargets: it.targets,
-      });
+      return k.page(
+        registerPage({
+          action: `${INTERACTION_PATH}/${uid}/register`,
+          loginHref: `${INTERACTION_PATH}/${uid}`,
+          csrf: csrf.token,
+          name,
+          email,
+          error: problem,
+        }),
+        {
+          status: 400,
+          title: 'Create an account',
+          formTargets: it.targets,
+        },
+      );
     }
     // Sign-ups are limited per email and per address (each mails a code and costs a scrypt).
     const started = await k.accounts.startSignup({ name, email, password }, k.addressOf(c));
     if ('waitS' in started) return k.tooMany(started.waitS);
-    return k.page(codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup: started.signup, email }), {
-      title: 'Check your email',
-      formTargets: it.targets,
-    });
+    return k.page(
+      codePage({ action: `${INTERACTION_PATH}/${uid}/verify`, csrf: csrf.token, signup: started.signup, email }),
+      {
+        title: 'Check your email',
+        formTargets: it.targets,
+      },
+    );
   });
 
   pages.post(`${INTERACTION_PATH}/:uid/verify`, async (c) => {

@@ -72,8 +72,24 @@ export function uncachedView(slots: readonly SlotCandidate[]): SlotsView {
  * The key of a query's computed answer: everything the slot list depends on besides the store's
  * claims and the clock, the version of the business definition it was computed under included.
  */
-export function availabilityKey(definitionVersion: number, serviceId: string, fromMs: number, toMs: number, partySize: number, resourceId?: string, locationId?: string): string {
-  return JSON.stringify([definitionVersion, serviceId, fromMs, toMs, partySize, resourceId ?? null, locationId ?? null]);
+export function availabilityKey(
+  definitionVersion: number,
+  serviceId: string,
+  fromMs: number,
+  toMs: number,
+  partySize: number,
+  resourceId?: string,
+  locationId?: string,
+): string {
+  return JSON.stringify([
+    definitionVersion,
+    serviceId,
+    fromMs,
+    toMs,
+    partySize,
+    resourceId ?? null,
+    locationId ?? null,
+  ]);
 }
 
 export class AvailabilityCache {
@@ -102,7 +118,15 @@ export class AvailabilityCache {
   }
 
   /** Keep a fresh computation (made at `nowMs` with `AHEAD_MS`) and return its view at `nowMs`. */
-  store(key: string, version: number, nowMs: number, service: ServiceDef, fromMs: number, toMs: number, answer: ComputedSlots): SlotsView {
+  store(
+    key: string,
+    version: number,
+    nowMs: number,
+    service: ServiceDef,
+    fromMs: number,
+    toMs: number,
+    answer: ComputedSlots,
+  ): SlotsView {
     // The list covers starts before `coveredTo`. When the window's far end cuts it short
     // (`coveredTo` = far end + AHEAD_MS), that far end moves with the clock: it stays covered for AHEAD_MS.
     const coveredTo = clipToBookingWindow(service, nowMs, fromMs, toMs, AHEAD_MS).to;
@@ -137,7 +161,14 @@ export class AvailabilityCache {
   }
 
   stats(): AvailabilityCacheStats {
-    return { entries: this.entries.size, bytes: this.bytes, maxBytes: this.maxBytes, hits: this.hits, misses: this.misses, evictions: this.evictions };
+    return {
+      entries: this.entries.size,
+      bytes: this.bytes,
+      maxBytes: this.maxBytes,
+      hits: this.hits,
+      misses: this.misses,
+      evictions: this.evictions,
+    };
   }
 
   private drop(key: string, e: Entry): void {

@@ -1,6 +1,14 @@
 /** The business definition compiled once at start for fast lookups by the handlers. */
 import { PublicOrigin } from './public-origin.js';
-import { type BusinessDef, type ResourceDef, type ServiceDef, paidBeforeAppointment, publishService, type PublishedService, findSlotTagClash } from '../domain/index.js';
+import {
+  type BusinessDef,
+  type ResourceDef,
+  type ServiceDef,
+  paidBeforeAppointment,
+  publishService,
+  type PublishedService,
+  findSlotTagClash,
+} from '../domain/index.js';
 
 /**
  * The business compiled for fast lookups: one snapshot of one stored definition version. A live
@@ -65,7 +73,8 @@ export function suspensionSentence(s: BusinessSuspension): string {
 }
 
 /** Why a service paid online when booking is suspended while the business has no payment provider. */
-export const NO_ONLINE_PAYMENT = 'Not bookable right now: it is paid online when booking, and this business has not set up online payment yet.';
+export const NO_ONLINE_PAYMENT =
+  'Not bookable right now: it is paid online when booking, and this business has not set up online payment yet.';
 
 /**
  * The services as served: one the business cannot take right now is `suspended`, with the reason at
@@ -93,7 +102,11 @@ export type ServingFacts = Pick<Business, 'payments' | 'suspended'>;
  * definition and after a suspension, so the feed says what `get_service` says.
  */
 export function servedCatalog(def: BusinessDef, facts: ServingFacts): Map<string, Record<string, unknown>> {
-  return new Map(servedServices(def.services, facts, new Map()).map((s) => [s.id, publishService(s, def) as unknown as Record<string, unknown>] as const));
+  return new Map(
+    servedServices(def.services, facts, new Map()).map(
+      (s) => [s.id, publishService(s, def) as unknown as Record<string, unknown>] as const,
+    ),
+  );
 }
 
 /** A description (a string, or `{ plain, markdown?, html? }`) with a sentence added at its end. */

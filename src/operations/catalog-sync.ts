@@ -11,10 +11,19 @@ import type { IdSource } from './core/ids.js';
 import type { Business } from './business.js';
 
 /** Raises one catalog event (`service.created`, ...) for a service, with the published service as data. */
-export type CatalogEventSink = (event: string, serviceId: string, data: Record<string, unknown>) => Promise<void> | void;
+export type CatalogEventSink = (
+  event: string,
+  serviceId: string,
+  data: Record<string, unknown>,
+) => Promise<void> | void;
 
 /** Republish what changed between the stored catalog and `published`, raising an event per change. */
-export async function publishCatalog(tx: Tx, published: ReadonlyMap<string, Record<string, unknown>>, now: number, raise: CatalogEventSink): Promise<void> {
+export async function publishCatalog(
+  tx: Tx,
+  published: ReadonlyMap<string, Record<string, unknown>>,
+  now: number,
+  raise: CatalogEventSink,
+): Promise<void> {
   const stored = new Map((await tx.catalog.all()).map((s) => [s.id, s] as const));
   for (const [id, svc] of published) {
     const fingerprint = createHash('sha256').update(JSON.stringify(svc)).digest('base64url');
@@ -37,13 +46,30 @@ export async function publishCatalog(tx: Tx, published: ReadonlyMap<string, Reco
 }
 
 /** A catalog event as the outbox keeps it: ordered by service, for every subscriber (no owner), due now. */
-export function catalogEvent(ids: IdSource, now: number, event: string, serviceId: string, data: Record<string, unknown>): OutboxEvent {
-  return { event_id: ids.next('evt'), event, order_key: serviceId, principal: null, profile: null, payload: { service_id: serviceId, data }, created_ms: now, due_ms: now };
+export function catalogEvent(
+  ids: IdSource,
+  now: number,
+  event: string,
+  serviceId: string,
+  data: Record<string, unknown>,
+): OutboxEvent {
+  return {
+    event_id: ids.next('evt'),
+    event,
+    order_key: serviceId,
+    principal: null,
+    profile: null,
+    payload: { service_id: serviceId, data },
+    created_ms: now,
+    due_ms: now,
+  };
 }
 
 /** The published services of a definition, by id. */
 export function publishedOf(def: BusinessDef): Map<string, Record<string, unknown>> {
-  return new Map(def.services.map((s) => [s.id, publishService(s, def) as unknown as Record<string, unknown>] as const));
+  return new Map(
+    def.services.map((s) => [s.id, publishService(s, def) as unknown as Record<string, unknown>] as const),
+  );
 }
 
 /**
@@ -51,16 +77,26 @@ export function publishedOf(def: BusinessDef): Map<string, Record<string, unknow
  * retry, and every later sync, takes the latest snapshot: the one after an edit, a suspension or its
  * end), returning the events raised for the caller to announce after the commit.
  */
-export async function syncCatalog(store: Store, business: () => Business, clock: Clock, ids: IdSource): Promise<OutboxEvent[]> {
+export async function syncCatalog(
+  store: Store,
+  business: () => Business,
+  clock: Clock,
+  ids: IdSource,
+): Promise<OutboxEvent[]> {
   const events: OutboxEvent[] = [];
   await store.transaction(async (tx) => {
     events.length = 0; // the store may run this again after a deadlock
     const now = clock.now();
-    await publishCatalog(tx, business().published as unknown as ReadonlyMap<string, Record<string, unknown>>, now, (event, serviceId, data) => {
-      const e = catalogEvent(ids, now, event, serviceId, data);
-      events.push(e);
-      return tx.outbox.add(e);
-    });
+    await publishCatalog(
+      tx,
+      business().published as unknown as ReadonlyMap<string, Record<string, unknown>>,
+      now,
+      (event, serviceId, data) => {
+        const e = catalogEvent(ids, now, event, serviceId, data);
+        events.push(e);
+        return tx.outbox.add(e);
+      },
+    );
   });
   return events;
 }

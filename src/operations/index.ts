@@ -1,9 +1,23 @@
-export { OPERATIONS, listenOperation, operationByName, operationForPage, operationForCommand, operationForDashboard, operationForPaymentEvents } from './table.js';
+export {
+  OPERATIONS,
+  listenOperation,
+  operationByName,
+  operationForPage,
+  operationForCommand,
+  operationForDashboard,
+  operationForPaymentEvents,
+} from './table.js';
 export { PAYMENT_EVENT } from './payment-events.js';
 export type { PaymentEvent } from './payment-events.js';
 export type { MoneyView } from './admin/money-view.js';
 export { Pipeline } from './core/pipeline.js';
-export { singleScope, type BusinessScope, type BusinessSource, type CallScope, type ScopeResolver } from './core/scope.js';
+export {
+  singleScope,
+  type BusinessScope,
+  type BusinessSource,
+  type CallScope,
+  type ScopeResolver,
+} from './core/scope.js';
 export { PublicOrigin, DEFAULT_PUBLIC_URL } from './public-origin.js';
 export type { CallRecord, OperationRequest, OperationResponse, PipelineDeps } from './core/pipeline.js';
 export { silentLogger } from './core/logger.js';
@@ -11,7 +25,17 @@ export type { Logger } from './core/logger.js';
 export { MissingResource, ProtocolError, PROTOCOL_ERROR_CODES } from './core/errors.js';
 export { callerCorrelationId, correlationIdOf } from './core/correlation.js';
 export type { ProtocolErrorCode, FieldError } from './core/errors.js';
-export type { OperationDef, RegistryContext, ExtensionKey, CapabilityKey, RestRoute, RateBucket, BuyerPage, DashboardAction, AppView } from './core/define.js';
+export type {
+  OperationDef,
+  RegistryContext,
+  ExtensionKey,
+  CapabilityKey,
+  RestRoute,
+  RateBucket,
+  BuyerPage,
+  DashboardAction,
+  AppView,
+} from './core/define.js';
 export { jsonDoorRows, rateRuleOf } from './core/define.js';
 export type { AccessTier, OAuthScope } from '../domain/index.js';
 export { OAUTH_SCOPES } from '../domain/index.js';
@@ -25,7 +49,13 @@ export { compileBusiness, suspensionSentence } from './business.js';
 export type { Caller } from './core/context.js';
 export type { Clock } from './core/clock.js';
 export type { IdSource } from './core/ids.js';
-export type { Business, BusinessSuspension, PaymentMode, PaymentProviderFacts, PaymentProviderKind } from './business.js';
+export type {
+  Business,
+  BusinessSuspension,
+  PaymentMode,
+  PaymentProviderFacts,
+  PaymentProviderKind,
+} from './business.js';
 export type { Presented } from './core/authenticate.js';
 export type { HttpEvidence, McpAuthorization, AuthPolicy } from '../security/index.js';
 export { isLoopbackAddress } from '../security/index.js';
@@ -44,8 +74,22 @@ export type { OutboxEvent } from '../store/index.js';
 export type { CheckoutView, BookingPageView } from './bookings/views.js';
 export type { WaitlistOfferView } from './waitlist/view-waitlist-offer.js';
 export { bookingPageView } from './bookings/views.js';
-export { PLATFORM_MESSAGES_CAPABILITY, mailableAddress, reminderOptOutKey, type MailKind } from './notifications/mail-messages.js';
-export { CALENDAR_SECRET_ENV_PREFIX, calendarSecretPrefix, formatMoney, majorAmount, parseMoney, negotiateLocale, moneyFacts, bookingDeadline } from '../domain/index.js';
+export {
+  PLATFORM_MESSAGES_CAPABILITY,
+  mailableAddress,
+  reminderOptOutKey,
+  type MailKind,
+} from './notifications/mail-messages.js';
+export {
+  CALENDAR_SECRET_ENV_PREFIX,
+  calendarSecretPrefix,
+  formatMoney,
+  majorAmount,
+  parseMoney,
+  negotiateLocale,
+  moneyFacts,
+  bookingDeadline,
+} from '../domain/index.js';
 export type { MoneyFacts, BookingFactsInput } from '../domain/index.js';
 /** The start a slot id carries: a hold names its slot only by id, and the doors say when it starts. */
 export { decodeSlotId } from '../domain/index.js';
@@ -67,6 +111,12 @@ export type { ServiceTerms, CancelFacts, RescheduleFacts, WindowFacts } from './
 export { paymentDeadline, shortestWindowSeconds, type PaymentWindowSettings } from '../domain/index.js';
 export { unknownMemberWarnings } from './core/unknown-members.js';
 export { WEBHOOK_RESOURCE_PREFIX, loadWebhookResourceKey, webhookResourceNamer } from './webhook-resource.js';
-export { EXTENSIONS, OUR_NAMESPACE, META_WEBHOOK, META_WEBHOOK_RESOURCE, deprecatedNameWarning } from './core/extensions.js';
+export {
+  EXTENSIONS,
+  OUR_NAMESPACE,
+  META_WEBHOOK,
+  META_WEBHOOK_RESOURCE,
+  deprecatedNameWarning,
+} from './core/extensions.js';
 export type { ExtensionCapability } from './core/extensions.js';
 export { businessHealth, type BusinessHealth } from './admin/business-health.js';

@@ -6,7 +6,12 @@
  * the business (doors, workers) asks `current()` each time rather than holding one. Settings given
  * on the command line stay over the stored ones.
  */
-import { checkBusinessDocument, withoutUnsafeTemplates, type BusinessDef, type BusinessSettings } from '../domain/index.js';
+import {
+  checkBusinessDocument,
+  withoutUnsafeTemplates,
+  type BusinessDef,
+  type BusinessSettings,
+} from '../domain/index.js';
 import type { DefinitionEntry, Store, Tx } from '../store/index.js';
 import { compileBusiness, type Business, type BusinessSuspension, type PaymentProviderKind } from './business.js';
 import type { PublicOrigin } from './public-origin.js';
@@ -28,7 +33,9 @@ export interface CompileOptions {
 }
 
 /** The stored definition as a checked business, or undefined when the store holds none. */
-export async function storedDefinition(tx: Tx): Promise<{ version: number; def: BusinessDef; entries: DefinitionEntry[] } | undefined> {
+export async function storedDefinition(
+  tx: Tx,
+): Promise<{ version: number; def: BusinessDef; entries: DefinitionEntry[] } | undefined> {
   const entries = await tx.definition.entries();
   const stored = documentOf(entries);
   if (!stored) return undefined;
@@ -36,7 +43,10 @@ export async function storedDefinition(tx: Tx): Promise<{ version: number; def: 
   const safe = withoutUnsafeTemplates(stored.settings);
   const doc = safe.dropped.length > 0 ? { ...stored, settings: safe.settings } : stored;
   const checked = checkBusinessDocument(doc);
-  if (!checked.ok) throw new Error(`the stored business definition is invalid: ${checked.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  if (!checked.ok)
+    throw new Error(
+      `the stored business definition is invalid: ${checked.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+    );
   return { version: await tx.definition.version(), def: checked.def, entries };
 }
 
@@ -86,7 +96,11 @@ export type DefinitionSource = 'imported' | 'stored' | 'stored_differs';
  * The definition a server starts with: the file's, imported, when the store holds none or `mode` is
  * `import`; else the stored one (`stored_differs` when the file given says otherwise).
  */
-export async function chooseDefinition(tx: Tx, file: BusinessDef, mode: 'import' | 'stored_first'): Promise<{ def: BusinessDef; version: number; source: DefinitionSource }> {
+export async function chooseDefinition(
+  tx: Tx,
+  file: BusinessDef,
+  mode: 'import' | 'stored_first',
+): Promise<{ def: BusinessDef; version: number; source: DefinitionSource }> {
   await tx.lock(['definition']);
   const stored = mode === 'stored_first' ? await storedDefinition(tx) : undefined;
   if (stored) {

@@ -8,7 +8,13 @@ const ref = z.string().min(1).max(255);
 const amount = z.number().int().min(0);
 
 export const PAYMENT_EVENT = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('checkout_created'), booking_id: ref, action_id: ref, session_id: ref, url: z.string().url().max(2048) }),
+  z.object({
+    type: z.literal('checkout_created'),
+    booking_id: ref,
+    action_id: ref,
+    session_id: ref,
+    url: z.string().url().max(2048),
+  }),
   z.object({
     type: z.literal('checkout_completed'),
     event_id: ref,
@@ -22,10 +28,24 @@ export const PAYMENT_EVENT = z.discriminatedUnion('type', [
     payment_ref: ref,
   }),
   z.object({ type: z.literal('checkout_expired'), event_id: ref, booking_id: ref, action_id: ref, session_id: ref }),
-  z.object({ type: z.literal('refund_result'), booking_id: ref, job_id: ref, payment_ref: ref, refund_id: ref.optional(), status: z.enum(['succeeded', 'pending', 'failed']) }),
+  z.object({
+    type: z.literal('refund_result'),
+    booking_id: ref,
+    job_id: ref,
+    payment_ref: ref,
+    refund_id: ref.optional(),
+    status: z.enum(['succeeded', 'pending', 'failed']),
+  }),
   /** `amount_refunded`: everything refunded on that payment so far, as the provider counts it. */
   z.object({ type: z.literal('charge_refunded'), event_id: ref, payment_ref: ref, amount_refunded: amount }),
-  z.object({ type: z.literal('dispute_opened'), event_id: ref, payment_ref: ref, dispute_id: ref, reason: z.string().min(1).max(200), amount }),
+  z.object({
+    type: z.literal('dispute_opened'),
+    event_id: ref,
+    payment_ref: ref,
+    dispute_id: ref,
+    reason: z.string().min(1).max(200),
+    amount,
+  }),
   z.object({
     type: z.literal('dispute_closed'),
     event_id: ref,

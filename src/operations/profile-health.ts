@@ -25,7 +25,10 @@ export function healthCapability(h: ProfileHealth | undefined, zone: string): Re
   for (const s of h.stale) {
     const prev = byResource.get(s.resource_id);
     // The resource's oldest good read among its stale calendars (none at all wins).
-    byResource.set(s.resource_id, prev === null || s.last_ok_ms === null ? null : Math.min(prev ?? s.last_ok_ms, s.last_ok_ms));
+    byResource.set(
+      s.resource_id,
+      prev === null || s.last_ok_ms === null ? null : Math.min(prev ?? s.last_ok_ms, s.last_ok_ms),
+    );
   }
   return {
     version: '2026-12-02',
@@ -33,6 +36,10 @@ export function healthCapability(h: ProfileHealth | undefined, zone: string): Re
     schema: `${ORIGIN}/schemas/extensions/health.json`,
     extends: 'dev.usp-protocol.services.availability',
     status: byResource.size > 0 ? 'degraded' : 'healthy',
-    calendars: [...byResource].map(([resource_id, ok]) => ({ resource_id, status: 'stale', last_good_read_at: ok === null ? null : formatInstant(ok, zone) })),
+    calendars: [...byResource].map(([resource_id, ok]) => ({
+      resource_id,
+      status: 'stale',
+      last_good_read_at: ok === null ? null : formatInstant(ok, zone),
+    })),
   };
 }

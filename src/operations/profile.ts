@@ -39,9 +39,17 @@ const SCHEMAS = 'https://usp-protocol.dev/schemas';
 
 export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Record<string, unknown> {
   const base = opts.baseUrl.replace(/\/$/, '');
-  const bindings: Array<Record<string, unknown>> = [{ version: USP_VERSION, transport: 'rest', endpoint: base, spec: SPEC, schema: `${SCHEMAS}/openapi/usp-rest.json` }];
+  const bindings: Array<Record<string, unknown>> = [
+    { version: USP_VERSION, transport: 'rest', endpoint: base, spec: SPEC, schema: `${SCHEMAS}/openapi/usp-rest.json` },
+  ];
   if (opts.mcpEndpoint) {
-    bindings.push({ version: USP_VERSION, transport: 'mcp', endpoint: opts.mcpEndpoint, spec: SPEC, schema: `${SCHEMAS}/openrpc/usp-mcp.json` });
+    bindings.push({
+      version: USP_VERSION,
+      transport: 'mcp',
+      endpoint: opts.mcpEndpoint,
+      spec: SPEC,
+      schema: `${SCHEMAS}/openrpc/usp-mcp.json`,
+    });
   }
   const cap = (anchor: string, schema: string, extra: Record<string, unknown> = {}) => [
     { version: USP_VERSION, spec: `${SPEC}#${anchor}`, schema: `${SCHEMAS}/${schema}`, ...extra },
@@ -53,12 +61,19 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
       supported_versions: { ...OLDER_VERSIONS },
       services: { 'dev.usp-protocol.services': bindings },
       capabilities: {
-        'dev.usp-protocol.services.catalog': cap('3-service-catalog', 'services/catalog.json', { search: true, max_lookup_ids: MAX_LOOKUP_IDS }),
+        'dev.usp-protocol.services.catalog': cap('3-service-catalog', 'services/catalog.json', {
+          search: true,
+          max_lookup_ids: MAX_LOOKUP_IDS,
+        }),
         'dev.usp-protocol.services.catalog.subscriptions': cap('3122-feed-subscriptions', 'rest_common.json', {
           extends: 'dev.usp-protocol.services.catalog',
         }),
         'dev.usp-protocol.services.availability': cap('4-availability', 'services/availability.json', { holds: true }),
-        'dev.usp-protocol.services.bookings': cap('5-booking-lifecycle', 'services/booking.json', suspendedServices(biz)),
+        'dev.usp-protocol.services.bookings': cap(
+          '5-booking-lifecycle',
+          'services/booking.json',
+          suspendedServices(biz),
+        ),
         'dev.usp-protocol.services.waitlist': cap('111-waitlist-extension', 'services/waitlist.json', {
           extends: 'dev.usp-protocol.services.bookings',
         }),
@@ -71,9 +86,18 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
     authorization: {
       privileged_operations_require_authentication: !opts.sandbox,
       accepted_mechanisms: [...(opts.mechanisms ?? ['api_key'])],
-      ...(opts.mechanisms?.includes('platform_key_pop') ? { pop_algorithms: [...(opts.popAlgorithms ?? ['EdDSA'])] } : {}),
-      ...(opts.tokenEndpoint && opts.mechanisms?.includes('oauth2_bearer') ? { token_endpoint: opts.tokenEndpoint } : {}),
-      ...(opts.sandbox ? { sandbox: true, note: 'Sandbox: privileged operations are accepted without platform authentication. Not for production use.' } : {}),
+      ...(opts.mechanisms?.includes('platform_key_pop')
+        ? { pop_algorithms: [...(opts.popAlgorithms ?? ['EdDSA'])] }
+        : {}),
+      ...(opts.tokenEndpoint && opts.mechanisms?.includes('oauth2_bearer')
+        ? { token_endpoint: opts.tokenEndpoint }
+        : {}),
+      ...(opts.sandbox
+        ? {
+            sandbox: true,
+            note: 'Sandbox: privileged operations are accepted without platform authentication. Not for production use.',
+          }
+        : {}),
     },
   };
   if (opts.keys && opts.keys.length > 0) {
@@ -90,9 +114,14 @@ export function buildBusinessProfile(biz: Business, opts: ProfileOptions): Recor
  */
 function suspendedServices(biz: Business): Record<string, unknown> {
   // The operator suspended the whole business: said once, with the reason, beside each service's entry.
-  const whole = biz.suspended ? { business_suspended: { reason: biz.suspended.reason, message: suspensionSentence(biz.suspended) } } : {};
+  const whole = biz.suspended
+    ? { business_suspended: { reason: biz.suspended.reason, message: suspensionSentence(biz.suspended) } }
+    : {};
   if (biz.suspendedWhy.size === 0) return whole;
-  return { ...whole, suspended_services: [...biz.suspendedWhy].map(([service_id, reason]) => ({ service_id, reason })) };
+  return {
+    ...whole,
+    suspended_services: [...biz.suspendedWhy].map(([service_id, reason]) => ({ service_id, reason })),
+  };
 }
 
 function health(opts: ProfileOptions, zone: string): Record<string, Array<Record<string, unknown>>> {

@@ -18,7 +18,13 @@ const BATCH = 100;
 const ROUNDS = 20;
 
 /** Erase the people of bookings that ended before now - retentionMs; returns how many bookings were visited. */
-export async function erasePastBookings(store: Store, biz: Business, clock: Clock, ids: IdSource, retentionMs: number): Promise<number> {
+export async function erasePastBookings(
+  store: Store,
+  biz: Business,
+  clock: Clock,
+  ids: IdSource,
+  retentionMs: number,
+): Promise<number> {
   let visited = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const n = await store.transaction(async (tx) => {

@@ -18,7 +18,10 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
  * A refinement, so the published schemas stay as they were (the spec sets no pattern).
  */
 export function oneLine<T extends z.ZodString | z.ZodEmail>(s: T): T {
-  return s.refine((v) => !CONTROL_CHARACTER.test(v), 'must be one line of text, without line breaks or other control characters') as T;
+  return s.refine(
+    (v) => !CONTROL_CHARACTER.test(v),
+    'must be one line of text, without line breaks or other control characters',
+  ) as T;
 }
 
 export const Buyer = z
@@ -50,7 +53,9 @@ export const PaginationRequest = z
   })
   .optional();
 
-export const DateOrInstant = z.string().refine((s) => isIsoDate(s) || parseInstant(s) !== null, 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time');
+export const DateOrInstant = z
+  .string()
+  .refine((s) => isIsoDate(s) || parseInstant(s) !== null, 'must be a date (YYYY-MM-DD) or an RFC 3339 date-time');
 
 /** Opaque cursors: base64url JSON, so a tampered cursor is detected rather than trusted. */
 export function encodeCursor(v: Record<string, unknown>): string {

@@ -64,12 +64,21 @@ export async function sweep(target: SweepTarget, opts: SweepOptions = {}): Promi
   // As after a call: a sweep that expired nothing wakes nobody.
   if (events.length > 0 || queued.any) channels.committed(events);
   await purgeRetained(store, clock.now(), opts.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS);
-  if (biz && opts.personalDataRetentionMs !== undefined) await erasePastBookings(store, biz, clock, ids, opts.personalDataRetentionMs);
+  if (biz && opts.personalDataRetentionMs !== undefined)
+    await erasePastBookings(store, biz, clock, ids, opts.personalDataRetentionMs);
   return events;
 }
 
 /** Pending bookings and waitlist offers whose time ran out, expired as the business. */
-async function expireDue(tx: Tx, biz: Business, ids: IdSource, now: number, batch: number, events: OutboxEvent[], queued: { any: boolean }): Promise<void> {
+async function expireDue(
+  tx: Tx,
+  biz: Business,
+  ids: IdSource,
+  now: number,
+  batch: number,
+  events: OutboxEvent[],
+  queued: { any: boolean },
+): Promise<void> {
   const ctx: OperationContext = {
     tx,
     now,
@@ -97,7 +106,11 @@ async function expireDue(tx: Tx, biz: Business, ids: IdSource, now: number, batc
  * than `eventRetentionMs` ago, and credentials past their expiry, in batches of their own
  * transactions.
  */
-export async function purgeRetained(store: Store, now: number, eventRetentionMs: number): Promise<{ events: number; credentials: number }> {
+export async function purgeRetained(
+  store: Store,
+  now: number,
+  eventRetentionMs: number,
+): Promise<{ events: number; credentials: number }> {
   const out = { events: 0, credentials: 0 };
   for (let i = 0; i < PURGE_ROUNDS; i++) {
     const n = await store.transaction((tx) => tx.outbox.purgeDispatched(now - eventRetentionMs, PURGE_BATCH));

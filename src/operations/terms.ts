@@ -4,7 +4,15 @@
  * costs, with each window as a length (a service) or as the instant it closes (a booking). The
  * rules come from the domain's pricing functions, so what a door says is what the operations do.
  */
-import { amountDueAtBooking, bookingPrice, lateCancellationFee, noShowFee, parseDuration, type PaymentWindowSettings, type ServiceDef } from '../domain/index.js';
+import {
+  amountDueAtBooking,
+  bookingPrice,
+  lateCancellationFee,
+  noShowFee,
+  parseDuration,
+  type PaymentWindowSettings,
+  type ServiceDef,
+} from '../domain/index.js';
 import type { Business } from './business.js';
 
 export interface WindowFacts {
@@ -113,7 +121,8 @@ export function serviceTerms(biz: Business, serviceId: string): ServiceTerms | n
       fee: r.fee ?? 0,
       max: r.max_reschedules ?? null,
     },
-    noShow: fee > 0 ? { fee, graceMinutes: pol.no_show?.grace_period ? minutes(pol.no_show.grace_period) : null } : null,
+    noShow:
+      fee > 0 ? { fee, graceMinutes: pol.no_show?.grace_period ? minutes(pol.no_show.grace_period) : null } : null,
   };
 }
 

@@ -1,3 +1,17 @@
 export { BackgroundLoop, type BackgroundLoopOptions, type LoopLog } from './loop.js';
-export { LeasedRunner, backoff, type Failed, type Failure, type Finished, type LeasedRow, type QueuePort, type RunnerOptions } from './runner.js';
-export { notificationQueue, notificationRetryDelayMs, type NotificationProvider, type NotificationQueueOptions } from './notifications.js';
+export {
+  LeasedRunner,
+  backoff,
+  type Failed,
+  type Failure,
+  type Finished,
+  type LeasedRow,
+  type QueuePort,
+  type RunnerOptions,
+} from './runner.js';
+export {
+  notificationQueue,
+  notificationRetryDelayMs,
+  type NotificationProvider,
+  type NotificationQueueOptions,
+} from './notifications.js';

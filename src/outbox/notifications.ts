@@ -37,7 +37,10 @@ export interface NotificationQueueOptions {
 }
 
 /** The queue port of one channel of the notification outbox, sending through `provider`, one message at a time. */
-export function notificationQueue(provider: NotificationProvider, o: NotificationQueueOptions = {}): QueuePort<MailMessage, void> {
+export function notificationQueue(
+  provider: NotificationProvider,
+  o: NotificationQueueOptions = {},
+): QueuePort<MailMessage, void> {
   return {
     name: `${provider.noun} worker`,
     noun: provider.noun,
@@ -51,8 +54,22 @@ export function notificationQueue(provider: NotificationProvider, o: Notificatio
     claim: (tx: Tx, now, limit, leaseUntilMs) => tx.mail.claimDue(now, limit, leaseUntilMs, provider.channel),
     attempt: (m) => provider.send(m),
     failure: (err) => provider.failure(err),
-    done: (tx, m, _r, end) => tx.mail.finish(m.id, { status: 'sent', attempts: end.attempts, due_ms: m.due_ms, sent_ms: end.now, last_error: null }),
-    failed: (tx, m, end) => tx.mail.finish(m.id, { status: end.giveUp ? 'failed' : 'queued', attempts: end.attempts, due_ms: end.retryAtMs, sent_ms: null, last_error: end.error }),
+    done: (tx, m, _r, end) =>
+      tx.mail.finish(m.id, {
+        status: 'sent',
+        attempts: end.attempts,
+        due_ms: m.due_ms,
+        sent_ms: end.now,
+        last_error: null,
+      }),
+    failed: (tx, m, end) =>
+      tx.mail.finish(m.id, {
+        status: end.giveUp ? 'failed' : 'queued',
+        attempts: end.attempts,
+        due_ms: end.retryAtMs,
+        sent_ms: null,
+        last_error: end.error,
+      }),
     close: async () => {
       await provider.close?.();
     },

@@ -46,8 +46,12 @@ export interface Failed extends Finished {
 }
 
 /** The common schedule: the next attempt after `delayMs(attempts)`, given up once the row is older than `giveUpMs`. */
-export function backoff<J extends LeasedRow & { created_ms: number }>(delayMs: (attempts: number) => number, giveUpMs: number) {
-  return (job: J, end: Finished): number | null => (end.now - job.created_ms > giveUpMs ? null : end.now + delayMs(end.attempts));
+export function backoff<J extends LeasedRow & { created_ms: number }>(
+  delayMs: (attempts: number) => number,
+  giveUpMs: number,
+) {
+  return (job: J, end: Finished): number | null =>
+    end.now - job.created_ms > giveUpMs ? null : end.now + delayMs(end.attempts);
 }
 
 /** One queue as the runner drives it. */
@@ -114,7 +118,13 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
     private readonly port: QueuePort<J, R>,
     private readonly o: RunnerOptions,
   ) {
-    this.loop = new BackgroundLoop({ name: port.name, pass: async () => void (await this.tick()), log: o.log, pollMs: o.pollMs, debounceMs: o.debounceMs });
+    this.loop = new BackgroundLoop({
+      name: port.name,
+      pass: async () => void (await this.tick()),
+      log: o.log,
+      pollMs: o.pollMs,
+      debounceMs: o.debounceMs,
+    });
   }
 
   start(): void {
@@ -130,7 +140,10 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
     await this.claiming?.catch(() => undefined);
     if (this.inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...this.inFlight.values()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+      await Promise.race([
+        Promise.allSettled([...this.inFlight.values()]),
+        new Promise((r) => (timer = setTimeout(r, graceMs))),
+      ]);
       clearTimeout(timer);
     }
     const release = this.port.release;
@@ -138,7 +151,12 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
       const jobs = [...this.leased];
       await this.o.store
         .transaction((tx) => release(tx, jobs))
-        .catch((err) => this.o.log.warn(`could not release ${this.port.noun} leases; they lapse by themselves`, { rows: jobs.length, error: String(err) }));
+        .catch((err) =>
+          this.o.log.warn(`could not release ${this.port.noun} leases; they lapse by themselves`, {
+            rows: jobs.length,
+            error: String(err),
+          }),
+        );
     }
     await this.port.close?.();
   }
@@ -207,7 +225,11 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
       const run = this.run(job)
         .then(
           () => undefined,
-          (err) => this.o.log.warn(`${p.noun} could not be recorded; it will be retried`, { ...p.describe(job), error: String(err) }),
+          (err) =>
+            this.o.log.warn(`${p.noun} could not be recorded; it will be retried`, {
+              ...p.describe(job),
+              error: String(err),
+            }),
         )
         .finally(() => {
           this.leased.delete(job);
@@ -235,7 +257,11 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
       const { permanent, error } = p.failure(err, job);
       const at = permanent ? null : p.retryAt(job, { attempts, startedMs, now });
       const end: Failed = { attempts, startedMs, now, giveUp: at === null, retryAtMs: at ?? now, error, cause: err };
-      this.o.log.warn(end.giveUp ? `${p.noun} failed for good` : `${p.noun} failed; it will be retried`, { ...p.describe(job), attempts, error });
+      this.o.log.warn(end.giveUp ? `${p.noun} failed for good` : `${p.noun} failed; it will be retried`, {
+        ...p.describe(job),
+        attempts,
+        error,
+      });
       await this.o.store.transaction((tx) => p.failed(tx, job, end));
       p.recorded?.(job, { failed: end });
       if (!end.giveUp) this.loop.schedule(Math.max(0, end.retryAtMs - this.o.now()));

@@ -52,7 +52,12 @@ export interface PaymentConnect<O = unknown> {
   /** The deployment's one endpoint for every account's events (a path). */
   readonly webhookPath: string;
   /** An event posted there, checked with the platform's options: its id, type and account (none: the platform's own); WebhookRejected otherwise. */
-  verify(platform: O, rawBody: string, signature: string | undefined, nowMs: number): { id: string; type: string; account?: string };
+  verify(
+    platform: O,
+    rawBody: string,
+    signature: string | undefined,
+    nowMs: number,
+  ): { id: string; type: string; account?: string };
   /** The platform's options, for one account. */
   withAccount(platform: O, account: string): O;
 }

@@ -13,7 +13,8 @@ const MODES = new Set(['none', 'sandbox', 'external', 'provider']);
 
 export function registerPaymentAdapter<O>(a: PaymentAdapter<O>): void {
   const name = a.facts.name;
-  if (!/^[a-z][a-z0-9-]{0,31}$/.test(name) || MODES.has(name)) throw new Error(`a payment adapter cannot be named ${JSON.stringify(name)}`);
+  if (!/^[a-z][a-z0-9-]{0,31}$/.test(name) || MODES.has(name))
+    throw new Error(`a payment adapter cannot be named ${JSON.stringify(name)}`);
   const taken = adapters.get(name);
   if (taken && taken !== a) throw new Error(`a payment adapter named ${name} is registered already`);
   adapters.set(name, a as PaymentAdapter);
@@ -34,5 +35,7 @@ export function paymentChoices(): string[] {
 
 /** Every adapter's flags as the CLI's flag table (`OPTIONS`, parsed by node:util's parseArgs) takes them: strings all. */
 export function paymentFlagTable(): Record<string, { type: 'string' }> {
-  return Object.fromEntries(paymentAdapters().flatMap((a) => a.flags.map((f) => [f.name, { type: 'string' as const }])));
+  return Object.fromEntries(
+    paymentAdapters().flatMap((a) => a.flags.map((f) => [f.name, { type: 'string' as const }])),
+  );
 }

@@ -7,7 +7,15 @@
  */
 import Stripe from 'stripe';
 import type { PaymentEvent } from '../operations/index.js';
-import { ProviderError, WebhookRejected, type CheckoutRequest, type CheckoutSession, type PaymentProvider, type RefundRequest, type RefundResult } from './port.js';
+import {
+  ProviderError,
+  WebhookRejected,
+  type CheckoutRequest,
+  type CheckoutSession,
+  type PaymentProvider,
+  type RefundRequest,
+  type RefundResult,
+} from './port.js';
 import type { PaymentAdapter } from './adapter.js';
 
 export interface StripeOptions {
@@ -36,19 +44,36 @@ export const stripeAdapter: PaymentAdapter<StripeOptions> = {
   // Stripe's events are small, but a checkout session with its line items can pass the host's default.
   maxWebhookBytes: 512 * 1024,
   flags: [
-    { name: 'stripe-secret-key', value: 'KEY', env: 'STRIPE_SECRET_KEY', required: true, help: ['Stripe secret key (or STRIPE_SECRET_KEY); never logged or published'] },
+    {
+      name: 'stripe-secret-key',
+      value: 'KEY',
+      env: 'STRIPE_SECRET_KEY',
+      required: true,
+      help: ['Stripe secret key (or STRIPE_SECRET_KEY); never logged or published'],
+    },
     {
       name: 'stripe-webhook-secret',
       value: 'SECRET',
       env: 'STRIPE_WEBHOOK_SECRET',
       required: true,
-      help: ['signing secret of the webhook endpoint (or STRIPE_WEBHOOK_SECRET); Stripe posts', 'events to <public URL>/payments/stripe/webhook'],
+      help: [
+        'signing secret of the webhook endpoint (or STRIPE_WEBHOOK_SECRET); Stripe posts',
+        'events to <public URL>/payments/stripe/webhook',
+      ],
     },
-    { name: 'stripe-api-url', value: 'URL', url: true, help: ["Stripe's API (default https://api.stripe.com; stripe-mock or an emulator in tests)"] },
+    {
+      name: 'stripe-api-url',
+      value: 'URL',
+      url: true,
+      help: ["Stripe's API (default https://api.stripe.com; stripe-mock or an emulator in tests)"],
+    },
     {
       name: 'stripe-account',
       value: 'ACCT',
-      help: ['Stripe Connect: take payments for this connected account (acct_...) with the', "platform's key; events of other accounts are refused"],
+      help: [
+        'Stripe Connect: take payments for this connected account (acct_...) with the',
+        "platform's key; events of other accounts are refused",
+      ],
     },
   ],
   options: (v) => ({
@@ -86,7 +111,11 @@ type Obj = Record<string, unknown>;
 /** The SDK's own default tolerance of a signed event, in seconds. */
 const DEFAULT_TOLERANCE_S = 300;
 const idOf = (v: unknown): string | undefined =>
-  typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as Obj).id === 'string' ? ((v as Obj).id as string) : undefined;
+  typeof v === 'string'
+    ? v
+    : v && typeof v === 'object' && typeof (v as Obj).id === 'string'
+      ? ((v as Obj).id as string)
+      : undefined;
 
 export function stripeProvider(o: StripeOptions): PaymentProvider {
   const url = new URL(o.apiUrl ?? 'https://api.stripe.com');
@@ -109,8 +138,13 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
       const e = err as { type?: string; statusCode?: number; message?: string };
       const status = e.statusCode;
       // Connection faults, 5xx, 429 and a concurrent use of the idempotency key are worth another try.
-      const retryable = status === undefined || status >= 500 || status === 429 || status === 409 || e.type === 'StripeConnectionError';
-      throw new ProviderError(`Stripe ${what} failed${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(err)}`, retryable, status);
+      const retryable =
+        status === undefined || status >= 500 || status === 429 || status === 409 || e.type === 'StripeConnectionError';
+      throw new ProviderError(
+        `Stripe ${what} failed${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(err)}`,
+        retryable,
+        status,
+      );
     }
   };
 
@@ -131,7 +165,16 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
         stripe.checkout.sessions.create(
           {
             mode: 'payment',
-            line_items: [{ quantity: 1, price_data: { currency: req.currency.toLowerCase(), unit_amount: req.amount, product_data: { name: req.description } } }],
+            line_items: [
+              {
+                quantity: 1,
+                price_data: {
+                  currency: req.currency.toLowerCase(),
+                  unit_amount: req.amount,
+                  product_data: { name: req.description },
+                },
+              },
+            ],
             metadata,
             payment_intent_data: { metadata },
             client_reference_id: req.booking_id,
@@ -149,7 +192,11 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
     },
     async expireCheckout(req) {
       try {
-        return session(await call('checkout session expire', () => stripe.checkout.sessions.expire(req.id, {}, { idempotencyKey: req.key })));
+        return session(
+          await call('checkout session expire', () =>
+            stripe.checkout.sessions.expire(req.id, {}, { idempotencyKey: req.key }),
+          ),
+        );
       } catch (err) {
         // Stripe expires only an open session: one paid or expired meanwhile is answered as it stands.
         if (!(err instanceof ProviderError) || err.retryable) throw err;
@@ -160,15 +207,24 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
     },
     async refund(req: RefundRequest): Promise<RefundResult> {
       const r = await call('refund', () =>
-        stripe.refunds.create({ payment_intent: req.payment_ref, amount: req.amount, metadata: { booking_id: req.booking_id } }, { idempotencyKey: req.key }),
+        stripe.refunds.create(
+          { payment_intent: req.payment_ref, amount: req.amount, metadata: { booking_id: req.booking_id } },
+          { idempotencyKey: req.key },
+        ),
       );
-      const status = r.status === 'succeeded' ? 'succeeded' : r.status === 'failed' || r.status === 'canceled' ? 'failed' : 'pending';
+      const status =
+        r.status === 'succeeded'
+          ? 'succeeded'
+          : r.status === 'failed' || r.status === 'canceled'
+            ? 'failed'
+            : 'pending';
       return { id: r.id, status };
     },
     parseWebhook(rawBody, signature, nowMs) {
       const event = verifyEvent(rawBody, signature, nowMs);
       // Connect: the platform's endpoint secret signs every connected account's events; only this business's count here.
-      if (o.account && event.account !== o.account) throw new WebhookRejected('the event is of another connected account');
+      if (o.account && event.account !== o.account)
+        throw new WebhookRejected('the event is of another connected account');
       return toEvents(event);
     },
   };
@@ -187,7 +243,8 @@ export function stripeEventVerifier(
     if (!signature) throw new WebhookRejected('no Stripe-Signature header');
     // The SDK bounds only the age of a signature; one dated ahead of the tolerance is refused too.
     const signedS = Number(/(?:^|,)\s*t=(\d+)/.exec(signature)?.[1]);
-    if (signedS > nowMs / 1000 + (o.toleranceS ?? DEFAULT_TOLERANCE_S)) throw new WebhookRejected('signature timestamp is in the future, beyond the tolerance');
+    if (signedS > nowMs / 1000 + (o.toleranceS ?? DEFAULT_TOLERANCE_S))
+      throw new WebhookRejected('signature timestamp is in the future, beyond the tolerance');
     try {
       return stripe.webhooks.constructEvent(rawBody, signature, o.webhookSecret, o.toleranceS, undefined, nowMs);
     } catch (err) {
@@ -221,14 +278,22 @@ export function toEvents(event: Stripe.Event): PaymentEvent[] {
     }
     case 'charge.refunded': {
       const ref = idOf(obj.payment_intent) ?? String(obj.id);
-      return [{ type: 'charge_refunded', event_id, payment_ref: ref, amount_refunded: Number(obj.amount_refunded ?? 0) }];
+      return [
+        { type: 'charge_refunded', event_id, payment_ref: ref, amount_refunded: Number(obj.amount_refunded ?? 0) },
+      ];
     }
     case 'charge.dispute.created':
     case 'charge.dispute.closed': {
       const ref = idOf(obj.payment_intent) ?? idOf(obj.charge) ?? '';
       if (!ref) return [{ type: 'ignored', event_id }];
       const raw = String(obj.reason ?? 'general');
-      const base = { event_id, payment_ref: ref, dispute_id: String(obj.id), reason: DISPUTE_REASONS[raw] ?? raw, amount: Number(obj.amount ?? 0) };
+      const base = {
+        event_id,
+        payment_ref: ref,
+        dispute_id: String(obj.id),
+        reason: DISPUTE_REASONS[raw] ?? raw,
+        amount: Number(obj.amount ?? 0),
+      };
       if (event.type === 'charge.dispute.created') return [{ type: 'dispute_opened', ...base }];
       // `lost`: the money went back to the buyer; `won` and a closed inquiry (`warning_closed`) keep it with the business.
       return [{ type: 'dispute_closed', ...base, outcome: obj.status === 'lost' ? 'buyer' : 'business' }];

@@ -9,7 +9,14 @@
  */
 import { LeasedRunner, backoff, type QueuePort } from '../outbox/index.js';
 import type { PaymentJob, Store } from '../store/index.js';
-import { operationForPaymentEvents, type Caller, type OperationDef, type PaymentEvent, type Pipeline, type CallScope } from '../operations/index.js';
+import {
+  operationForPaymentEvents,
+  type Caller,
+  type OperationDef,
+  type PaymentEvent,
+  type Pipeline,
+  type CallScope,
+} from '../operations/index.js';
 import { ProviderError, type PaymentProvider } from './port.js';
 
 export interface PaymentWorkerLog {
@@ -49,7 +56,12 @@ interface Closed {
 /** The payment jobs as a queue of the shared leased runner: each job is a provider call whose answer runs through the pipeline. */
 function paymentJobQueue(o: PaymentWorkerOptions): QueuePort<PaymentJob, Record<string, unknown>> {
   const op: OperationDef = operationForPaymentEvents();
-  const caller: Caller = { principal: null, profile: null, business: true, actor: `payment_provider:${o.provider.name}` };
+  const caller: Caller = {
+    principal: null,
+    profile: null,
+    business: true,
+    actor: `payment_provider:${o.provider.name}`,
+  };
   return {
     name: 'payment worker',
     noun: 'payment job',
@@ -63,18 +75,35 @@ function paymentJobQueue(o: PaymentWorkerOptions): QueuePort<PaymentJob, Record<
     async attempt(job) {
       const event = await callProvider(o.provider, job);
       if (event.type !== 'checkout_expired_by_us') {
-        const res = await o.pipeline.execute(op, { input: { provider: o.provider.name, event }, trustedCaller: caller, door: 'payments' }, o.scope);
+        const res = await o.pipeline.execute(
+          op,
+          { input: { provider: o.provider.name, event }, trustedCaller: caller, door: 'payments' },
+          o.scope,
+        );
         if (!res.ok) throw res.error;
       }
       return event as unknown as Record<string, unknown>;
     },
-    failure: (err) => ({ permanent: err instanceof ProviderError && !err.retryable, error: err instanceof Error ? err.message : String(err) }),
-    done: (tx, job, result, end) => tx.payments.finish(job.id, { status: 'done', attempts: end.attempts, next_attempt_ms: end.now, last_error: null, result }),
+    failure: (err) => ({
+      permanent: err instanceof ProviderError && !err.retryable,
+      error: err instanceof Error ? err.message : String(err),
+    }),
+    done: (tx, job, result, end) =>
+      tx.payments.finish(job.id, {
+        status: 'done',
+        attempts: end.attempts,
+        next_attempt_ms: end.now,
+        last_error: null,
+        result,
+      }),
     failed(tx, job, end) {
       // Stripe keeps a 5xx answer under its idempotency key and replays it: the next try needs a new
       // key (the provider may or may not have acted; a second open session is harmless, see DECISIONS).
       const status = end.cause instanceof ProviderError ? end.cause.status : undefined;
-      const retryKey = status !== undefined && status >= 500 ? `${job.id}:r${end.attempts}` : (job.result?.retry_key as string | undefined);
+      const retryKey =
+        status !== undefined && status >= 500
+          ? `${job.id}:r${end.attempts}`
+          : (job.result?.retry_key as string | undefined);
       return tx.payments.finish(job.id, {
         status: end.giveUp ? 'failed' : 'pending',
         attempts: end.attempts,
@@ -114,8 +143,26 @@ async function callProvider(provider: PaymentProvider, job: PaymentJob): Promise
       success_url: String(p.success_url),
       cancel_url: String(p.cancel_url),
     });
-    return { type: 'checkout_created', booking_id: String(p.booking_id), action_id: String(p.action_id), session_id: s.id, url: s.url };
+    return {
+      type: 'checkout_created',
+      booking_id: String(p.booking_id),
+      action_id: String(p.action_id),
+      session_id: s.id,
+      url: s.url,
+    };
   }
-  const r = await provider.refund({ key, booking_id: String(p.booking_id), payment_ref: String(p.payment_ref), amount: Number(p.amount) });
-  return { type: 'refund_result', booking_id: String(p.booking_id), job_id: job.id, payment_ref: String(p.payment_ref), refund_id: r.id, status: r.status };
+  const r = await provider.refund({
+    key,
+    booking_id: String(p.booking_id),
+    payment_ref: String(p.payment_ref),
+    amount: Number(p.amount),
+  });
+  return {
+    type: 'refund_result',
+    booking_id: String(p.booking_id),
+    job_id: job.id,
+    payment_ref: String(p.payment_ref),
+    refund_id: r.id,
+    status: r.status,
+  };
 }

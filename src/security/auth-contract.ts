@@ -162,5 +162,10 @@ export interface AccessTokenCheck {
 }
 
 /** An AuthFailure; `logDetail` (the precise cause, for the log only) defaults to the public message. */
-export const authFailure = (code: AuthFailureCode, detailCode: string, publicMessage: string, logDetail = publicMessage, extra?: Record<string, unknown>): AuthFailure =>
-  new AuthFailure(code, detailCode, publicMessage, logDetail, extra);
+export const authFailure = (
+  code: AuthFailureCode,
+  detailCode: string,
+  publicMessage: string,
+  logDetail = publicMessage,
+  extra?: Record<string, unknown>,
+): AuthFailure => new AuthFailure(code, detailCode, publicMessage, logDetail, extra);

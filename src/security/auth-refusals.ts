@@ -5,7 +5,13 @@
  */
 import { SecurityFailure } from './failures.js';
 import type { PopFailure } from './pop.js';
-import { type AuthFailure, authFailure as fail, type AuthFailureCode, type AuthPolicy, type OAuthTokenInfo } from './auth-contract.js';
+import {
+  type AuthFailure,
+  authFailure as fail,
+  type AuthFailureCode,
+  type AuthPolicy,
+  type OAuthTokenInfo,
+} from './auth-contract.js';
 
 export const POP_PUBLIC: Record<string, string> = {
   pop_proof_missing: 'A proof of possession is required with this credential.',
@@ -24,7 +30,12 @@ export function popError(e: PopFailure, policy: AuthPolicy, now: number): AuthFa
 
 /** The one answer for a token that is not good here; the precise cause goes to the log. */
 export function refuseToken(logDetail: string): never {
-  throw fail('authentication_required', 'invalid_token', 'The access token is not valid here: unknown, expired, revoked, for another resource, or without its proof.', logDetail);
+  throw fail(
+    'authentication_required',
+    'invalid_token',
+    'The access token is not valid here: unknown, expired, revoked, for another resource, or without its proof.',
+    logDetail,
+  );
 }
 
 /** RFC 6750 section 3.1: the token is good but was not granted what this call needs (403 on HTTP). */
@@ -41,7 +52,12 @@ export function insufficientScope(needed: readonly string[], info: OAuthTokenInf
 }
 
 export const businessOnly = (logDetail: string) =>
-  fail('authentication_required', 'business_credential_required', 'Only the business itself may do this; authenticate with the business API key.', logDetail);
+  fail(
+    'authentication_required',
+    'business_credential_required',
+    'Only the business itself may do this; authenticate with the business API key.',
+    logDetail,
+  );
 
 const SECURITY_PUBLIC: Record<string, string> = {
   signature_missing: 'This request must be signed (RFC 9421).',
@@ -63,7 +79,10 @@ export async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   } catch (e) {
     if (!(e instanceof SecurityFailure)) throw e;
     const code: AuthFailureCode =
-      e.code === 'digest_mismatch' || e.code === 'algorithm_unsupported' || e.code.startsWith('profile_') || e.code === 'invalid_profile_url'
+      e.code === 'digest_mismatch' ||
+      e.code === 'algorithm_unsupported' ||
+      e.code.startsWith('profile_') ||
+      e.code === 'invalid_profile_url'
         ? (e.code as AuthFailureCode)
         : 'signature_invalid';
     throw fail(

@@ -17,7 +17,15 @@ import { argumentsDigest } from './jcs.js';
 import { PopFailure, POP_IAT_WINDOW_S, stripQuery, verifyPopProof } from './pop.js';
 import { checkProfileUrl } from './profile-url.js';
 import { POP_PUBLIC, businessOnly, guarded, insufficientScope, popError, refuseToken } from './auth-refusals.js';
-import { TokenRefused, authFailure, type AuthPolicy, type AuthRequest, type AuthenticatedCaller, type HttpEvidence, type OAuthTokenInfo } from './auth-contract.js';
+import {
+  TokenRefused,
+  authFailure,
+  type AuthPolicy,
+  type AuthRequest,
+  type AuthenticatedCaller,
+  type HttpEvidence,
+  type OAuthTokenInfo,
+} from './auth-contract.js';
 
 export { AuthFailure, TokenRefused } from './auth-contract.js';
 export type {
@@ -35,7 +43,12 @@ export type {
 
 const fail = authFailure;
 
-export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<SecurityRepo>, now: number): Promise<AuthenticatedCaller> {
+export async function authenticateRequest(
+  req: AuthRequest,
+  policy: AuthPolicy,
+  repo: () => Promise<SecurityRepo>,
+  now: number,
+): Promise<AuthenticatedCaller> {
   const profile = req.profile;
   // An OAuth token fixes the profile itself (checked against the token); every other path needs an
   // acceptable profile URL.
@@ -54,7 +67,8 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
   if (req.binding === 'mcp' && auth) {
     switch (auth.mechanism) {
       case 'api_key':
-        if (!auth.credential) throw fail('authentication_required', 'credential_missing', 'mechanism api_key needs a credential.');
+        if (!auth.credential)
+          throw fail('authentication_required', 'credential_missing', 'mechanism api_key needs a credential.');
         // A booking-scoped credential is never taken for an API key, whatever the mechanism says (spec 9.2.4 item 8).
         if (auth.credential.startsWith('bsc_')) credentialValue = auth.credential;
         else apiKey = auth.credential;
@@ -65,7 +79,12 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
         credentialValue = auth.credential;
         break;
       case 'booking_scoped_credential':
-        if (!auth.credential) throw fail('authentication_required', 'credential_missing', 'mechanism booking_scoped_credential needs a credential.');
+        if (!auth.credential)
+          throw fail(
+            'authentication_required',
+            'credential_missing',
+            'mechanism booking_scoped_credential needs a credential.',
+          );
         credentialValue = auth.credential;
         proof = auth.proof;
         break;
@@ -73,14 +92,23 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
         break;
       case 'oauth2_bearer':
         // An access token riding in the call (stdio); over HTTP it may stay on the Authorization header instead.
-        if (!policy.verifyAccessToken) throw fail('authentication_required', 'mechanism_not_accepted', 'OAuth access tokens are not accepted here.');
+        if (!policy.verifyAccessToken)
+          throw fail('authentication_required', 'mechanism_not_accepted', 'OAuth access tokens are not accepted here.');
         if (auth.credential) oauthToken = { value: auth.credential, scheme: 'bearer' };
         else if (!headers.authorization)
-          throw fail('authentication_required', 'credential_missing', 'mechanism oauth2_bearer needs a credential (the access token), or the token on the Authorization header.');
+          throw fail(
+            'authentication_required',
+            'credential_missing',
+            'mechanism oauth2_bearer needs a credential (the access token), or the token on the Authorization header.',
+          );
         break;
       default:
         // Unknown mechanisms fail closed (spec 10.1.6 forward compatibility).
-        throw fail('authentication_required', 'mechanism_not_accepted', `The mechanism ${JSON.stringify(auth.mechanism).slice(0, 80)} is not accepted here.`);
+        throw fail(
+          'authentication_required',
+          'mechanism_not_accepted',
+          `The mechanism ${JSON.stringify(auth.mechanism).slice(0, 80)} is not accepted here.`,
+        );
     }
   }
   const authz = headers.authorization;
@@ -103,7 +131,12 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
     else if (scheme === 'bearer') apiKey ??= m[2];
     // RFC 9449: a DPoP-bound access token; the DPoP header is then its proof, checked with the token.
     else if (policy.verifyAccessToken) oauthToken = { value: m[2], scheme: 'dpop' };
-    else throw fail('authentication_required', 'invalid_credential', 'DPoP authorization carries a booking-scoped credential.');
+    else
+      throw fail(
+        'authentication_required',
+        'invalid_credential',
+        'DPoP authorization carries a booking-scoped credential.',
+      );
   }
   if (req.binding === 'rest' && headers.dpop && !oauthToken) proof = headers.dpop;
 
@@ -111,9 +144,18 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
   // rather than carried by another credential presented beside it.
   if (credentialValue !== undefined && proof === undefined && (apiKey !== undefined || oauthToken)) {
     const row = await (await repo()).credential(credentialHash(credentialValue));
-    if (row?.jkt) throw fail('pop_proof_required', 'pop_proof_missing', POP_PUBLIC.pop_proof_missing, 'cnf-bound credential without a proof, beside another credential');
+    if (row?.jkt)
+      throw fail(
+        'pop_proof_required',
+        'pop_proof_missing',
+        POP_PUBLIC.pop_proof_missing,
+        'cnf-bound credential without a proof, beside another credential',
+      );
   }
-  if (oauthToken) return (await viaAccessToken(req, policy, now, oauthToken)) ?? refuseToken('unknown, expired or revoked access token');
+  if (oauthToken)
+    return (
+      (await viaAccessToken(req, policy, now, oauthToken)) ?? refuseToken('unknown, expired or revoked access token')
+    );
 
   // The business itself, or a pre-established platform key.
   if (apiKey !== undefined) {
@@ -125,7 +167,13 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
       acceptableProfile();
       // A platform's own key never stands in for the business (spec 10.1.6).
       if (req.access === 'business_only') throw businessOnly(`platform key ${id} on a business-only operation`);
-      return finish(req, policy, repo, now, { principal: `key:${id}`, profile, business: false, authenticated: true, mechanism: 'api_key' });
+      return finish(req, policy, repo, now, {
+        principal: `key:${id}`,
+        profile,
+        business: false,
+        authenticated: true,
+        mechanism: 'api_key',
+      });
     };
     const digest = hashApiKey(apiKey);
     const configured = policy.platformKeys.find((k) => k.sha256 === digest);
@@ -141,12 +189,21 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
     const lateToken = policy.verifyAccessToken && !tokenFirst ? await asToken() : null;
     if (lateToken) return lateToken;
     if (policy.verifyAccessToken) refuseToken('neither an API key nor an access token of this business');
-    throw fail('authentication_required', 'invalid_credential', 'The API key presented is not valid for this business.');
+    throw fail(
+      'authentication_required',
+      'invalid_credential',
+      'The API key presented is not valid for this business.',
+    );
   }
   acceptableProfile();
   if (req.access === 'business_only') throw businessOnly('no business credential on a business-only operation');
   // A public call needs no identity: a signature on it is checked only when it names a profile.
-  if (req.access === 'public' && credentialValue === undefined && proof === undefined && (!headers['signature-input'] || profile === null)) {
+  if (
+    req.access === 'public' &&
+    credentialValue === undefined &&
+    proof === undefined &&
+    (!headers['signature-input'] || profile === null)
+  ) {
     return { principal: profile, profile, business: false, authenticated: false };
   }
 
@@ -158,14 +215,28 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
   if (credentialValue !== undefined) {
     const row = await sec.credential(credentialHash(credentialValue));
     if (!row || row.revoked || row.expires_ms <= now) {
-      throw fail('authentication_required', 'credential_invalid', 'The booking-scoped credential is unknown, expired or no longer valid.');
+      throw fail(
+        'authentication_required',
+        'credential_invalid',
+        'The booking-scoped credential is unknown, expired or no longer valid.',
+      );
     }
     if (row.jkt) {
       bound = { jkt: row.jkt };
-      if (!proof) throw fail('pop_proof_required', 'pop_proof_missing', POP_PUBLIC.pop_proof_missing, 'cnf-bound credential without a proof');
+      if (!proof)
+        throw fail(
+          'pop_proof_required',
+          'pop_proof_missing',
+          POP_PUBLIC.pop_proof_missing,
+          'cnf-bound credential without a proof',
+        );
     }
     if (!req.resource || req.resource.id !== row.resource_id) {
-      throw fail('authentication_required', 'credential_scope_mismatch', 'This credential is for a different resource.');
+      throw fail(
+        'authentication_required',
+        'credential_scope_mismatch',
+        'This credential is for a different resource.',
+      );
     }
     caller.credential = { kind: row.resource_kind, id: row.resource_id };
     caller.authenticated = true;
@@ -202,9 +273,11 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
 
   // RFC 9421 request signatures, keyed off the platform profile's published keys.
   if (headers['signature-input'] || headers.signature) {
-    if (!policy.verifySignature) throw fail('authentication_required', 'mechanism_not_accepted', 'HTTP message signatures are not accepted here.');
+    if (!policy.verifySignature)
+      throw fail('authentication_required', 'mechanism_not_accepted', 'HTTP message signatures are not accepted here.');
     if (!req.http) throw fail('authentication_required', 'mechanism_not_accepted', 'Signatures need the HTTP request.');
-    if (profile === null) throw fail('invalid_request', 'profile_required', 'A signed request must name its platform profile (USP-Agent).');
+    if (profile === null)
+      throw fail('invalid_request', 'profile_required', 'A signed request must name its platform profile (USP-Agent).');
     const sig = await guarded(() => policy.verifySignature!(req.http!, profile));
     caller.profileProven = true;
     if (caller.principal === null) {
@@ -223,10 +296,20 @@ export async function authenticateRequest(req: AuthRequest, policy: AuthPolicy, 
  * both); a platform's own (client_credentials) token acts as the client. The authorization server's
  * client record fixes the profile, so there is no first-use binding to look up.
  */
-async function viaAccessToken(req: AuthRequest, policy: AuthPolicy, now: number, token: { value: string; scheme: 'bearer' | 'dpop' }): Promise<AuthenticatedCaller | null> {
+async function viaAccessToken(
+  req: AuthRequest,
+  policy: AuthPolicy,
+  now: number,
+  token: { value: string; scheme: 'bearer' | 'dpop' },
+): Promise<AuthenticatedCaller | null> {
   let info: OAuthTokenInfo | null;
   try {
-    info = await policy.verifyAccessToken!(token.value, { scheme: token.scheme, binding: req.binding, http: req.http, now });
+    info = await policy.verifyAccessToken!(token.value, {
+      scheme: token.scheme,
+      binding: req.binding,
+      http: req.http,
+      now,
+    });
   } catch (e) {
     if (!(e instanceof TokenRefused)) throw e;
     return refuseToken(e.message);
@@ -241,7 +324,8 @@ async function viaAccessToken(req: AuthRequest, policy: AuthPolicy, now: number,
     throw fail(
       'authentication_required',
       'profile_binding_mismatch',
-      `This access token acts for the platform profile ${info.profile}: leave the profile out ` + '(_meta.usp.profile, or USP-Agent on REST) and the call acts for it.',
+      `This access token acts for the platform profile ${info.profile}: leave the profile out ` +
+        '(_meta.usp.profile, or USP-Agent on REST) and the call acts for it.',
       `${info.clientId} bound to ${info.profile}, presented ${req.profile}`,
     );
   }
@@ -264,9 +348,16 @@ async function viaAccessToken(req: AuthRequest, policy: AuthPolicy, now: number,
   return caller;
 }
 
-async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<SecurityRepo>, now: number, caller: AuthenticatedCaller): Promise<AuthenticatedCaller> {
+async function finish(
+  req: AuthRequest,
+  policy: AuthPolicy,
+  repo: () => Promise<SecurityRepo>,
+  now: number,
+  caller: AuthenticatedCaller,
+): Promise<AuthenticatedCaller> {
   // Whatever a platform proved, it is not the business.
-  if (req.access === 'business_only' && !caller.business) throw businessOnly(`${caller.principal ?? 'anonymous'} on a business-only operation`);
+  if (req.access === 'business_only' && !caller.business)
+    throw businessOnly(`${caller.principal ?? 'anonymous'} on a business-only operation`);
   if (req.access === 'public') {
     caller.principal ??= caller.profile;
     // A platform that authenticated on a public read: its profile, when it resolves, says which
@@ -279,13 +370,23 @@ async function finish(req: AuthRequest, policy: AuthPolicy, repo: () => Promise<
     return caller;
   }
   if (caller.profile === null) {
-    throw fail('invalid_request', 'profile_required', 'A platform profile is required on privileged operations (USP-Agent header or _meta.usp.profile).', 'no profile', {
-      errors: [{ field: 'profile', message: 'is required' }],
-    });
+    throw fail(
+      'invalid_request',
+      'profile_required',
+      'A platform profile is required on privileged operations (USP-Agent header or _meta.usp.profile).',
+      'no profile',
+      {
+        errors: [{ field: 'profile', message: 'is required' }],
+      },
+    );
   }
   if (!caller.authenticated) {
     if (!policy.sandbox) {
-      throw fail('authentication_required', 'authentication_missing', `This operation requires authentication (${policy.accepted.join(', ')}).`);
+      throw fail(
+        'authentication_required',
+        'authentication_missing',
+        `This operation requires authentication (${policy.accepted.join(', ')}).`,
+      );
     }
     // Sandbox: the profile URI stands in for an identity; nothing is proven.
     caller.principal = caller.profile;

@@ -41,7 +41,12 @@ export function plainAddress(address: string): string {
  * trusts nobody. Throws ProxyListError naming an entry that is neither.
  */
 export function trustedProxies(spec: boolean | string | readonly string[] | undefined): TrustedProxies {
-  const entries = spec === true ? [...LOOPBACK_PROXIES] : !spec ? [] : (typeof spec === 'string' ? spec.split(',') : spec).map((s) => s.trim()).filter(Boolean);
+  const entries =
+    spec === true
+      ? [...LOOPBACK_PROXIES]
+      : !spec
+        ? []
+        : (typeof spec === 'string' ? spec.split(',') : spec).map((s) => s.trim()).filter(Boolean);
   const list = new BlockList();
   const names: string[] = [];
   for (const entry of entries) {
@@ -57,7 +62,9 @@ export function trustedProxies(spec: boolean | string | readonly string[] | unde
     const max = family === 4 ? 32 : 128;
     const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : NaN;
     if (family === 0 || extra !== undefined || !(prefix >= 0 && prefix <= max)) {
-      throw new ProxyListError(`--trust-proxy takes addresses or CIDRs such as 10.0.0.0/8,127.0.0.1; ${JSON.stringify(entry)} is neither`);
+      throw new ProxyListError(
+        `--trust-proxy takes addresses or CIDRs such as 10.0.0.0/8,127.0.0.1; ${JSON.stringify(entry)} is neither`,
+      );
     }
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (prefix === max) list.addAddress(addr, type);
@@ -78,7 +85,8 @@ export function trustedProxies(spec: boolean | string | readonly string[] | unde
 
 /** The socket peer of a request as @hono/node-server hands it over (its env's `incoming`). */
 export function peerAddress(env: unknown): string | undefined {
-  const peer = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+  const peer = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket
+    ?.remoteAddress;
   return peer ? plainAddress(peer) : undefined;
 }
 

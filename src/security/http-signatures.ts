@@ -17,10 +17,23 @@ import {
   type Parameters,
 } from 'structured-headers';
 import { verifyContentDigest } from './content-digest.js';
-import { algorithmOfJwk, algorithmOfPrivateKey, describeKey, importPublicKey, type SignatureAlgorithm } from './signature-keys.js';
+import {
+  algorithmOfJwk,
+  algorithmOfPrivateKey,
+  describeKey,
+  importPublicKey,
+  type SignatureAlgorithm,
+} from './signature-keys.js';
 
 export { generateSigningKey, jwkThumbprint, type SignatureAlgorithm } from './signature-keys.js';
-import { AlgorithmUnsupported, KeyNotFound, SecurityFailure, SignatureExpired, SignatureInvalid, SignatureMissing } from './failures.js';
+import {
+  AlgorithmUnsupported,
+  KeyNotFound,
+  SecurityFailure,
+  SignatureExpired,
+  SignatureInvalid,
+  SignatureMissing,
+} from './failures.js';
 
 // ------------------------------------------------------------------------------------------------
 // Types
@@ -242,7 +255,10 @@ function signView(view: MessageView, key: SigningKey, opts: SignOptions): Signat
     throw err;
   }
   const data = Buffer.from(base, 'utf8');
-  const signature = algorithm === 'ed25519' ? cryptoSign(null, data, key.privateKey) : cryptoSign('sha256', data, { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
+  const signature =
+    algorithm === 'ed25519'
+      ? cryptoSign(null, data, key.privateKey)
+      : cryptoSign('sha256', data, { key: key.privateKey, dsaEncoding: 'ieee-p1363' });
   const label = opts.label ?? 'sig1';
   return {
     'Signature-Input': serializeDictionary(new Map([[label, input]])),
@@ -296,7 +312,11 @@ function integerParam(params: Parameters, name: string): number | undefined {
  * raw value; DER fails as `signature_invalid`). With several labels the first that verifies wins;
  * if none does, the first label's failure is thrown. Errors from `resolveKey` propagate.
  */
-export async function verifyRequestSignature(msg: VerifiableRequest, resolveKey: (keyid: string) => Promise<JsonWebKey | null>, opts: VerifyOptions): Promise<VerifiedSignature> {
+export async function verifyRequestSignature(
+  msg: VerifiableRequest,
+  resolveKey: (keyid: string) => Promise<JsonWebKey | null>,
+  opts: VerifyOptions,
+): Promise<VerifiedSignature> {
   const url = new URL(msg.url);
   const view = requestView(msg.method, url, msg.headers);
   const inputRaw = view.header('signature-input');
@@ -319,7 +339,14 @@ export async function verifyRequestSignature(msg: VerifiableRequest, resolveKey:
   const labels = opts.label !== undefined ? [opts.label] : [...inputs.keys()];
   if (labels.length === 0) throw new SignatureMissing('Signature-Input lists no signature');
 
-  const ctx: VerifyContext = { view, present: presentComponents(url, msg.headers), inputs, signatures, resolveKey, opts };
+  const ctx: VerifyContext = {
+    view,
+    present: presentComponents(url, msg.headers),
+    inputs,
+    signatures,
+    resolveKey,
+    opts,
+  };
   let firstFailure: SecurityFailure | undefined;
   for (const label of labels) {
     try {
@@ -344,7 +371,8 @@ interface VerifyContext {
 async function verifyLabel(label: string, ctx: VerifyContext): Promise<VerifiedSignature> {
   const { opts } = ctx;
   const input = ctx.inputs.get(label);
-  if (input === undefined || !isInnerList(input)) throw new SignatureInvalid(`Signature-Input ${label} is not an inner list`);
+  if (input === undefined || !isInnerList(input))
+    throw new SignatureInvalid(`Signature-Input ${label} is not an inner list`);
   const sigMember = ctx.signatures.get(label);
   if (sigMember === undefined) throw new SignatureInvalid(`no Signature value for label ${label}`);
   if (isInnerList(sigMember) || !(sigMember[0] instanceof ArrayBuffer)) {
@@ -358,7 +386,8 @@ async function verifyLabel(label: string, ctx: VerifyContext): Promise<VerifiedS
     if (typeof name !== 'string') throw new SignatureInvalid('component identifiers must be strings');
     if (itemParams.size > 0) throw new SignatureInvalid(`component parameters are not supported (${name})`);
     if (name === '@signature-params') throw new SignatureInvalid('@signature-params cannot be covered');
-    if (!name.startsWith('@') && name !== name.toLowerCase()) throw new SignatureInvalid(`field name ${name} is not lower-case`);
+    if (!name.startsWith('@') && name !== name.toLowerCase())
+      throw new SignatureInvalid(`field name ${name} is not lower-case`);
     if (covered.includes(name)) throw new SignatureInvalid(`component ${name} is covered twice`);
     covered.push(name);
   }
@@ -406,7 +435,8 @@ async function verifyLabel(label: string, ctx: VerifyContext): Promise<VerifiedS
     throw err;
   }
   // Both algorithms produce exactly 64 bytes; an ASN.1/DER ECDSA value (70-72 bytes) is refused here.
-  if (signature.length !== 64) throw new SignatureInvalid(`signature is ${signature.length} bytes, not a 64-byte raw value`);
+  if (signature.length !== 64)
+    throw new SignatureInvalid(`signature is ${signature.length} bytes, not a 64-byte raw value`);
   let publicKey: KeyObject;
   try {
     publicKey = importPublicKey(jwk);
@@ -414,7 +444,10 @@ async function verifyLabel(label: string, ctx: VerifyContext): Promise<VerifiedS
     throw new SignatureInvalid(`key ${keyid} cannot be imported: ${(err as Error).message}`);
   }
   const data = Buffer.from(base, 'utf8');
-  const ok = algorithm === 'ed25519' ? cryptoVerify(null, data, publicKey, signature) : cryptoVerify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
+  const ok =
+    algorithm === 'ed25519'
+      ? cryptoVerify(null, data, publicKey, signature)
+      : cryptoVerify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
   if (!ok) throw new SignatureInvalid('the signature does not verify');
   return { keyid, jwk, label, covered, ...(created !== undefined ? { created } : {}), algorithm };
 }

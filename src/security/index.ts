@@ -20,13 +20,28 @@ export { hmacNonces } from './nonces.js';
 export type { NonceSource } from './nonces.js';
 export { tokenBuckets, clientAddressKey, rateLimitFields } from './rate-limit.js';
 export type { RateLimiter, RateQuota, TokenBucketOptions } from './rate-limit.js';
-export { LOOPBACK_PROXIES, ProxyListError, clientAddress, clientLimitKey, peerAddress, plainAddress, trustedProxies, viaTrustedProxy } from './client-address.js';
+export {
+  LOOPBACK_PROXIES,
+  ProxyListError,
+  clientAddress,
+  clientLimitKey,
+  peerAddress,
+  plainAddress,
+  trustedProxies,
+  viaTrustedProxy,
+} from './client-address.js';
 export type { TrustedProxies } from './client-address.js';
 export { verifyPopProof, popAlgorithms, PopFailure, POP_IAT_WINDOW_S, stripQuery } from './pop.js';
 export type { PopAlgorithm } from './pop.js';
 export { argumentsDigest, canonicalArguments } from './jcs.js';
 export { contentDigest } from './content-digest.js';
-export { generateSigningKey, jwkThumbprint, signRequest, uspRequiredComponents, verifyRequestSignature } from './http-signatures.js';
+export {
+  generateSigningKey,
+  jwkThumbprint,
+  signRequest,
+  uspRequiredComponents,
+  verifyRequestSignature,
+} from './http-signatures.js';
 export { createProfileResolver, findKey, parseJsonDocument } from './platform-profiles.js';
 export type { ProfileResolver, PlatformProfile } from './platform-profiles.js';
 export { isLoopbackAddress, isReservedName, isSpecialUseAddress } from './ssrf.js';
@@ -37,5 +52,13 @@ export type { PinnedPostAnswer, PinnedPostOptions } from './pinned-post.js';
 export { AnswerTooLarge, pinnedRequest } from './pinned-request.js';
 export type { PinnedAnswer, PinnedRequestOptions } from './pinned-request.js';
 export { emailRef, loginBackoff, windowCounter } from './login-backoff.js';
-export type { AccountDoor, AccountEvent, LockoutLimit, LoginBackoff, LoginBackoffOptions, PasswordResetStage, WindowCounter } from './login-backoff.js';
+export type {
+  AccountDoor,
+  AccountEvent,
+  LockoutLimit,
+  LoginBackoff,
+  LoginBackoffOptions,
+  PasswordResetStage,
+  WindowCounter,
+} from './login-backoff.js';
 export { returnUrlProblem } from './return-url.js';

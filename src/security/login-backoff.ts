@@ -100,7 +100,13 @@ export function windowCounter(limit: number, windowMs: number, maxEntries = 100_
 /** The doors people sign in at: the buyer's account pages (OAuth) and the business's dashboard. */
 export type AccountDoor = 'oauth' | 'dashboard';
 /** Which limit refused an attempt. */
-export type LockoutLimit = 'address' | 'account' | 'signup_email' | 'signup_address' | 'verify_address' | 'reset_address';
+export type LockoutLimit =
+  | 'address'
+  | 'account'
+  | 'signup_email'
+  | 'signup_address'
+  | 'verify_address'
+  | 'reset_address';
 
 /** What sign-in and sign-up report for the operator's counters (no personal data). */
 export type AccountEvent =

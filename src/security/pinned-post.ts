@@ -31,7 +31,11 @@ export interface PinnedPostAnswer {
 /** Why nothing was sent: the message starts with `refused:` (a rule said no) or `dns:` (no address). */
 export class OutboundRefused extends Error {}
 
-const URL_PROBLEM = { not_absolute: 'not an absolute URL', credentials: 'carries credentials', not_https: 'must use https' } as const;
+const URL_PROBLEM = {
+  not_absolute: 'not an absolute URL',
+  credentials: 'carries credentials',
+  not_https: 'must use https',
+} as const;
 
 /** Why `url` may not be posted to, in words; null when it may (the addresses are vetted at send time). */
 export function outboundPostProblem(url: string, allowLoopback: boolean): string | null {
@@ -40,18 +44,23 @@ export function outboundPostProblem(url: string, allowLoopback: boolean): string
 }
 
 // Localhost names are loopback without asking DNS (RFC 6761 6.3); loopback is then refused unless allowed.
-const systemLookup = async (host: string) => (isLocalhostName(host) ? ['127.0.0.1'] : (await dnsLookup(host, { all: true })).map((a) => a.address));
+const systemLookup = async (host: string) =>
+  isLocalhostName(host) ? ['127.0.0.1'] : (await dnsLookup(host, { all: true })).map((a) => a.address);
 
 /** A `lookup` for node's request that answers the vetted address, whatever is asked (no second DNS answer). */
 export function pinnedLookup(address: string, family: number): LookupFunction {
   return (_h, o, cb) => {
-    if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+    if ((o as { all?: boolean }).all)
+      (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
     else (cb as (e: null, a: string, f: number) => void)(null, address, family);
   };
 }
 
 /** The vetted address to connect to, or OutboundRefused (the pinned GET of calendar feeds uses it too). */
-export async function vettedAddress(host: string, opts: Pick<PinnedPostOptions, 'allowLoopback' | 'lookup'>): Promise<string> {
+export async function vettedAddress(
+  host: string,
+  opts: Pick<PinnedPostOptions, 'allowLoopback' | 'lookup'>,
+): Promise<string> {
   let addrs: string[];
   try {
     addrs = isIP(host) ? [host] : await (opts.lookup ?? systemLookup)(host);
@@ -67,7 +76,12 @@ export async function vettedAddress(host: string, opts: Pick<PinnedPostOptions, 
  * POST `body` to `url`. Answers the status and the kept answer bytes whatever the status; throws
  * OutboundRefused before any connection, or the transport's error (timeout, reset, answer too large).
  */
-export async function pinnedPost(url: string, headers: Record<string, string>, body: string, opts: PinnedPostOptions): Promise<PinnedPostAnswer> {
+export async function pinnedPost(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  opts: PinnedPostOptions,
+): Promise<PinnedPostAnswer> {
   const problem = outboundPostProblem(url, opts.allowLoopback);
   if (problem) throw new OutboundRefused(`refused: ${problem}`);
   const u = new URL(url);

@@ -29,7 +29,11 @@ export interface PinnedAnswer {
 /** The answer passed `maxAnswerBytes`: nothing of it is used. */
 export class AnswerTooLarge extends Error {}
 
-export async function pinnedRequest(url: string, init: { method: string; headers?: Record<string, string>; body?: string }, opts: PinnedRequestOptions): Promise<PinnedAnswer> {
+export async function pinnedRequest(
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: string },
+  opts: PinnedRequestOptions,
+): Promise<PinnedAnswer> {
   const problem = outboundPostProblem(url, opts.allowLoopback);
   if (problem) throw new OutboundRefused(`refused: ${problem}`);
   const u = new URL(url);
@@ -40,7 +44,8 @@ export async function pinnedRequest(url: string, init: { method: string; headers
   return new Promise((resolve, reject) => {
     const send = u.protocol === 'https:' ? httpsRequest : httpRequest;
     const headers: Record<string, string> = { ...init.headers, 'user-agent': opts.userAgent };
-    if (body !== '' || !['GET', 'HEAD'].includes(init.method)) headers['content-length'] = String(Buffer.byteLength(body));
+    if (body !== '' || !['GET', 'HEAD'].includes(init.method))
+      headers['content-length'] = String(Buffer.byteLength(body));
     const req = send(
       {
         protocol: u.protocol,
@@ -57,7 +62,8 @@ export async function pinnedRequest(url: string, init: { method: string; headers
         let size = 0;
         res.on('data', (c: Buffer) => {
           size += c.length;
-          if (size > opts.maxAnswerBytes) req.destroy(new AnswerTooLarge(`answer larger than ${opts.maxAnswerBytes} bytes`));
+          if (size > opts.maxAnswerBytes)
+            req.destroy(new AnswerTooLarge(`answer larger than ${opts.maxAnswerBytes} bytes`));
           else chunks.push(c);
         });
         res.on('end', () => {
@@ -67,7 +73,10 @@ export async function pinnedRequest(url: string, init: { method: string; headers
         res.on('error', reject);
       },
     );
-    const deadline = setTimeout(() => req.destroy(new Error(`no complete answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`no complete answer within ${opts.timeoutMs} ms`)),
+      opts.timeoutMs,
+    );
     deadline.unref();
     req.on('error', (err) => {
       clearTimeout(deadline);

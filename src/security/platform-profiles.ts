@@ -12,7 +12,13 @@ import type { JsonWebKey } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { InvalidProfileUrl, ProfileMalformed, ProfileNotTrusted, ProfileUnreachable, SecurityFailure } from './failures.js';
+import {
+  InvalidProfileUrl,
+  ProfileMalformed,
+  ProfileNotTrusted,
+  ProfileUnreachable,
+  SecurityFailure,
+} from './failures.js';
 import { isLoopbackAddress, isSpecialUseAddress } from './ssrf.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -175,7 +181,11 @@ function deadlineError(signal: AbortSignal): Promise<never> {
   });
 }
 
-async function readCapped(body: AsyncIterable<Uint8Array>, maxBytes: number, deadline: Promise<never>): Promise<Uint8Array> {
+async function readCapped(
+  body: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+  deadline: Promise<never>,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   const iterator = body[Symbol.asyncIterator]();
@@ -231,7 +241,8 @@ function parsePlatformProfile(url: string, bytes: Uint8Array): PlatformProfile {
   if (!isObject(doc)) throw new ProfileMalformed('the profile is not a JSON object');
   const usp = doc.usp;
   if (!isObject(usp)) throw new ProfileMalformed('the profile has no usp object');
-  if (typeof usp.version !== 'string' || !DATE.test(usp.version)) throw new ProfileMalformed('usp.version is not YYYY-MM-DD');
+  if (typeof usp.version !== 'string' || !DATE.test(usp.version))
+    throw new ProfileMalformed('usp.version is not YYYY-MM-DD');
   if (!isObject(usp.capabilities)) throw new ProfileMalformed('usp.capabilities is not an object');
   const webhook = doc.webhook_url;
   if (webhook !== undefined && typeof webhook !== 'string') throw new ProfileMalformed('webhook_url is not a string');
@@ -278,7 +289,10 @@ export function findKey(profile: Pick<PlatformProfile, 'keys' | 'signing_keys'>,
 // Resolver
 // ------------------------------------------------------------------------------------------------
 
-type CacheEntry = { expiresAt: number } & ({ ok: true; profile: PlatformProfile } | { ok: false; failure: SecurityFailure });
+type CacheEntry = { expiresAt: number } & (
+  | { ok: true; profile: PlatformProfile }
+  | { ok: false; failure: SecurityFailure }
+);
 
 /**
  * Builds a platform profile resolver. Order per call: URL (`invalid_profile_url`), allowlist
@@ -308,7 +322,11 @@ export function createProfileResolver(opts: ProfileResolverOptions): ProfileReso
     while (cache.size > maxEntries) cache.delete(cache.keys().next().value as string);
   }
 
-  async function vettedAddress(url: URL, signal: AbortSignal, deadline: Promise<never>): Promise<{ address: string; family: 4 | 6 }> {
+  async function vettedAddress(
+    url: URL,
+    signal: AbortSignal,
+    deadline: Promise<never>,
+  ): Promise<{ address: string; family: 4 | 6 }> {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     let addresses: string[];
     if (isIP(host) !== 0) {
@@ -348,7 +366,8 @@ export function createProfileResolver(opts: ProfileResolverOptions): ProfileReso
         if (err instanceof SecurityFailure) throw err;
         throw new ProfileUnreachable(`fetching the profile failed: ${(err as Error).message}`);
       }
-      if (res.status >= 300 && res.status < 400) throw new ProfileUnreachable(`the profile answered ${res.status}; redirects are not followed`);
+      if (res.status >= 300 && res.status < 400)
+        throw new ProfileUnreachable(`the profile answered ${res.status}; redirects are not followed`);
       if (res.status < 200 || res.status >= 300) throw new ProfileUnreachable(`the profile answered ${res.status}`);
       const declared = Number(res.headers.get('content-length') ?? NaN);
       if (declared > maxBytes) throw new ProfileUnreachable(`the profile declares ${declared} bytes, over ${maxBytes}`);
@@ -376,7 +395,8 @@ export function createProfileResolver(opts: ProfileResolverOptions): ProfileReso
         return profile;
       },
       (err: unknown) => {
-        if (err instanceof SecurityFailure) remember(key, { ok: false, failure: err, expiresAt: now() + negativeTtlMs });
+        if (err instanceof SecurityFailure)
+          remember(key, { ok: false, failure: err, expiresAt: now() + negativeTtlMs });
         throw err;
       },
     );

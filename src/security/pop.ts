@@ -13,7 +13,12 @@ import { constants, createPublicKey, verify as cryptoVerify, type JsonWebKey, ty
 import { sha256b64url } from './jcs.js';
 import { jwkThumbprint } from './http-signatures.js';
 
-export type PopFailureCode = 'pop_proof_missing' | 'pop_proof_invalid' | 'pop_key_mismatch' | 'pop_proof_replayed' | 'proof_nonce_required';
+export type PopFailureCode =
+  | 'pop_proof_missing'
+  | 'pop_proof_invalid'
+  | 'pop_key_mismatch'
+  | 'pop_proof_replayed'
+  | 'proof_nonce_required';
 
 export class PopFailure extends Error {
   constructor(
@@ -93,7 +98,8 @@ function decodeJson(part: string, what: string): Record<string, unknown> {
   } catch {
     throw new PopFailure('pop_proof_invalid', `${what} is not base64url JSON`);
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new PopFailure('pop_proof_invalid', `${what} is not an object`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new PopFailure('pop_proof_invalid', `${what} is not an object`);
   return v as Record<string, unknown>;
 }
 
@@ -120,7 +126,10 @@ function publicKeyOf(jwk: JsonWebKey, jkt: string): KeyObject {
 export function verifyPopProof(proof: string | null | undefined, exp: PopExpectation): VerifiedProof {
   // Step 2: a sender-constrained credential is never accepted without its proof.
   if (proof === undefined || proof === null || proof === '') {
-    throw new PopFailure('pop_proof_missing', exp.credential?.cnf ? 'cnf-bound credential presented without a proof' : 'no proof presented');
+    throw new PopFailure(
+      'pop_proof_missing',
+      exp.credential?.cnf ? 'cnf-bound credential presented without a proof' : 'no proof presented',
+    );
   }
   // Step 4: parse and typ.
   const parts = proof.split('.');
@@ -128,15 +137,20 @@ export function verifyPopProof(proof: string | null | undefined, exp: PopExpecta
     throw new PopFailure('pop_proof_invalid', 'not a compact JWS');
   }
   const header = decodeJson(parts[0], 'header');
-  if (!exp.lenient) for (const k of Object.keys(header)) if (!HEADER_MEMBERS.has(k)) throw new PopFailure('pop_proof_invalid', `unknown header member ${k}`);
+  if (!exp.lenient)
+    for (const k of Object.keys(header))
+      if (!HEADER_MEMBERS.has(k)) throw new PopFailure('pop_proof_invalid', `unknown header member ${k}`);
   const wantTyp = exp.binding === 'mcp' ? 'usp-pop+jwt' : 'dpop+jwt';
   if (header.typ !== wantTyp) throw new PopFailure('pop_proof_invalid', `typ ${String(header.typ)} is not ${wantTyp}`);
   // Step 5: algorithm (never none), and a bare public key.
   const alg = header.alg;
-  if (!((exp.algorithms ?? popAlgorithms(exp.allowEs256)) as readonly unknown[]).includes(alg)) throw new PopFailure('pop_proof_invalid', `alg ${String(alg)} not accepted`);
+  if (!((exp.algorithms ?? popAlgorithms(exp.allowEs256)) as readonly unknown[]).includes(alg))
+    throw new PopFailure('pop_proof_invalid', `alg ${String(alg)} not accepted`);
   const jwk = header.jwk as Record<string, unknown> | undefined;
-  if (!jwk || typeof jwk !== 'object' || Array.isArray(jwk)) throw new PopFailure('pop_proof_invalid', 'header has no jwk');
-  if (PRIVATE_MEMBERS.some((m) => m in jwk)) throw new PopFailure('pop_proof_invalid', 'header jwk carries private key members');
+  if (!jwk || typeof jwk !== 'object' || Array.isArray(jwk))
+    throw new PopFailure('pop_proof_invalid', 'header has no jwk');
+  if (PRIVATE_MEMBERS.some((m) => m in jwk))
+    throw new PopFailure('pop_proof_invalid', 'header jwk carries private key members');
   // The curve, and a coordinate of that curve's length, before the thumbprint (newer vector 011): the
   // thumbprint covers crv, so one key relabelled with another curve would present as another platform.
   if (alg === 'EdDSA' && (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || !isCoordinate(jwk.x))) {
@@ -145,7 +159,8 @@ export function verifyPopProof(proof: string | null | undefined, exp: PopExpecta
   if (alg === 'ES256' && (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !isCoordinate(jwk.x) || !isCoordinate(jwk.y))) {
     throw new PopFailure('pop_proof_invalid', 'ES256 proofs need a P-256 key');
   }
-  if ((alg === 'RS256' || alg === 'PS256') && jwk.kty !== 'RSA') throw new PopFailure('pop_proof_invalid', `${alg} proofs need an RSA key`);
+  if ((alg === 'RS256' || alg === 'PS256') && jwk.kty !== 'RSA')
+    throw new PopFailure('pop_proof_invalid', `${alg} proofs need an RSA key`);
   // `kid` is ignored: the key comes from the header, never from a key set.
   let jkt: string;
   try {
@@ -154,7 +169,8 @@ export function verifyPopProof(proof: string | null | undefined, exp: PopExpecta
     throw new PopFailure('pop_proof_invalid', 'cannot compute the jwk thumbprint');
   }
   // Step 6: the key must be the one the credential was bound to.
-  if (exp.credential?.cnf && exp.credential.cnf.jkt !== jkt) throw new PopFailure('pop_key_mismatch', 'proof key is not the credential cnf.jkt');
+  if (exp.credential?.cnf && exp.credential.cnf.jkt !== jkt)
+    throw new PopFailure('pop_key_mismatch', 'proof key is not the credential cnf.jkt');
   // Step 7: signature.
   if (parts[2] === '') throw new PopFailure('pop_proof_invalid', 'empty signature');
   const key = publicKeyOf(jwk as JsonWebKey, jkt);
@@ -165,30 +181,41 @@ export function verifyPopProof(proof: string | null | undefined, exp: PopExpecta
 
   const claims = decodeJson(parts[1], 'payload');
   const allowed = exp.binding === 'mcp' ? MCP_CLAIMS : REST_CLAIMS;
-  if (!exp.lenient) for (const k of Object.keys(claims)) if (!allowed.has(k)) throw new PopFailure('pop_proof_invalid', `unknown claim ${k}`);
+  if (!exp.lenient)
+    for (const k of Object.keys(claims))
+      if (!allowed.has(k)) throw new PopFailure('pop_proof_invalid', `unknown claim ${k}`);
   // Step 8: target.
   if (exp.binding === 'mcp') {
-    if (typeof claims.aud !== 'string' || !(exp.audiences ?? []).includes(claims.aud)) throw new PopFailure('pop_proof_invalid', `aud ${String(claims.aud)} is not this business`);
+    if (typeof claims.aud !== 'string' || !(exp.audiences ?? []).includes(claims.aud))
+      throw new PopFailure('pop_proof_invalid', `aud ${String(claims.aud)} is not this business`);
     // Step 9: method and arguments.
-    if (claims.usp_m !== exp.method) throw new PopFailure('pop_proof_invalid', `usp_m ${String(claims.usp_m)} is not ${exp.method}`);
-    if (typeof claims.usp_p !== 'string' || claims.usp_p !== exp.argsDigest) throw new PopFailure('pop_proof_invalid', 'usp_p does not match the arguments');
+    if (claims.usp_m !== exp.method)
+      throw new PopFailure('pop_proof_invalid', `usp_m ${String(claims.usp_m)} is not ${exp.method}`);
+    if (typeof claims.usp_p !== 'string' || claims.usp_p !== exp.argsDigest)
+      throw new PopFailure('pop_proof_invalid', 'usp_p does not match the arguments');
   } else {
-    if (typeof claims.htm !== 'string' || claims.htm.toUpperCase() !== exp.method.toUpperCase()) throw new PopFailure('pop_proof_invalid', 'htm does not match');
-    if (typeof claims.htu !== 'string' || !(exp.htu ?? []).includes(stripQuery(claims.htu))) throw new PopFailure('pop_proof_invalid', `htu ${String(claims.htu)} does not match`);
+    if (typeof claims.htm !== 'string' || claims.htm.toUpperCase() !== exp.method.toUpperCase())
+      throw new PopFailure('pop_proof_invalid', 'htm does not match');
+    if (typeof claims.htu !== 'string' || !(exp.htu ?? []).includes(stripQuery(claims.htu)))
+      throw new PopFailure('pop_proof_invalid', `htu ${String(claims.htu)} does not match`);
   }
   // Step 10: ath binds the credential (presentation only; absent at issuance).
   if (exp.credential) {
-    if (claims.ath !== sha256b64url(exp.credential.value)) throw new PopFailure('pop_proof_invalid', 'ath does not match the credential');
+    if (claims.ath !== sha256b64url(exp.credential.value))
+      throw new PopFailure('pop_proof_invalid', 'ath does not match the credential');
   } else if (claims.ath !== undefined) {
     throw new PopFailure('pop_proof_invalid', 'ath present without a credential');
   }
   // Step 11: freshness and nonce.
-  if (typeof claims.iat !== 'number' || !Number.isInteger(claims.iat)) throw new PopFailure('pop_proof_invalid', 'iat missing');
-  if (Math.abs(claims.iat - Math.floor(exp.now / 1000)) > POP_IAT_WINDOW_S) throw new PopFailure('pop_proof_invalid', 'iat outside the window');
+  if (typeof claims.iat !== 'number' || !Number.isInteger(claims.iat))
+    throw new PopFailure('pop_proof_invalid', 'iat missing');
+  if (Math.abs(claims.iat - Math.floor(exp.now / 1000)) > POP_IAT_WINDOW_S)
+    throw new PopFailure('pop_proof_invalid', 'iat outside the window');
   if (exp.nonce?.required && (typeof claims.nonce !== 'string' || !exp.nonce.valid(claims.nonce))) {
     throw new PopFailure('proof_nonce_required', claims.nonce === undefined ? 'nonce required' : 'nonce not valid');
   }
-  if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 256) throw new PopFailure('pop_proof_invalid', 'jti missing');
+  if (typeof claims.jti !== 'string' || claims.jti.length === 0 || claims.jti.length > 256)
+    throw new PopFailure('pop_proof_invalid', 'jti missing');
   return { jkt, jti: claims.jti, iat: claims.iat, jwk: jwk as JsonWebKey };
 }
 

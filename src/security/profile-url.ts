@@ -21,7 +21,11 @@ export function isLocalhostName(host: string): boolean {
 }
 
 /** The problem with `raw` as an outbound URL, or null when it is acceptable. */
-export function outboundUrlProblem(raw: string, allowLoopbackHttp: boolean, opts: { refuseCredentials?: boolean } = {}): 'not_absolute' | 'credentials' | 'not_https' | null {
+export function outboundUrlProblem(
+  raw: string,
+  allowLoopbackHttp: boolean,
+  opts: { refuseCredentials?: boolean } = {},
+): 'not_absolute' | 'credentials' | 'not_https' | null {
   let url: URL;
   try {
     url = new URL(raw);
@@ -30,7 +34,8 @@ export function outboundUrlProblem(raw: string, allowLoopbackHttp: boolean, opts
   }
   if (opts.refuseCredentials && (url.username !== '' || url.password !== '')) return 'credentials';
   if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:' && allowLoopbackHttp && (isLoopbackHost(url.hostname) || isLocalhostName(url.hostname))) return null;
+  if (url.protocol === 'http:' && allowLoopbackHttp && (isLoopbackHost(url.hostname) || isLocalhostName(url.hostname)))
+    return null;
   return 'not_https';
 }
 

@@ -46,7 +46,10 @@ export interface RateQuota {
  * quota `q` per window `w`) and `RateLimit` (what is left, `r`, and the seconds to reset, `t`).
  */
 export function rateLimitFields(q: RateQuota): { 'RateLimit-Policy': string; RateLimit: string } {
-  return { 'RateLimit-Policy': `"${q.bucket}";q=${q.limit};w=60`, RateLimit: `"${q.bucket}";r=${q.remaining};t=${q.reset}` };
+  return {
+    'RateLimit-Policy': `"${q.bucket}";q=${q.limit};w=60`,
+    RateLimit: `"${q.bucket}";r=${q.remaining};t=${q.reset}`,
+  };
 }
 
 export interface TokenBucketOptions {
@@ -80,7 +83,8 @@ export function tokenBuckets(perMinute: Readonly<Record<string, number>>, opts: 
       }
       if (states.length === 0) return 0;
       let wait = 0;
-      for (const { b, need, limit } of states) if (b.tokens < need) wait = Math.max(wait, Math.ceil(((need - b.tokens) * 60) / limit));
+      for (const { b, need, limit } of states)
+        if (b.tokens < need) wait = Math.max(wait, Math.ceil(((need - b.tokens) * 60) / limit));
       for (const { key, b, need } of states) {
         if (wait === 0) b.tokens -= need;
         buckets.delete(key);
@@ -97,8 +101,14 @@ export function tokenBuckets(perMinute: Readonly<Record<string, number>>, opts: 
         if (!limit || b !== bucket) continue;
         const prior = buckets.get(`${b}|${typeof s === 'string' ? s : s.subject}`);
         const tokens = prior ? Math.min(limit, prior.tokens + (Math.max(0, nowMs - prior.at) / 60_000) * limit) : limit;
-        const q = { bucket: b, limit, remaining: Math.max(0, Math.floor(tokens)), reset: Math.ceil(((limit - tokens) * 60) / limit) };
-        if (!tight || q.remaining < tight.remaining || (q.remaining === tight.remaining && q.reset > tight.reset)) tight = q;
+        const q = {
+          bucket: b,
+          limit,
+          remaining: Math.max(0, Math.floor(tokens)),
+          reset: Math.ceil(((limit - tokens) * 60) / limit),
+        };
+        if (!tight || q.remaining < tight.remaining || (q.remaining === tight.remaining && q.reset > tight.reset))
+          tight = q;
       }
       return tight;
     },

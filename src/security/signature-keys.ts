@@ -11,14 +11,20 @@ export type SignatureAlgorithm = 'ecdsa-p256-sha256' | 'ed25519';
 export function algorithmOfPrivateKey(key: KeyObject): SignatureAlgorithm {
   if (key.type !== 'private') throw new TypeError('signing needs a private key');
   if (key.asymmetricKeyType === 'ed25519') return 'ed25519';
-  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ecdsa-p256-sha256';
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1')
+    return 'ecdsa-p256-sha256';
   throw new TypeError(`no supported signature algorithm for a ${key.asymmetricKeyType} key`);
 }
 
 /** The RFC 9421 algorithm a public JWK verifies, or null when it is none we implement. */
 export function algorithmOfJwk(jwk: JsonWebKey): SignatureAlgorithm | null {
-  if (jwk.kty === 'EC' && jwk.crv === 'P-256' && (jwk.alg === undefined || jwk.alg === 'ES256')) return 'ecdsa-p256-sha256';
-  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519' && (jwk.alg === undefined || jwk.alg === 'EdDSA' || jwk.alg === 'Ed25519')) {
+  if (jwk.kty === 'EC' && jwk.crv === 'P-256' && (jwk.alg === undefined || jwk.alg === 'ES256'))
+    return 'ecdsa-p256-sha256';
+  if (
+    jwk.kty === 'OKP' &&
+    jwk.crv === 'Ed25519' &&
+    (jwk.alg === undefined || jwk.alg === 'EdDSA' || jwk.alg === 'Ed25519')
+  ) {
     return 'ed25519';
   }
   return null;
@@ -33,7 +39,8 @@ const importedKeys = new Map<string, KeyObject>();
 
 export function importPublicKey(jwk: JsonWebKey): KeyObject {
   // Only the public members: a stray `d` must never turn verification into private-key use.
-  const pub: JsonWebKey = jwk.kty === 'EC' ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
+  const pub: JsonWebKey =
+    jwk.kty === 'EC' ? { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y } : { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
   const id = `${pub.kty}|${pub.crv}|${pub.x}|${pub.y ?? ''}`;
   let key = importedKeys.get(id);
   if (!key) {

@@ -11,7 +11,16 @@
 import type { Registry } from 'prom-client';
 import { Gauge } from 'prom-client';
 import { bookingEventText } from '../domain/index.js';
-import { CalendarPoller, CalendarPushWorker, calendarFeeds, calendarHealth, isPushedUid, type CalendarFeed, type CalendarHealth, type FetchLimits } from '../calendars/index.js';
+import {
+  CalendarPoller,
+  CalendarPushWorker,
+  calendarFeeds,
+  calendarHealth,
+  isPushedUid,
+  type CalendarFeed,
+  type CalendarHealth,
+  type FetchLimits,
+} from '../calendars/index.js';
 import type { Business, Logger } from '../operations/index.js';
 import { outboundPostProblem } from '../security/index.js';
 import type { CalendarFeedState, CalendarPushJob, Store } from '../store/index.js';
@@ -87,7 +96,8 @@ export function wireCalendars(o: CalendarOptions | undefined, deps: WiringDeps):
       await poller.stop();
       await pusher.stop();
     },
-    registerMetrics: (registry) => registerCalendarMetrics(registry, { store: deps.store, now: deps.now, feeds, staleMs }),
+    registerMetrics: (registry) =>
+      registerCalendarMetrics(registry, { store: deps.store, now: deps.now, feeds, staleMs }),
   };
 }
 
@@ -102,7 +112,11 @@ function liveFeeds(business: () => Business): () => CalendarFeed[] {
 }
 
 /** The poller (busy times of every feed) and the push worker (bookings into the `write` calendars). */
-function calendarWorkers(o: CalendarOptions | undefined, deps: WiringDeps, feeds: () => CalendarFeed[]): { poller: CalendarPoller; pusher: CalendarPushWorker } {
+function calendarWorkers(
+  o: CalendarOptions | undefined,
+  deps: WiringDeps,
+  feeds: () => CalendarFeed[],
+): { poller: CalendarPoller; pusher: CalendarPushWorker } {
   const limits = { allowLoopback: deps.allowLoopback, ...o?.limits };
   // What both workers share; a business's id never changes (update_business refuses it), nor the secrets it may read.
   const common = {
@@ -157,9 +171,13 @@ function registerCalendarMetrics(registry: Registry, deps: MetricsDeps): void {
         fill((resource, feed, v) => this.set({ resource, feed }, v), s);
       },
     });
-  feedGauge('usp_calendar_feed_failing', '1 while the last fetch of a calendar feed failed (its last good busy times are kept).', (set, s) => {
-    for (const f of s.feeds) set(f.resource_id, f.feed_key, f.last_error ? 1 : 0);
-  });
+  feedGauge(
+    'usp_calendar_feed_failing',
+    '1 while the last fetch of a calendar feed failed (its last good busy times are kept).',
+    (set, s) => {
+      for (const f of s.feeds) set(f.resource_id, f.feed_key, f.last_error ? 1 : 0);
+    },
+  );
   feedGauge('usp_calendar_feed_age_seconds', 'Seconds since a calendar feed was last read successfully.', (set, s) => {
     for (const f of s.feeds) {
       if (f.last_ok_ms !== null) set(f.resource_id, f.feed_key, Math.max(0, (now() - f.last_ok_ms) / 1000));
@@ -167,7 +185,8 @@ function registerCalendarMetrics(registry: Registry, deps: MetricsDeps): void {
   });
   feedGauge(
     'usp_calendar_feed_stale',
-    `1 while a calendar feed has gone longer than --calendar-stale-hours (${staleMs / 3_600_000} h) ` + "without a good read (the profile's health says so too).",
+    `1 while a calendar feed has gone longer than --calendar-stale-hours (${staleMs / 3_600_000} h) ` +
+      "without a good read (the profile's health says so too).",
     (set, s) => {
       const stale = new Set(calendarHealth(feeds(), s.feeds, now(), staleMs).stale.map((f) => f.feed));
       for (const f of feeds()) set(f.resourceId, f.key, stale.has(f.key) ? 1 : 0);
@@ -183,7 +202,11 @@ function registerCalendarMetrics(registry: Registry, deps: MetricsDeps): void {
         if (s) this.set(count(s.backlog));
       },
     });
-  backlogGauge('usp_calendar_pushes_pending', 'Bookings waiting to be pushed to a CalDAV calendar (failed ones included).', (backlog) => backlog.length);
+  backlogGauge(
+    'usp_calendar_pushes_pending',
+    'Bookings waiting to be pushed to a CalDAV calendar (failed ones included).',
+    (backlog) => backlog.length,
+  );
   backlogGauge(
     'usp_calendar_pushes_failing',
     'Bookings whose last push to a CalDAV calendar failed (retried with backoff).',

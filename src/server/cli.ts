@@ -35,7 +35,8 @@ export function bareTrustProxy(argv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const next = argv[i + 1];
-    if (argv[i] === '--trust-proxy' && (next === undefined || !/^(loopback|[0-9a-fA-F.:/[\],]+)$/.test(next))) out.push('--trust-proxy=loopback');
+    if (argv[i] === '--trust-proxy' && (next === undefined || !/^(loopback|[0-9a-fA-F.:/[\],]+)$/.test(next)))
+      out.push('--trust-proxy=loopback');
     else out.push(argv[i]);
   }
   return out;
@@ -112,7 +113,8 @@ function usageOf(command: Command | undefined): string {
   if (!command) return 'Usage: usp-server COMMAND [options]   (usp-server --help lists the commands)';
   const lines = command.help.split('\n');
   const at = lines.findIndex((l) => l.trim() === 'Usage:');
-  const usage = at < 0 ? [] : lines.slice(at + 1).filter((_l, i, all) => all.slice(0, i + 1).every((x) => x.trim() !== ''));
+  const usage =
+    at < 0 ? [] : lines.slice(at + 1).filter((_l, i, all) => all.slice(0, i + 1).every((x) => x.trim() !== ''));
   return `Usage:\n${usage.join('\n')}\n(usp-server ${command.name} --help lists its options)`;
 }
 
@@ -129,12 +131,15 @@ export function nearestFlag(name: string, flags: readonly string[] = Object.keys
 
 /** Edit distance with adjacent transpositions counted as one edit (optimal string alignment). */
 function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;

@@ -26,7 +26,11 @@ import { wireCalendars, type CalendarWiring } from './calendar-wiring.js';
 import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
 import { adminEnvOf, callDoors, type ComposeOptions, type ComposedRole, type Core } from './compose-core.js';
 
-export async function composeBusiness(core: Core, opts: ComposeOptions, live: LiveBusiness): Promise<ComposedRole<BusinessScope>> {
+export async function composeBusiness(
+  core: Core,
+  opts: ComposeOptions,
+  live: LiveBusiness,
+): Promise<ComposedRole<BusinessScope>> {
   const { store, clock, ids, log, pipeline } = core;
   core.announce(await syncCatalog(store, () => live.current(), clock, ids));
   const mail: MailWiring = wireMail(opts.mail, { business: () => live.current(), store, now: () => clock.now(), log });
@@ -69,11 +73,29 @@ export async function composeBusiness(core: Core, opts: ComposeOptions, live: Li
   };
   if (configured) startMail();
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
-  const calendars = wireCalendars(opts.calendars, { business: () => live.current(), store, now: () => clock.now(), log, allowLoopback, refresh: () => live.refresh() });
+  const calendars = wireCalendars(opts.calendars, {
+    business: () => live.current(),
+    store,
+    now: () => clock.now(),
+    log,
+    allowLoopback,
+    refresh: () => live.refresh(),
+  });
   await calendars.start();
   calendars.registerMetrics(core.metrics.registry);
   const profile = businessProfile(core, opts, { authPolicy, oauth, calendars });
-  return businessRecord(core, opts, { authPolicy, scope, scopeOf, oauth, mail, payments, calendars, profile, configured, ...callDoors(core, opts, { scopeOf, profile }) });
+  return businessRecord(core, opts, {
+    authPolicy,
+    scope,
+    scopeOf,
+    oauth,
+    mail,
+    payments,
+    calendars,
+    profile,
+    configured,
+    ...callDoors(core, opts, { scopeOf, profile }),
+  });
 }
 
 type BusinessParts = {
@@ -169,18 +191,25 @@ function withOAuth(base: AuthPolicy, oauth: OAuthDoor | undefined): AuthPolicy {
     ...base,
     verifyAccessToken: resourceServer.verifyAccessToken,
     resourceMetadata: resourceServer.resourceMetadata,
-    accepted: base.accepted.includes(resourceServer.mechanism) ? base.accepted : [...base.accepted, resourceServer.mechanism],
+    accepted: base.accepted.includes(resourceServer.mechanism)
+      ? base.accepted
+      : [...base.accepted, resourceServer.mechanism],
   };
 }
 
 /** The profile of the scope a request is for, from its business's latest snapshot. */
-function businessProfile(core: Core, opts: ComposeOptions, parts: { authPolicy: AuthPolicy; oauth?: OAuthDoor; calendars: CalendarWiring }) {
+function businessProfile(
+  core: Core,
+  opts: ComposeOptions,
+  parts: { authPolicy: AuthPolicy; oauth?: OAuthDoor; calendars: CalendarWiring },
+) {
   // One list for what the proof check accepts, the profile publishes and the DPoP challenge names.
   const popAlgs = popAlgorithms(parts.authPolicy.allowEs256);
   const { role } = opts;
   return (s: CallScope): Record<string, unknown> => {
     const baseUrl = core.baseUrlOf(s);
-    if (role || !s.business) return role!.profile({ baseUrl, mechanisms: parts.authPolicy.accepted, popAlgorithms: popAlgs });
+    if (role || !s.business)
+      return role!.profile({ baseUrl, mechanisms: parts.authPolicy.accepted, popAlgorithms: popAlgs });
     return buildBusinessProfile(s.business.current(), {
       baseUrl,
       mcpEndpoint: `${baseUrl}/mcp`,

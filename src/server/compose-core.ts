@@ -28,7 +28,14 @@ import {
   type ScopeResolver,
 } from '../operations/index.js';
 import type { OutboxEvent, Store } from '../store/index.js';
-import { clientLimitKey, trustedProxies, viaTrustedProxy, type AuthPolicy, type ProfileResolver, type TrustedProxies } from '../security/index.js';
+import {
+  clientLimitKey,
+  trustedProxies,
+  viaTrustedProxy,
+  type AuthPolicy,
+  type ProfileResolver,
+  type TrustedProxies,
+} from '../security/index.js';
 import { loadKeyring, type SigningKeyring } from '../webhooks/index.js';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
@@ -121,7 +128,16 @@ export async function composeCore(opts: ComposeOptions, inputs: CoreInputs): Pro
   });
   const pipeline = new Pipeline({ clock, ids, log, onCall: (call) => metrics.recordCall(call) });
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
-  const webhooks = wireWebhooks(opts.webhooks ?? {}, { store, clock, keyring, resolver, allowLoopback, hub, log, metrics: () => metrics });
+  const webhooks = wireWebhooks(opts.webhooks ?? {}, {
+    store,
+    clock,
+    keyring,
+    resolver,
+    allowLoopback,
+    hub,
+    log,
+    metrics: () => metrics,
+  });
   // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
   // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).
   const announce = announcer([() => webhooks.dispatcher.nudge(), ...(opts.onEvents ? [opts.onEvents] : [])], log);
@@ -157,7 +173,10 @@ export async function composeCore(opts: ComposeOptions, inputs: CoreInputs): Pro
 }
 
 /** Tell every listener, each on its own: one that throws is logged and the others still hear. */
-function announcer(listeners: ReadonlyArray<(e: readonly OutboxEvent[]) => void>, log: Logger): (events: readonly OutboxEvent[]) => void {
+function announcer(
+  listeners: ReadonlyArray<(e: readonly OutboxEvent[]) => void>,
+  log: Logger,
+): (events: readonly OutboxEvent[]) => void {
   return (events) => {
     for (const l of listeners) {
       try {
@@ -173,17 +192,30 @@ function announcer(listeners: ReadonlyArray<(e: readonly OutboxEvent[]) => void>
 export function adminEnvOf(core: Core, opts: ComposeOptions, authPolicy: AuthPolicy): OperationEnv {
   const { keyring, log } = core;
   return {
-    admin: { rotateSigningKey: (now) => keyring.rotate(now), signingKeys: () => keyring.list(), nudgeDeliveries: () => core.webhooks.dispatcher.nudge() },
+    admin: {
+      rotateSigningKey: (now) => keyring.rotate(now),
+      signingKeys: () => keyring.list(),
+      nudgeDeliveries: () => core.webhooks.dispatcher.nudge(),
+    },
     availability: core.availabilityCache,
     calendarStaleMs: staleMsOf(opts.calendars),
     webhookResourceUri: core.webhookResourceUri,
     // The dashboard's sign-in row: its backoff, log lines and counters.
-    dashboardSignIn: dashboardSignInEnv({ sandbox: opts.sandbox, adminKeyHashes: authPolicy.adminKeyHashes, log, onEvent: (e) => core.metrics.recordAccountEvent(e) }),
+    dashboardSignIn: dashboardSignInEnv({
+      sandbox: opts.sandbox,
+      adminKeyHashes: authPolicy.adminKeyHashes,
+      log,
+      onEvent: (e) => core.metrics.recordAccountEvent(e),
+    }),
   };
 }
 
 /** The doors every role has, over the pipeline and the role's scopes: REST and MCP (the role's operations, else the business's). */
-export function callDoors(core: Core, opts: ComposeOptions, kit: { scopeOf: ScopeResolver; profile: (s: CallScope) => Record<string, unknown> }) {
+export function callDoors(
+  core: Core,
+  opts: ComposeOptions,
+  kit: { scopeOf: ScopeResolver; profile: (s: CallScope) => Record<string, unknown> },
+) {
   const { pipeline, log, proxies } = core;
   const role = opts.role;
   const clientAddress = (c: Context): string | undefined => core.limitKey(c.req.raw, c.env);
@@ -206,11 +238,15 @@ export function callDoors(core: Core, opts: ComposeOptions, kit: { scopeOf: Scop
     rateLimits: core.rateLimits,
     log,
   });
-  const mcpHttp = createMcpHttp({ pipeline, scopeOf: kit.scopeOf, operations: role?.operations, instructions: role?.instructions }, core.hub, {
-    clientAddress,
-    log,
-    ...(opts.mcpSessions ?? {}),
-  });
+  const mcpHttp = createMcpHttp(
+    { pipeline, scopeOf: kit.scopeOf, operations: role?.operations, instructions: role?.instructions },
+    core.hub,
+    {
+      clientAddress,
+      log,
+      ...(opts.mcpSessions ?? {}),
+    },
+  );
   return Object.freeze({ rest, mcpHttp });
 }
 

@@ -25,12 +25,17 @@ export function composeRole(core: Core, opts: ComposeOptions, role: ServerRole):
   });
   const scopeOf = singleScope(scope);
   const popAlgs = popAlgorithms(authPolicy.allowEs256);
-  const profile = (s: CallScope): Record<string, unknown> => role.profile({ baseUrl: core.baseUrlOf(s), mechanisms: authPolicy.accepted, popAlgorithms: popAlgs });
+  const profile = (s: CallScope): Record<string, unknown> =>
+    role.profile({ baseUrl: core.baseUrlOf(s), mechanisms: authPolicy.accepted, popAlgorithms: popAlgs });
   const { rest, mcpHttp } = callDoors(core, { ...opts, role }, { scopeOf, profile });
   return Object.freeze({
     authPolicy,
     scope,
-    doors: Object.freeze([mcpDoor(mcpHttp.app), ...(role.doors?.({ pipeline, scopeOf, clientAddress: core.limitKey }) ?? []), restDoor(rest)]),
+    doors: Object.freeze([
+      mcpDoor(mcpHttp.app),
+      ...(role.doors?.({ pipeline, scopeOf, clientAddress: core.limitKey }) ?? []),
+      restDoor(rest),
+    ]),
     profile: () => profile(scope),
     configuredPublicUrl: core.origin.configured ? core.publicUrl() : undefined,
     onListening: () => {},

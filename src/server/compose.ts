@@ -37,7 +37,13 @@ export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
   checkMailOptions(opts.mail);
   const log = opts.log ?? consoleLogger;
   const { store, live, origin, source } = await openBusiness(opts, log);
-  const core = await composeCore(opts, { store, log, origin, publicUrl: () => live.current().publicUrl, keys: live.current().def });
+  const core = await composeCore(opts, {
+    store,
+    log,
+    origin,
+    publicUrl: () => live.current().publicUrl,
+    keys: live.current().def,
+  });
   const business = await composeBusiness(core, opts, live);
   return Object.defineProperties(serve(opts, core, business), {
     biz: { get: () => live.current(), enumerable: true },
@@ -74,7 +80,14 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
   const { dispatcher } = core.webhooks;
   // Filled at listen time with loopback names when listening on loopback and none were given.
   const allowedHosts: string[] = [...(opts.allowedHosts ?? [])];
-  const app = createHost({ doors: role.doors, maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024, proxies, allowedHosts, allowedOrigins: opts.allowedOrigins ?? [], log });
+  const app = createHost({
+    doors: role.doors,
+    maxBodyBytes: opts.maxBodyBytes ?? 64 * 1024,
+    proxies,
+    allowedHosts,
+    allowedOrigins: opts.allowedOrigins ?? [],
+    log,
+  });
   const stopSweeper = startSweeper(opts.sweepIntervalMs ?? 30_000, {
     scope: role.scope,
     clock: core.clock,
@@ -84,7 +97,14 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
   });
   // /healthz, /readyz and /metrics are answered before any door, so no door's rules apply to them.
   const probes = probeHandler(store, {
-    dispatcher: () => (opts.webhooks?.enabled === false ? 'disabled' : !dispatcher.isRunning ? 'stopped' : dispatcher.isPaused ? 'paused' : 'running'),
+    dispatcher: () =>
+      opts.webhooks?.enabled === false
+        ? 'disabled'
+        : !dispatcher.isRunning
+          ? 'stopped'
+          : dispatcher.isPaused
+            ? 'paused'
+            : 'running',
     shuttingDown: () => listener.shuttingDown,
   });
   const metricsEndpoint = metricsHandler(metrics, { proxies, adminKeyHashes: role.authPolicy.adminKeyHashes });
@@ -122,7 +142,12 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
 }
 
 /** What the composed server offers its embedder: its parts, and the listener's listen, close and shutdown. */
-function roleServer(core: Core, role: ComposedRole, app: RoleServer['app'], listener: ReturnType<typeof createListener>): RoleServer {
+function roleServer(
+  core: Core,
+  role: ComposedRole,
+  app: RoleServer['app'],
+  listener: ReturnType<typeof createListener>,
+): RoleServer {
   const { store, metrics, origin } = core;
   const { dispatcher } = core.webhooks;
   return {

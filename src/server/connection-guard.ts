@@ -39,7 +39,12 @@ export interface ConnectionGuard {
 }
 
 /** Install the admission rules on `server` (an http or https server from @hono/node-server). */
-export function guardConnections(server: Server, limits: ConnectionGuardLimits, proxies: TrustedProxies, now: () => number = () => performance.now()): ConnectionGuard {
+export function guardConnections(
+  server: Server,
+  limits: ConnectionGuardLimits,
+  proxies: TrustedProxies,
+  now: () => number = () => performance.now(),
+): ConnectionGuard {
   const held = new Map<Socket, Held>();
   const perAddress = new Map<string, number>();
   const nearCap = Math.max(1, Math.floor(limits.maxConnections * PRESSURE_SHARE));

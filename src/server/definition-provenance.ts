@@ -43,13 +43,29 @@ export async function readProvenance(tx: Tx): Promise<Provenance | undefined> {
   }
 }
 
-export async function recordProvenance(tx: Tx, origin: DefinitionOrigin, version: number, nowMs: number): Promise<void> {
-  const p: Provenance = { origin: origin.kind, ...(origin.kind === 'file' ? { file: origin.file } : {}), version, at: new Date(nowMs).toISOString() };
+export async function recordProvenance(
+  tx: Tx,
+  origin: DefinitionOrigin,
+  version: number,
+  nowMs: number,
+): Promise<void> {
+  const p: Provenance = {
+    origin: origin.kind,
+    ...(origin.kind === 'file' ? { file: origin.file } : {}),
+    version,
+    at: new Date(nowMs).toISOString(),
+  };
   await tx.kv.set(KEY, JSON.stringify(p));
 }
 
 /** Why a database may not serve the definition given, in words (undefined: it may). */
-export function provenanceClash(o: { recorded: Provenance | undefined; storedId: string | undefined; givenId: string; given: DefinitionOrigin; db: string }): string | undefined {
+export function provenanceClash(o: {
+  recorded: Provenance | undefined;
+  storedId: string | undefined;
+  givenId: string;
+  given: DefinitionOrigin;
+  db: string;
+}): string | undefined {
   const recordedOrigin = o.recorded?.origin ?? (o.storedId === DEMO_BUSINESS_ID ? 'demo' : undefined);
   const db = shownDb(o.db);
   if (o.given.kind === 'file' && recordedOrigin === 'demo') {
@@ -72,7 +88,12 @@ export function provenanceClash(o: { recorded: Provenance | undefined; storedId:
 }
 
 /** What a start says when the file given differs from the stored definition: which is newer, and what keeps it. */
-export function differsAdvice(o: { recorded: Provenance | undefined; storedVersion: number; given: DefinitionOrigin; db: string }): string {
+export function differsAdvice(o: {
+  recorded: Provenance | undefined;
+  storedVersion: number;
+  given: DefinitionOrigin;
+  db: string;
+}): string {
   const db = shownDb(o.db);
   const file = o.given.kind === 'file' ? o.given.file : 'the demo file';
   const exportCmd = `npx usp-server export --db ${db} --out ${o.given.kind === 'file' ? o.given.file : 'business.json'}`;

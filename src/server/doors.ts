@@ -5,10 +5,21 @@
  */
 import type { Hono } from 'hono';
 import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
-import { createDashboard, dashboardRefusal, isDashboardRequest, type DashboardSessionGate } from '../bindings/dashboard/index.js';
+import {
+  createDashboard,
+  dashboardRefusal,
+  isDashboardRequest,
+  type DashboardSessionGate,
+} from '../bindings/dashboard/index.js';
 import { restCors } from '../bindings/rest/index.js';
 import { problemResponse } from '../web/index.js';
-import { MCP_EXPOSED_HEADERS, MCP_HTTP_PATHS, MCP_MAX_BODY_BYTES, jsonRpcErrorResponse, readMcpBody } from '../bindings/mcp/index.js';
+import {
+  MCP_EXPOSED_HEADERS,
+  MCP_HTTP_PATHS,
+  MCP_MAX_BODY_BYTES,
+  jsonRpcErrorResponse,
+  readMcpBody,
+} from '../bindings/mcp/index.js';
 import type { BusinessScope, Pipeline, ScopeResolver } from '../operations/index.js';
 import type { OAuthDoor } from '../oauth/index.js';
 import { createRegistryFeedDoor, isRegistryFeedPath, registryFeedRefusal } from '../bindings/registry-feeds/index.js';
@@ -89,13 +100,19 @@ export function dashboardDoor(
   return {
     name: 'dashboard',
     claims: isDashboardRequest,
-    fetch: (req, env) => (app ??= createDashboard({ pipeline, scopeOf, gate, clientAddress, mailPreview })).fetch(req, env),
+    fetch: (req, env) =>
+      (app ??= createDashboard({ pipeline, scopeOf, gate, clientAddress, mailPreview })).fetch(req, env),
     refuse: (_req, status, err) => dashboardRefusal(status, err),
   };
 }
 
 /** The registry's feed door: its platform profile and the businesses' catalog event callbacks. */
-export function registryFeedDoor(pipeline: Pipeline, scopeOf: ScopeResolver, clientAddress: (req: Request, env: unknown) => string | undefined, accepted: () => void): Door {
+export function registryFeedDoor(
+  pipeline: Pipeline,
+  scopeOf: ScopeResolver,
+  clientAddress: (req: Request, env: unknown) => string | undefined,
+  accepted: () => void,
+): Door {
   const app = createRegistryFeedDoor({ pipeline, scopeOf, clientAddress, accepted });
   return {
     name: 'registry-feeds',

@@ -14,7 +14,13 @@ export function buyerDataPort(pipeline: Pipeline, scope: () => CallScope): Buyer
       {
         input: { email },
         // The audit log names the buyer's own request, never the email.
-        trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: 'buyer_self_service' },
+        trustedCaller: {
+          principal: 'business',
+          profile: null,
+          business: true,
+          authenticated: true,
+          actor: 'buyer_self_service',
+        },
         door: 'account',
       },
       scope(),

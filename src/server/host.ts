@@ -62,7 +62,10 @@ export interface HostOptions {
   allowedHosts: readonly string[];
   /** Browser origins accepted by `browsers` doors besides the server's own. */
   allowedOrigins: readonly string[];
-  log?: { error(msg: string, fields?: Record<string, unknown>): void; warn?(msg: string, fields?: Record<string, unknown>): void };
+  log?: {
+    error(msg: string, fields?: Record<string, unknown>): void;
+    warn?(msg: string, fields?: Record<string, unknown>): void;
+  };
 }
 
 /** `path` is `root` or below it: the claim of a door that owns whole paths. */
@@ -78,7 +81,8 @@ export type HostApp = Hono<HostEnv>;
 export function createHost(opts: HostOptions): HostApp {
   if (opts.doors.length === 0) throw new Error('the host needs at least one door');
   const fallback = opts.doors[opts.doors.length - 1];
-  const pick = (req: Request, path: string) => opts.doors.find((d) => d !== fallback && d.claims(req, path)) ?? fallback;
+  const pick = (req: Request, path: string) =>
+    opts.doors.find((d) => d !== fallback && d.claims(req, path)) ?? fallback;
   const app = new Hono<HostEnv>();
   app.use('*', async (c, next) => {
     const door = pick(c.req.raw, c.req.path);
@@ -99,9 +103,13 @@ export function createHost(opts: HostOptions): HostApp {
   // https (anyone else's X-Forwarded-Proto is not believed).
   app.use('*', async (c, next) => {
     if (opts.proxies?.any && !forwardedHttps(c, opts.proxies) && new URL(c.req.url).protocol !== 'https:') {
-      const https = new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', {
-        detailCode: 'https_required',
-      });
+      const https = new ProtocolError(
+        'invalid_request',
+        'Use HTTPS: this business does not accept plaintext requests.',
+        {
+          detailCode: 'https_required',
+        },
+      );
       return c.get('door').refuse(c.req.raw, 400, https);
     }
     await next();
@@ -122,7 +130,11 @@ export function createHost(opts: HostOptions): HostApp {
       return door.refuse(c.req.raw, 400, malformed);
     }
     opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
-    return door.refuse(c.req.raw, 500, new ProtocolError('server_error', 'The business could not process the request.'));
+    return door.refuse(
+      c.req.raw,
+      500,
+      new ProtocolError('server_error', 'The business could not process the request.'),
+    );
   });
   return app;
 }
@@ -185,7 +197,8 @@ function browserChecks(opts: HostOptions): MiddlewareHandler<HostEnv> {
 
 /** A door's body limit: `max` bytes, 413 in the door's format above it. */
 function bodyLimitOf(d: Door, max: number): MiddlewareHandler {
-  const tooLarge = (c: Context) => d.refuse(c.req.raw, 413, new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`));
+  const tooLarge = (c: Context) =>
+    d.refuse(c.req.raw, 413, new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`));
   const counted = bodyLimit({ maxSize: max, onError: tooLarge });
   return async (c, next) => {
     // Hono's bodyLimit asks for `req.body` first, which makes @hono/node-server build a whole

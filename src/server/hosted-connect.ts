@@ -52,7 +52,11 @@ export function connectWebhookDoor(o: ConnectDoorOptions): (req: Request) => Pro
   };
 }
 
-async function handle(o: ConnectDoorOptions, adapter: PaymentAdapter & { connect: PaymentConnect }, req: Request): Promise<ConnectAnswer> {
+async function handle(
+  o: ConnectDoorOptions,
+  adapter: PaymentAdapter & { connect: PaymentConnect },
+  req: Request,
+): Promise<ConnectAnswer> {
   const max = adapter.maxWebhookBytes ?? 512 * 1024;
   const tooLarge = { status: 413, text: 'The event is too large.' };
   if (Number(req.headers.get('content-length') ?? 0) > max) return tooLarge;
@@ -91,5 +95,9 @@ export function connectedPayments<P extends { provider: string } | undefined>(
 ): P | { provider: string; [options: string]: unknown } {
   if (!platform || !b.paymentAccount) return base;
   const adapter = connectAdapter(platform.provider);
-  return { ...base, provider: platform.provider, [platform.provider]: adapter.connect.withAccount(platform.options, b.paymentAccount) };
+  return {
+    ...base,
+    provider: platform.provider,
+    [platform.provider]: adapter.connect.withAccount(platform.options, b.paymentAccount),
+  };
 }

@@ -36,7 +36,10 @@ export class BusinessPool<T extends Closable> {
 
   constructor(private readonly o: PoolOptions<T>) {
     if (o.idleCloseMs > 0) {
-      this.sweeper = setInterval(() => void this.closeIdle(), Math.max(1_000, Math.min(30_000, Math.floor(o.idleCloseMs / 2))));
+      this.sweeper = setInterval(
+        () => void this.closeIdle(),
+        Math.max(1_000, Math.min(30_000, Math.floor(o.idleCloseMs / 2))),
+      );
       this.sweeper.unref();
     }
   }
@@ -126,7 +129,11 @@ export class BusinessPool<T extends Closable> {
       const value = await this.o.open(id);
       const entry: Loaded<T> = { value, lastUsed: this.o.now(), busy: 0 };
       this.loaded.set(id, entry);
-      this.o.log.info('business opened', { business: id, ms: Math.round(performance.now() - started), loaded: this.loaded.size });
+      this.o.log.info('business opened', {
+        business: id,
+        ms: Math.round(performance.now() - started),
+        loaded: this.loaded.size,
+      });
       await this.evictOverCap(id);
       return entry;
     } finally {

@@ -14,7 +14,14 @@
  *   operator's key. The labels are bounded: the MAX_LABELLED most recently used loaded businesses
  *   have a label each, the others are added up under `business="_other"` (docs/DECISIONS.md).
  */
-import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import {
+  AggregatorRegistry,
+  Gauge,
+  Registry,
+  collectDefaultMetrics,
+  type MetricObjectWithValues,
+  type MetricValue,
+} from 'prom-client';
 import { apiKeyMatches, clientAddress, isLoopbackAddress, type TrustedProxies } from '../security/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
 import type { BusinessPool } from './hosted-pool.js';
@@ -55,7 +62,9 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
   const allowed = (req: Request, env: unknown, keyHashes: readonly string[]): boolean => {
     const client = clientAddress(req, env, d.proxies);
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
-    return Boolean((client && isLoopbackAddress(client)) || (bearer && keyHashes.length > 0 && apiKeyMatches(bearer, keyHashes)));
+    return Boolean(
+      (client && isLoopbackAddress(client)) || (bearer && keyHashes.length > 0 && apiKeyMatches(bearer, keyHashes)),
+    );
   };
   return {
     business(req, env, b) {
@@ -66,12 +75,21 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
           .use(b.id, async (server) => {
             const dispatcher = server.dispatcher;
             const handler = probeHandler(server.store, {
-              dispatcher: () => (!d.webhooksEnabled(b) ? 'disabled' : !dispatcher.isRunning ? 'stopped' : dispatcher.isPaused ? 'paused' : 'running'),
+              dispatcher: () =>
+                !d.webhooksEnabled(b)
+                  ? 'disabled'
+                  : !dispatcher.isRunning
+                    ? 'stopped'
+                    : dispatcher.isPaused
+                      ? 'paused'
+                      : 'running',
               shuttingDown: d.shuttingDown,
             });
             return (await handler(req))!;
           })
-          .catch(() => reply(503, { status: 'unavailable', reason: 'the business cannot be opened' }, { 'Retry-After': '2' }));
+          .catch(() =>
+            reply(503, { status: 'unavailable', reason: 'the business cannot be opened' }, { 'Retry-After': '2' }),
+          );
       }
       if (what === 'metrics')
         return d.pool
@@ -79,7 +97,9 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
             if (!allowed(req, env, server.adminKeyHashes)) return refused('its admin API key');
             return text(req, await AggregatorRegistry.aggregate([await businessFigures(server, b.id)]).metrics());
           })
-          .catch(() => reply(503, { status: 'unavailable', reason: 'the business cannot be opened' }, { 'Retry-After': '2' }));
+          .catch(() =>
+            reply(503, { status: 'unavailable', reason: 'the business cannot be opened' }, { 'Retry-After': '2' }),
+          );
       return undefined;
     },
     deployment(req, env) {
@@ -104,9 +124,17 @@ async function deploymentReady(d: HostedProbeDeps): Promise<Response> {
     ]);
     return ok
       ? reply(200, { status: 'ready', directory: 'ready' })
-      : reply(503, { status: 'unavailable', reason: "the deployment's directory does not answer" }, { 'Retry-After': '2' });
+      : reply(
+          503,
+          { status: 'unavailable', reason: "the deployment's directory does not answer" },
+          { 'Retry-After': '2' },
+        );
   } catch {
-    return reply(503, { status: 'unavailable', reason: "the deployment's directory does not answer" }, { 'Retry-After': '2' });
+    return reply(
+      503,
+      { status: 'unavailable', reason: "the deployment's directory does not answer" },
+      { 'Retry-After': '2' },
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -124,7 +152,8 @@ function deploymentRegistry(d: HostedProbeDeps): Registry {
     collect() {
       this.reset();
       const all = d.directory.list();
-      for (const status of ['active', 'suspended'] as const) this.set({ status }, all.filter((b) => b.status === status).length);
+      for (const status of ['active', 'suspended'] as const)
+        this.set({ status }, all.filter((b) => b.status === status).length);
     },
   });
   new Gauge({
@@ -142,7 +171,9 @@ function deploymentRegistry(d: HostedProbeDeps): Registry {
 async function deploymentMetrics(d: HostedProbeDeps, own: Registry): Promise<string> {
   const max = d.maxLabelled ?? MAX_LABELLED;
   const ids = [...d.pool.ids].reverse();
-  const parts: MetricObjectWithValues<MetricValue<string>>[][] = [(await own.getMetricsAsJSON()) as MetricObjectWithValues<MetricValue<string>>[]];
+  const parts: MetricObjectWithValues<MetricValue<string>>[][] = [
+    (await own.getMetricsAsJSON()) as MetricObjectWithValues<MetricValue<string>>[],
+  ];
   for (const [i, id] of ids.entries()) {
     const figures = await d.pool.peek(id, (server) => businessFigures(server, i < max ? id : OTHER_BUSINESSES));
     if (figures) parts.push(figures);
@@ -151,7 +182,10 @@ async function deploymentMetrics(d: HostedProbeDeps, own: Registry): Promise<str
 }
 
 /** A business's figures (the database gauges read afresh), without the process's, each sample labelled with `label`. */
-async function businessFigures(server: UspServer, label: string): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
+async function businessFigures(
+  server: UspServer,
+  label: string,
+): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
   await server.metrics.scrape();
   const all = (await server.metrics.registry.getMetricsAsJSON()) as MetricObjectWithValues<MetricValue<string>>[];
   return all
@@ -165,16 +199,25 @@ async function businessFigures(server: UspServer, label: string): Promise<Metric
 }
 
 function text(req: Request, body: string): Response {
-  return new Response(req.method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' } });
-}
-
-function refused(what: string): Response {
-  return new Response(JSON.stringify({ error: `metrics are open on loopback; from elsewhere send ${what} as a Bearer token` }), {
-    status: 401,
-    headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
+  return new Response(req.method === 'HEAD' ? null : body, {
+    status: 200,
+    headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' },
   });
 }
 
+function refused(what: string): Response {
+  return new Response(
+    JSON.stringify({ error: `metrics are open on loopback; from elsewhere send ${what} as a Bearer token` }),
+    {
+      status: 401,
+      headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
+    },
+  );
+}
+
 function reply(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
+  });
 }

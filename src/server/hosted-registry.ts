@@ -55,7 +55,11 @@ export function followDirectory(o: HostedRegistrationsOptions): HostedRegistrati
     const prepare = () =>
       o.use(b.id, async (server) => {
         await server.scope.business.refresh();
-        snap = { def: server.biz.def, profileUrl: `${server.biz.publicUrl}/.well-known/usp`, key: server.keyring.active(server.clock.now()) };
+        snap = {
+          def: server.biz.def,
+          profileUrl: `${server.biz.publicUrl}/.well-known/usp`,
+          key: server.keyring.active(server.clock.now()),
+        };
       });
     return o.registries.map((registryUrl) =>
       createRegistrar({
@@ -65,8 +69,13 @@ export function followDirectory(o: HostedRegistrationsOptions): HostedRegistrati
         business: () => snap!.def,
         signingKey: () => snap!.key,
         onRegistered: (regId) =>
-          void Promise.resolve(o.directory.recordRegistration(b.id, registryUrl, regId, snap!.profileUrl)).catch((err) =>
-            o.log.warn('could not record a registration in the deployment directory', { business: b.id, registry: registryUrl, error: String(err) }),
+          void Promise.resolve(o.directory.recordRegistration(b.id, registryUrl, regId, snap!.profileUrl)).catch(
+            (err) =>
+              o.log.warn('could not record a registration in the deployment directory', {
+                business: b.id,
+                registry: registryUrl,
+                error: String(err),
+              }),
           ),
         log: withBusiness(o.log, b.id),
         intervalMs: o.intervalMs,
@@ -96,7 +105,13 @@ export function followDirectory(o: HostedRegistrationsOptions): HostedRegistrati
     });
     return scanning;
   };
-  const timer = o.scanMs === 0 ? undefined : setInterval(() => void scan().catch((err) => o.log.error('could not read the directory', { error: String(err) })), o.scanMs ?? 5_000);
+  const timer =
+    o.scanMs === 0
+      ? undefined
+      : setInterval(
+          () => void scan().catch((err) => o.log.error('could not read the directory', { error: String(err) })),
+          o.scanMs ?? 5_000,
+        );
   timer?.unref();
   return {
     scan,
@@ -128,7 +143,10 @@ export interface RemovalReport {
  * while it serves). The copy must not exist yet. On PostgreSQL there is none: the schema is dumped.
  */
 export function exportHostedStore(o: HostedStoreOptions, id: string, to: string): void {
-  if (o.db) throw new Error('an export is a copy of the SQLite file; on PostgreSQL dump the schema first (pg_dump --schema=...)');
+  if (o.db)
+    throw new Error(
+      'an export is a copy of the SQLite file; on PostgreSQL dump the schema first (pg_dump --schema=...)',
+    );
   const source = new Database(storeOf(o, id), { readonly: true, fileMustExist: true });
   try {
     source.prepare('VACUUM INTO ?').run(to);
@@ -137,7 +155,10 @@ export function exportHostedStore(o: HostedStoreOptions, id: string, to: string)
   }
 }
 
-export async function removeHostedBusiness(o: HostedStoreOptions & { directory: DeploymentDirectory; log: Logger; exportTo?: string }, b: HostedBusiness): Promise<RemovalReport> {
+export async function removeHostedBusiness(
+  o: HostedStoreOptions & { directory: DeploymentDirectory; log: Logger; exportTo?: string },
+  b: HostedBusiness,
+): Promise<RemovalReport> {
   const store = storeOf(o, b.id);
   if (o.exportTo) exportHostedStore(o, b.id, o.exportTo);
   const report: RemovalReport = { told: [], untold: [] };
@@ -155,7 +176,13 @@ export async function removeHostedBusiness(o: HostedStoreOptions & { directory: 
     try {
       const key = server.keyring.active(Date.now());
       for (const r of registrations) {
-        const ok = await deregister({ registryUrl: r.registry, registrationId: r.registrationId, profileUrl: r.profileUrl, signingKey: key, log: o.log });
+        const ok = await deregister({
+          registryUrl: r.registry,
+          registrationId: r.registrationId,
+          profileUrl: r.profileUrl,
+          signingKey: key,
+          log: o.log,
+        });
         (ok ? report.told : report.untold).push(r.registry);
       }
     } finally {

@@ -21,7 +21,10 @@ export interface HostedStoreOptions {
 export function storeOf(opts: HostedStoreOptions, id: string): string {
   if (!opts.db) return join(opts.dataDir, 'businesses', `${id}.db`);
   const u = new URL(opts.db);
-  u.searchParams.set('schema', `${opts.schemaPrefix ?? 'usp_'}${id.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`.slice(0, 63));
+  u.searchParams.set(
+    'schema',
+    `${opts.schemaPrefix ?? 'usp_'}${id.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`.slice(0, 63),
+  );
   return u.toString();
 }
 
@@ -30,10 +33,16 @@ export function storeOf(opts: HostedStoreOptions, id: string): string {
  * where the file is not on this machine (another process of the deployment added it), the copy of
  * it the directory kept.
  */
-export async function hostedDefinition(b: HostedBusiness, directory?: Pick<DeploymentDirectory, 'definitionOf'>): Promise<BusinessDef> {
+export async function hostedDefinition(
+  b: HostedBusiness,
+  directory?: Pick<DeploymentDirectory, 'definitionOf'>,
+): Promise<BusinessDef> {
   if (b.origin !== 'demo') {
     const kept = directory && !existsSync(b.origin) ? await directory.definitionOf(b.id) : undefined;
     return kept === undefined ? loadBusinessFile(b.origin) : parseBusinessFile(JSON.parse(kept), b.origin);
   }
-  return parseBusinessFile(JSON.parse(readFileSync(new URL('./demo-business.json', import.meta.url), 'utf8')), 'demo-business.json');
+  return parseBusinessFile(
+    JSON.parse(readFileSync(new URL('./demo-business.json', import.meta.url), 'utf8')),
+    'demo-business.json',
+  );
 }

@@ -32,7 +32,17 @@ export { hostedDefinition, storeOf } from './hosted-stores.js';
 /** What every hosted business is composed with (its own store, origin, hosts and log are the deployment's to set). */
 export type HostedServerOptions = Omit<
   ServerOptions,
-  'business' | 'db' | 'definition' | 'definitionOrigin' | 'allowedHosts' | 'resolveScope' | 'role' | 'log' | 'tls' | 'connections' | 'trustProxy'
+  | 'business'
+  | 'db'
+  | 'definition'
+  | 'definitionOrigin'
+  | 'allowedHosts'
+  | 'resolveScope'
+  | 'role'
+  | 'log'
+  | 'tls'
+  | 'connections'
+  | 'trustProxy'
 >;
 
 /** The operator's host name (no port, lowercased) and the sha-256 hex digests of its keys. */
@@ -109,7 +119,10 @@ export function hostName(header: string | null): string {
 }
 
 const plain = (status: number, text: string) =>
-  new Response(`${text}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' } });
+  new Response(`${text}\n`, {
+    status,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' },
+  });
 
 export function createHosting(o: HostingOptions): Hosting {
   const proxies = trustedProxies(o.trustProxy);
@@ -148,7 +161,10 @@ export function createHosting(o: HostingOptions): Hosting {
     app: { fetch } as never,
     proxies,
     log: o.log,
-    early: (req) => (new URL(req.url).pathname === '/healthz' ? Promise.resolve(plain(listener.shuttingDown ? 503 : 200, 'ok')) : undefined),
+    early: (req) =>
+      new URL(req.url).pathname === '/healthz'
+        ? Promise.resolve(plain(listener.shuttingDown ? 503 : 200, 'ok'))
+        : undefined,
     tls: o.tls,
     connections: o.connections,
     sandbox: Boolean(o.server.sandbox),
@@ -223,7 +239,13 @@ function hostedFetch(
 }
 
 /** A request answered by business `b`, opened first if it is not loaded. */
-async function open(o: HostingOptions, pool: BusinessPool<UspServer>, b: HostedBusiness, req: Request, env: unknown): Promise<Response> {
+async function open(
+  o: HostingOptions,
+  pool: BusinessPool<UspServer>,
+  b: HostedBusiness,
+  req: Request,
+  env: unknown,
+): Promise<Response> {
   try {
     return await pool.use(b.id, async (server) => {
       await followStatus(server, b);
@@ -254,7 +276,11 @@ async function followStatus(server: UspServer, b: HostedBusiness): Promise<void>
 const suspensionReason = (b: HostedBusiness) => b.reason ?? DEFAULT_SUSPENSION;
 
 /** One business composed whole, at its own origin, on its own store, logging under its id. */
-async function composeHosted(o: HostingOptions, b: HostedBusiness, originOf: (b: HostedBusiness) => string): Promise<UspServer> {
+async function composeHosted(
+  o: HostingOptions,
+  b: HostedBusiness,
+  originOf: (b: HostedBusiness) => string,
+): Promise<UspServer> {
   const own = o.serverFor?.(b) ?? {};
   const log = withFields(o.log, { business: b.id });
   const db = storeOf(o, b.id);

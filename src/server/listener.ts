@@ -188,7 +188,10 @@ function inFlight(): { readonly count: number; enter(): void; leave(): void; idl
 function startLimits(o: ListenerOptions, host: string, loopback: boolean): ConnectionLimits {
   // Plaintext only where nobody can listen in: loopback, or a proxy that terminated TLS (spec 10.2.1).
   if (!o.tls && !loopback && !o.proxies.any) {
-    throw new Error(`refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, ` + 'or run behind a TLS proxy with --trust-proxy');
+    throw new Error(
+      `refusing to serve plain HTTP on ${host}: give --tls-cert/--tls-key, listen on loopback, ` +
+        'or run behind a TLS proxy with --trust-proxy',
+    );
   }
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...(o.connections ?? {}) };
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
@@ -201,7 +204,10 @@ function startLimits(o: ListenerOptions, host: string, loopback: boolean): Conne
   // platforms and buyers reach, which the listening address does not tell.
   if (!loopback && !o.sandbox && !o.configuredPublicUrl?.startsWith('https://')) {
     const got = o.configuredPublicUrl ? ` (got ${o.configuredPublicUrl})` : '';
-    throw new Error(`refusing to start on ${host} without an https public URL${got}: ` + 'give --public-url https://<the address platforms and buyers reach>');
+    throw new Error(
+      `refusing to start on ${host} without an https public URL${got}: ` +
+        'give --public-url https://<the address platforms and buyers reach>',
+    );
   }
   return limits;
 }
@@ -224,7 +230,16 @@ function startServer(
     connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(shortest / 4))),
   };
   const http = o.tls
-    ? serve({ fetch, port, hostname, createServer: createHttpsServer, serverOptions: { cert: o.tls.cert, key: o.tls.key, ...timing } }, listening)
+    ? serve(
+        {
+          fetch,
+          port,
+          hostname,
+          createServer: createHttpsServer,
+          serverOptions: { cert: o.tls.cert, key: o.tls.key, ...timing },
+        },
+        listening,
+      )
     : serve({ fetch, port, hostname, serverOptions: timing }, listening);
   const server = http as HttpServer;
   server.headersTimeout = limits.headersTimeoutMs;

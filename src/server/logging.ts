@@ -112,7 +112,13 @@ export function createLogger(opts: LoggerOptions = {}): ServerLogger {
   const destination =
     opts.destination ??
     (format === 'pretty'
-      ? pinoPretty({ destination: 2, sync: true, colorize: Boolean(process.stderr.isTTY), translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+      ? pinoPretty({
+          destination: 2,
+          sync: true,
+          colorize: Boolean(process.stderr.isTTY),
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname',
+        })
       : pino.destination({ fd: 2, sync: false, maxLength: STDERR_BUFFER_BYTES }));
   const p = pino(
     {

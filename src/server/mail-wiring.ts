@@ -9,7 +9,16 @@ import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { TEMPLATE_PATH_RULE, isTemplatePath } from '../domain/index.js';
-import { MailWorker, checkSmtpUrl, dirTransport, previewMails, smtpTransport, type MailAddress, type MailPreview, type MailTransport } from '../mail/index.js';
+import {
+  MailWorker,
+  checkSmtpUrl,
+  dirTransport,
+  previewMails,
+  smtpTransport,
+  type MailAddress,
+  type MailPreview,
+  type MailTransport,
+} from '../mail/index.js';
 import { queueMailForEvents, type Business, type EventChannel, type Logger } from '../operations/index.js';
 import { accountMailSubject, type Store } from '../store/index.js';
 
@@ -53,9 +62,11 @@ export interface MailWiring {
 
 export function checkMailOptions(o: MailOptions | undefined): void {
   if (!o) return;
-  if (o.smtpUrl && o.dir) throw new Error('--smtp-url and --mail-dir are exclusive: mail is either sent or written to a folder');
+  if (o.smtpUrl && o.dir)
+    throw new Error('--smtp-url and --mail-dir are exclusive: mail is either sent or written to a folder');
   if (o.smtpUrl) checkSmtpUrl(o.smtpUrl);
-  if (o.from !== undefined && !parseMailFrom(o.from)) throw new Error('--mail-from must be an address or "Name <address>"');
+  if (o.from !== undefined && !parseMailFrom(o.from))
+    throw new Error('--mail-from must be an address or "Name <address>"');
 }
 
 /** `Name <address>`, `"Name" <address>` or a bare address, as an address object; null when it is neither. */
@@ -88,12 +99,19 @@ function readOverrides(biz: Business, base: string | undefined, log: Logger): Ma
   const out = new Map<string, string>();
   const entries = Object.entries(biz.def.settings.mail_templates ?? {});
   if (entries.length === 0) return out;
-  const skip = (kind: string, reason: string) => log.warn('mail template not used: the built-in text is sent', { setting: `settings.mail_templates.${kind}`, reason });
+  const skip = (kind: string, reason: string) =>
+    log.warn('mail template not used: the built-in text is sent', {
+      setting: `settings.mail_templates.${kind}`,
+      reason,
+    });
   let root: string | undefined;
   try {
     root = base === undefined ? undefined : realpathSync(base);
   } catch (err) {
-    log.warn('mail templates folder cannot be read', { folder: base, reason: (err as NodeJS.ErrnoException).code ?? String(err) });
+    log.warn('mail templates folder cannot be read', {
+      folder: base,
+      reason: (err as NodeJS.ErrnoException).code ?? String(err),
+    });
   }
   for (const [kind, path] of entries) {
     if (!root) {
@@ -128,10 +146,18 @@ export function sendsMail(o: MailOptions | undefined): boolean {
   return Boolean(o?.transport || o?.smtpUrl || o?.dir);
 }
 
-export function wireMail(o: MailOptions | undefined, deps: { business: () => Business; store: Store; now: () => number; log: Logger }): MailWiring {
+export function wireMail(
+  o: MailOptions | undefined,
+  deps: { business: () => Business; store: Store; now: () => number; log: Logger },
+): MailWiring {
   const overrides = readOverrides(deps.business(), o?.templateBase, deps.log);
   const transport =
-    o?.transport ?? (o?.smtpUrl ? smtpTransport(o.smtpUrl, { tlsRejectUnauthorized: o.tlsRejectUnauthorized }) : o?.dir ? dirTransport(o.dir, deps.now) : undefined);
+    o?.transport ??
+    (o?.smtpUrl
+      ? smtpTransport(o.smtpUrl, { tlsRejectUnauthorized: o.tlsRejectUnauthorized })
+      : o?.dir
+        ? dirTransport(o.dir, deps.now)
+        : undefined);
   // The public URL may be set only once the server listens: read it at send time.
   // An address object, never a header string: a business name such as "Hair: Studio 5 <evil@x.test>" stays a name.
   const configured = o?.from !== undefined ? parseMailFrom(o.from) : null;
@@ -145,13 +171,31 @@ export function wireMail(o: MailOptions | undefined, deps: { business: () => Bus
     if (biz) await queueMailForEvents(tx, biz, events, now, created);
   };
   if (!transport) return { preview, channel: { name: 'mail', write: queue } };
-  const worker = new MailWorker({ store: deps.store, transport, business: deps.business, from, now: deps.now, log: deps.log, overrides, pollMs: o?.pollMs });
+  const worker = new MailWorker({
+    store: deps.store,
+    transport,
+    business: deps.business,
+    from,
+    now: deps.now,
+    log: deps.log,
+    overrides,
+    pollMs: o?.pollMs,
+  });
   const deliverCode = (email: string, code: string) => {
     const now = deps.now();
     const id = `signup:${createHash('sha256').update(`${email}|${code}`).digest('hex').slice(0, 24)}|signup_code|${email.toLowerCase()}`;
     void deps.store
       .transaction((tx) =>
-        tx.mail.enqueue({ id, kind: 'signup_code', subject_id: accountMailSubject(email), recipient: email, locale: null, payload: { code }, due_ms: now, created_ms: now }),
+        tx.mail.enqueue({
+          id,
+          kind: 'signup_code',
+          subject_id: accountMailSubject(email),
+          recipient: email,
+          locale: null,
+          payload: { code },
+          due_ms: now,
+          created_ms: now,
+        }),
       )
       .then(() => worker.nudge())
       .catch((err) => deps.log.warn('sign-up code not queued', { error: String(err) }));

@@ -18,14 +18,23 @@ export function metricsHandler(
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
     if (!(client && isLoopbackAddress(client)) && !(bearer && apiKeyMatches(bearer, o.adminKeyHashes))) {
       return Promise.resolve(
-        new Response(JSON.stringify({ error: 'metrics are open on loopback; from elsewhere send an admin API key as a Bearer token' }), {
-          status: 401,
-          headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
-        }),
+        new Response(
+          JSON.stringify({
+            error: 'metrics are open on loopback; from elsewhere send an admin API key as a Bearer token',
+          }),
+          {
+            status: 401,
+            headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
+          },
+        ),
       );
     }
-    return metrics
-      .scrape()
-      .then((text) => new Response(req.method === 'HEAD' ? null : text, { status: 200, headers: { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' } }));
+    return metrics.scrape().then(
+      (text) =>
+        new Response(req.method === 'HEAD' ? null : text, {
+          status: 200,
+          headers: { 'Content-Type': metrics.contentType, 'Cache-Control': 'no-store' },
+        }),
+    );
   };
 }

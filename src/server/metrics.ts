@@ -106,24 +106,39 @@ function callMetrics(registry: Registry): ServerMetrics['recordCall'] {
 }
 
 /** Webhook attempts, sign-in and sign-up steps, password resets and OAuth client registrations. */
-function accountMetrics(registry: Registry): Pick<ServerMetrics, 'recordAttempt' | 'recordAccountEvent' | 'recordRegistration'> {
-  const counter = (name: string, help: string, labelNames: string[]) => new Counter({ name, help, labelNames, registers: [registry] });
+function accountMetrics(
+  registry: Registry,
+): Pick<ServerMetrics, 'recordAttempt' | 'recordAccountEvent' | 'recordRegistration'> {
+  const counter = (name: string, help: string, labelNames: string[]) =>
+    new Counter({ name, help, labelNames, registers: [registry] });
   const registrations = counter(
     'usp_oauth_client_registrations_total',
     'OAuth dynamic client registrations, by outcome: registered, or the reason one was refused (rate_limited, registrant_cap, profile_control_not_proven, invalid_redirect_uri, ...).',
     ['outcome'],
   );
-  const attempts = counter('usp_webhook_delivery_attempts_total', 'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).', ['result']);
-  const signInFailures = counter('usp_sign_in_failures_total', 'Sign-ins refused for a wrong password or an unknown email, by door (oauth: the buyer account pages; dashboard).', [
-    'door',
-  ]);
+  const attempts = counter(
+    'usp_webhook_delivery_attempts_total',
+    'Webhook delivery attempts recorded, by result (delivered, retry, failed, canceled, skipped).',
+    ['result'],
+  );
+  const signInFailures = counter(
+    'usp_sign_in_failures_total',
+    'Sign-ins refused for a wrong password or an unknown email, by door (oauth: the buyer account pages; dashboard).',
+    ['door'],
+  );
   const lockouts = counter(
     'usp_sign_in_lockouts_total',
     'Sign-in, sign-up and code attempts refused unchecked because a limit holds them back, by door and limit (address, account, signup_email, signup_address, verify_address).',
     ['door', 'limit'],
   );
-  const signUps = counter('usp_sign_ups_total', 'Buyer sign-up steps, by stage (started, completed, code_rejected).', ['stage']);
-  const passwordResets = counter('usp_password_resets_total', 'Buyer password reset steps, by stage (requested, mailed, held, completed, link_rejected).', ['stage']);
+  const signUps = counter('usp_sign_ups_total', 'Buyer sign-up steps, by stage (started, completed, code_rejected).', [
+    'stage',
+  ]);
+  const passwordResets = counter(
+    'usp_password_resets_total',
+    'Buyer password reset steps, by stage (requested, mailed, held, completed, link_rejected).',
+    ['stage'],
+  );
   return {
     recordAttempt(result) {
       attempts.inc({ result });
@@ -167,9 +182,21 @@ function cacheMetrics(registry: Registry, cacheStats: () => AvailabilityCacheSta
         this.inc(cacheStats()[key]);
       },
     });
-  counter('usp_availability_cache_hits_total', 'Availability queries answered from a cached computation still exact at the time.', 'hits');
-  counter('usp_availability_cache_misses_total', 'Availability queries computed afresh (nothing cached, or the store version or the clock moved past it).', 'misses');
-  counter('usp_availability_cache_evictions_total', 'Cached availability answers dropped to stay within the memory budget.', 'evictions');
+  counter(
+    'usp_availability_cache_hits_total',
+    'Availability queries answered from a cached computation still exact at the time.',
+    'hits',
+  );
+  counter(
+    'usp_availability_cache_misses_total',
+    'Availability queries computed afresh (nothing cached, or the store version or the clock moved past it).',
+    'misses',
+  );
+  counter(
+    'usp_availability_cache_evictions_total',
+    'Cached availability answers dropped to stay within the memory budget.',
+    'evictions',
+  );
   const gauge = (name: string, help: string, key: 'entries' | 'bytes') =>
     new Gauge({
       name,
@@ -180,7 +207,11 @@ function cacheMetrics(registry: Registry, cacheStats: () => AvailabilityCacheSta
       },
     });
   gauge('usp_availability_cache_entries', 'Availability answers cached.', 'entries');
-  gauge('usp_availability_cache_bytes', 'Estimated memory held by cached availability answers (budget: --availability-cache-mb).', 'bytes');
+  gauge(
+    'usp_availability_cache_bytes',
+    'Estimated memory held by cached availability answers (budget: --availability-cache-mb).',
+    'bytes',
+  );
 }
 
 /**
@@ -188,14 +219,27 @@ function cacheMetrics(registry: Registry, cacheStats: () => AvailabilityCacheSta
  * answer, the last values are kept and `usp_store_gauges_stale` says so. Returns the reader.
  */
 function storeGauges(registry: Registry, deps: Pick<Deps, 'store' | 'now'>): () => Promise<void> {
-  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const gauge = (name: string, help: string, labelNames: string[] = []) =>
+    new Gauge({ name, help, labelNames, registers: [registry] });
   const bookings = gauge('usp_bookings', 'Bookings in the database, by status (read at scrape time).', ['status']);
   const holds = gauge('usp_holds_active', 'Holds active and not expired (read at scrape time).');
   const outbox = gauge('usp_outbox_due', 'Outbox events due and not yet dispatched (read at scrape time).');
-  const pending = gauge('usp_webhook_deliveries_pending', 'Webhook deliveries waiting for an attempt (read at scrape time).');
-  const leased = gauge('usp_webhook_deliveries_leased', 'Pending webhook deliveries a worker holds a lease on (read at scrape time).');
-  const stale = gauge('usp_store_gauges_stale', '1 when the last scrape could not read the database: the database gauges keep their previous values.');
-  const updated = gauge('usp_store_gauges_updated_timestamp_seconds', 'When the database gauges were last read successfully (Unix seconds).');
+  const pending = gauge(
+    'usp_webhook_deliveries_pending',
+    'Webhook deliveries waiting for an attempt (read at scrape time).',
+  );
+  const leased = gauge(
+    'usp_webhook_deliveries_leased',
+    'Pending webhook deliveries a worker holds a lease on (read at scrape time).',
+  );
+  const stale = gauge(
+    'usp_store_gauges_stale',
+    '1 when the last scrape could not read the database: the database gauges keep their previous values.',
+  );
+  const updated = gauge(
+    'usp_store_gauges_updated_timestamp_seconds',
+    'When the database gauges were last read successfully (Unix seconds).',
+  );
   const apply = (g: StoreGauges) => {
     bookings.reset();
     for (const [status, n] of Object.entries(g.bookings_by_status)) bookings.set({ status }, n);
@@ -212,7 +256,10 @@ function storeGauges(registry: Registry, deps: Pick<Deps, 'store' | 'now'>): () 
       const g = await Promise.race([
         deps.store.read((tx) => tx.bookings.gauges(deps.now())),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new StoreUnavailable(`no answer within ${GAUGE_TIMEOUT_MS} ms`)), GAUGE_TIMEOUT_MS);
+          timer = setTimeout(
+            () => reject(new StoreUnavailable(`no answer within ${GAUGE_TIMEOUT_MS} ms`)),
+            GAUGE_TIMEOUT_MS,
+          );
         }),
       ]);
       apply(g);

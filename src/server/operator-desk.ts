@@ -70,7 +70,8 @@ export function operatorDesk(d: OperatorDeskDeps): OperatorDesk {
     },
     addDomain: async (id, domain) => {
       known(id);
-      if (typeof domain !== 'string') throw new OperatorRefusal('invalid', 'domain is a host name, e.g. "book.rosa.example".');
+      if (typeof domain !== 'string')
+        throw new OperatorRefusal('invalid', 'domain is a host name, e.g. "book.rosa.example".');
       const [name] = hostNames(d, [domain], id);
       await clash(() => claimDomain(d.directory, id, name!, Date.now()));
       d.log.info('operator added a custom domain, pending its DNS record', { business: id, domain: name });
@@ -118,7 +119,10 @@ async function clash<T>(fn: () => T | Promise<T>): Promise<T> {
 function accountOf(v: unknown, optional: boolean): string | undefined {
   if (v === null || (optional && v === undefined)) return undefined;
   if (typeof v !== 'string' || !PAYMENT_ACCOUNT.test(v))
-    throw new OperatorRefusal('invalid', 'payment_account is a connected payment account id (acct_ then letters and digits), or null for none.');
+    throw new OperatorRefusal(
+      'invalid',
+      'payment_account is a connected payment account id (acct_ then letters and digits), or null for none.',
+    );
   return v;
 }
 
@@ -134,33 +138,61 @@ function hostNames(d: OperatorDeskDeps, v: unknown, id: string): string[] {
     throw new OperatorRefusal('invalid', 'hosts is a list of 1 to 20 host names, e.g. ["rosa.localhost"].');
   const names = [...new Set((v as string[]).map((n) => n.trim().toLowerCase().replace(/\.$/, '')))];
   const bad = names.find((n) => !HOST_NAME.test(n));
-  if (bad) throw new OperatorRefusal('invalid', `${JSON.stringify(bad)} is not a host name (letters, digits, hyphens and dots; no port, no scheme).`);
-  if (names.includes(d.operatorHost)) throw new OperatorRefusal('conflict', `${d.operatorHost} is the operator's host name; no business can have it.`);
+  if (bad)
+    throw new OperatorRefusal(
+      'invalid',
+      `${JSON.stringify(bad)} is not a host name (letters, digits, hyphens and dots; no port, no scheme).`,
+    );
+  if (names.includes(d.operatorHost))
+    throw new OperatorRefusal('conflict', `${d.operatorHost} is the operator's host name; no business can have it.`);
   const holder = names.map((n) => d.directory.byHost(n)).find((h) => h && h.id !== id);
   if (holder) throw new OperatorRefusal('conflict', `a host name given already reaches ${holder.id}.`);
   return names;
 }
 
 /** A business from a business file's JSON: checked like `host add`, its file written under `<data>/files/`. */
-async function create(d: OperatorDeskDeps, business: unknown, hosts: unknown, paymentAccount: string | undefined): Promise<HostedBusiness> {
+async function create(
+  d: OperatorDeskDeps,
+  business: unknown,
+  hosts: unknown,
+  paymentAccount: string | undefined,
+): Promise<HostedBusiness> {
   let id: string;
   try {
     id = parseBusinessFile(business, 'business').business.id;
   } catch (err) {
-    if (err instanceof BusinessFileError) throw new OperatorRefusal('invalid_file', err.message, { issues: err.issues });
+    if (err instanceof BusinessFileError)
+      throw new OperatorRefusal('invalid_file', err.message, { issues: err.issues });
     throw err;
   }
-  if (!FILE_ID.test(id)) throw new OperatorRefusal('invalid_file', `the business id ${JSON.stringify(id)} cannot name a file (letters, digits, _ and -).`);
+  if (!FILE_ID.test(id))
+    throw new OperatorRefusal(
+      'invalid_file',
+      `the business id ${JSON.stringify(id)} cannot name a file (letters, digits, _ and -).`,
+    );
   const names = hostNames(d, hosts, id);
   if (d.directory.get(id)) throw new OperatorRefusal('conflict', `the deployment already hosts ${id}.`);
   // Two ids that read alike as a calendar secret's name would share each other's secrets.
   const alike = d.directory.list().find((b) => calendarSecretPrefix(b.id) === calendarSecretPrefix(id));
-  if (alike) throw new OperatorRefusal('conflict', `the id ${id} reads as ${alike.id} in calendar secret names; give the business another id.`);
+  if (alike)
+    throw new OperatorRefusal(
+      'conflict',
+      `the id ${id} reads as ${alike.id} in calendar secret names; give the business another id.`,
+    );
   const dir = join(d.dataDir, 'files');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${id}.json`);
   writeFileSync(file, `${JSON.stringify(business, null, 2)}\n`, { mode: 0o600 });
-  await clash(() => d.directory.add({ id, hosts: names, origin: file, addedAt: Date.now(), definition: JSON.stringify(business), ...(paymentAccount ? { paymentAccount } : {}) }));
+  await clash(() =>
+    d.directory.add({
+      id,
+      hosts: names,
+      origin: file,
+      addedAt: Date.now(),
+      definition: JSON.stringify(business),
+      ...(paymentAccount ? { paymentAccount } : {}),
+    }),
+  );
   d.log.info('operator added a business', { business: id, hosts: names });
   return d.directory.get(id)!;
 }
@@ -180,7 +212,12 @@ function deskSteps(d: OperatorDeskDeps) {
   };
   // A change the business was composed with (its names, its account): written, then the loaded business is
   // closed so that its next request composes it afresh.
-  const recompose = async <T>(id: string, write: () => T | Promise<T>, line: string, fields: (r: T) => Record<string, unknown>) => {
+  const recompose = async <T>(
+    id: string,
+    write: () => T | Promise<T>,
+    line: string,
+    fields: (r: T) => Record<string, unknown>,
+  ) => {
     known(id);
     const r = await clash(write);
     await d.pool.close(id);
@@ -202,7 +239,8 @@ async function createWithExtras(
   invite: (id: string, email: unknown) => Promise<void>,
 ): Promise<OperatorBusiness> {
   const { ownerEmail } = input;
-  if (ownerEmail !== undefined && !mailableAddress(ownerEmail)) throw new OperatorRefusal('invalid', 'owner_email is the owner’s email address, e.g. "owner@example.com".');
+  if (ownerEmail !== undefined && !mailableAddress(ownerEmail))
+    throw new OperatorRefusal('invalid', 'owner_email is the owner’s email address, e.g. "owner@example.com".');
   const b = await create(d, input.business, input.hosts, accountOf(input.paymentAccount, true));
   if (ownerEmail === undefined) return health(d, b);
   // The business exists either way: an invitation that could not go says why beside it.
@@ -231,7 +269,13 @@ async function health(d: OperatorDeskDeps, b: HostedBusiness): Promise<OperatorB
   }
 }
 
-const AS_OPERATOR = { principal: 'business', profile: null, business: true, authenticated: true, actor: 'operator' } as const;
+const AS_OPERATOR = {
+  principal: 'business',
+  profile: null,
+  business: true,
+  authenticated: true,
+  actor: 'operator',
+} as const;
 
 /** What the business's own admin API computes (its figures, its calendar sync), and its mail outbox. */
 async function measure(s: UspServer): Promise<Record<string, number>> {

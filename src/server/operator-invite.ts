@@ -11,12 +11,20 @@ import type { UspServer } from './options.js';
 
 /** Mail the owner of a loaded business her setup link; refused when she has an account, or when the business sends no mail. */
 export async function inviteOwner(s: UspServer, email: unknown): Promise<void> {
-  if (!mailableAddress(email)) throw new OperatorRefusal('invalid', 'email is the owner’s email address, e.g. "owner@example.com".');
+  if (!mailableAddress(email))
+    throw new OperatorRefusal('invalid', 'email is the owner’s email address, e.g. "owner@example.com".');
   if (!s.mailWorker)
-    throw new OperatorRefusal('conflict', 'this business sends no mail (the deployment has no --smtp-url or --mail-dir); give its owner the setup link from the log instead.');
+    throw new OperatorRefusal(
+      'conflict',
+      'this business sends no mail (the deployment has no --smtp-url or --mail-dir); give its owner the setup link from the log instead.',
+    );
   const now = s.clock.now();
   const offer = await offerDashboardSetup(s.store, now);
-  if (!offer) throw new OperatorRefusal('conflict', 'the business already has a dashboard account; its owner signs in (or resets her password).');
+  if (!offer)
+    throw new OperatorRefusal(
+      'conflict',
+      'the business already has a dashboard account; its owner signs in (or resets her password).',
+    );
   const url = `${s.biz.publicUrl}/admin/setup?token=${offer.token}`;
   const to = email.toLowerCase();
   const id = `invite:${createHash('sha256').update(url).digest('hex').slice(0, 24)}|owner_invite|${to}`;

@@ -25,12 +25,16 @@ export interface RemovalDeps {
 }
 
 // An id names a file here only through letters, digits, _ and -: none reaches outside the folder.
-const exportFile = (d: RemovalDeps, id: string) => join(d.dataDir, 'exports', `${id.replace(/[^A-Za-z0-9_-]/g, '_')}.db`);
+const exportFile = (d: RemovalDeps, id: string) =>
+  join(d.dataDir, 'exports', `${id.replace(/[^A-Za-z0-9_-]/g, '_')}.db`);
 
 /** The business's data now, as a SQLite database (kept under `<data>/exports/`, replacing an earlier one). */
 export async function exportBusiness(d: RemovalDeps, id: string): Promise<Uint8Array> {
   if (d.db)
-    throw new OperatorRefusal('conflict', `on PostgreSQL the export is a dump of the business's schema (pg_dump --schema=...); delete with {"confirm": true} once it is taken.`);
+    throw new OperatorRefusal(
+      'conflict',
+      `on PostgreSQL the export is a dump of the business's schema (pg_dump --schema=...); delete with {"confirm": true} once it is taken.`,
+    );
   const file = exportFile(d, id);
   mkdirSync(join(d.dataDir, 'exports'), { recursive: true, mode: 0o700 });
   const partial = `${file}.partial`;
@@ -43,17 +47,28 @@ export async function exportBusiness(d: RemovalDeps, id: string): Promise<Uint8A
 }
 
 /** The business removed from the deployment: refused without its export unless confirmed. */
-export async function removeBusiness(d: RemovalDeps, id: string, confirm: unknown): Promise<{ removed: string; freed_hosts: string[]; export?: string }> {
+export async function removeBusiness(
+  d: RemovalDeps,
+  id: string,
+  confirm: unknown,
+): Promise<{ removed: string; freed_hosts: string[]; export?: string }> {
   const b = d.directory.get(id);
   if (!b) throw new OperatorRefusal('not_found', `No hosted business has the id ${JSON.stringify(id)}.`);
-  if (confirm !== undefined && typeof confirm !== 'boolean') throw new OperatorRefusal('invalid', 'confirm is true or false.');
+  if (confirm !== undefined && typeof confirm !== 'boolean')
+    throw new OperatorRefusal('invalid', 'confirm is true or false.');
   // An export left by an earlier business of the same id is not this one's.
   const exported = existsSync(exportFile(d, id)) && statSync(exportFile(d, id)).mtimeMs >= b.addedAt;
   if (!exported && confirm !== true)
-    throw new OperatorRefusal('conflict', `take the export of ${id} first (GET /businesses/${id}/export), or confirm deleting it without one ({"confirm": true}).`);
+    throw new OperatorRefusal(
+      'conflict',
+      `take the export of ${id} first (GET /businesses/${id}/export), or confirm deleting it without one ({"confirm": true}).`,
+    );
   // Closed first, so that its store is not open while it is deleted; and again after, for a request that came meanwhile.
   await d.pool.close(id);
-  await removeHostedBusiness({ directory: d.directory, dataDir: d.dataDir, db: d.db, schemaPrefix: d.schemaPrefix, log: d.log }, b);
+  await removeHostedBusiness(
+    { directory: d.directory, dataDir: d.dataDir, db: d.db, schemaPrefix: d.schemaPrefix, log: d.log },
+    b,
+  );
   await d.pool.close(id);
   d.log.info('operator deleted a business', { business: id, exported });
   return { removed: id, freed_hosts: b.hosts, ...(exported ? { export: exportFile(d, id) } : {}) };

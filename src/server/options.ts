@@ -72,7 +72,12 @@ export interface ServerOptions {
   /** Connection limits of the HTTP listener (slow clients, idle keep-alive, too many sockets). */
   connections?: Partial<ConnectionLimits>;
   /** MCP sessions: caps (global, per client address) and how soon unused and idle ones are closed. */
-  mcpSessions?: { maxSessions?: number; maxSessionsPerAddress?: number; unusedSessionTimeoutMs?: number; idleTimeoutMs?: number };
+  mcpSessions?: {
+    maxSessions?: number;
+    maxSessionsPerAddress?: number;
+    unusedSessionTimeoutMs?: number;
+    idleTimeoutMs?: number;
+  };
   /** Serve HTTPS directly with this PEM certificate chain and key. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Webhook delivery: retry schedule, timeout, signing key, or a replacement sender (tests). */
@@ -91,7 +96,9 @@ export interface ServerOptions {
   /** Told when this process takes up a new stored business definition (an admin edit here or in another process). */
   onDefinitionChanged?: () => void;
   /** The OAuth authorization server and buyer account pages (on by default); false turns them off. */
-  oauth?: false | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'deliverReset' | 'resetsPerAddressHour' | 'registration'>;
+  oauth?:
+    | false
+    | Pick<OAuthDoorOptions, 'loginLimits' | 'deliverCode' | 'deliverReset' | 'resetsPerAddressHour' | 'registration'>;
   /**
    * Which business a request is for, given the one this server composed: every door asks it per
    * request (default: always that one). The seam a deployment hosting many businesses resolves by Host.
@@ -133,18 +140,33 @@ export interface ServerOptions {
 export interface ServerRole {
   operations: readonly OperationDef[];
   /** The document served at /.well-known/usp. */
-  profile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }): Record<string, unknown>;
+  profile(ctx: {
+    baseUrl: string;
+    mechanisms: readonly string[];
+    popAlgorithms: readonly string[];
+  }): Record<string, unknown>;
   env?: OperationEnv;
   /** What MCP `initialize` tells the model this server is. */
   instructions?: string;
   /** The role's own doors besides MCP and REST (before REST, which takes what no other claims). */
-  doors?: (kit: { pipeline: Pipeline; scopeOf: ScopeResolver; clientAddress: (req: Request, env: unknown) => string | undefined }) => Door[];
+  doors?: (kit: {
+    pipeline: Pipeline;
+    scopeOf: ScopeResolver;
+    clientAddress: (req: Request, env: unknown) => string | undefined;
+  }) => Door[];
 }
 
 /** The options of a server of another role (the registry): no business, no definition. */
 export type RoleServerOptions = Omit<
   ServerOptions,
-  'business' | 'role' | 'definition' | 'definitionOrigin' | 'settingsOverride' | 'onDefinitionChanged' | 'resolveScope' | 'suspended'
+  | 'business'
+  | 'role'
+  | 'definition'
+  | 'definitionOrigin'
+  | 'settingsOverride'
+  | 'onDefinitionChanged'
+  | 'resolveScope'
+  | 'suspended'
 > & {
   role: ServerRole;
 };

@@ -6,7 +6,15 @@
  */
 import type { Hono } from 'hono';
 import { createPaymentWebhook, paymentWebhookPath, paymentWebhookRefusal } from '../bindings/payments/index.js';
-import type { Business, BusinessScope, Logger, PaymentProviderKind, Pipeline, ProtocolError, ScopeResolver } from '../operations/index.js';
+import type {
+  Business,
+  BusinessScope,
+  Logger,
+  PaymentProviderKind,
+  Pipeline,
+  ProtocolError,
+  ScopeResolver,
+} from '../operations/index.js';
 import {
   PaymentWorker,
   WebhookRejected,
@@ -43,7 +51,8 @@ export function paymentChoice(o: PaymentOptions | undefined): PaymentProviderKin
 
 function adapterOf(o: PaymentOptions): PaymentAdapter {
   const a = paymentAdapter(o.provider);
-  if (!a) throw new Error(`--payments must be one of ${paymentChoices().join(', ')}, got ${JSON.stringify(o.provider)}`);
+  if (!a)
+    throw new Error(`--payments must be one of ${paymentChoices().join(', ')}, got ${JSON.stringify(o.provider)}`);
   return a;
 }
 
@@ -57,15 +66,21 @@ export interface PaymentWiring {
 /** Refuse a provider choice that cannot work (before anything is opened). */
 export function checkPaymentOptions(o: PaymentOptions | undefined, sandbox: boolean): void {
   if (!o) return;
-  if (o.provider === 'sandbox' && !sandbox) throw new Error('--payments sandbox takes no money and needs --sandbox (or --demo)');
+  if (o.provider === 'sandbox' && !sandbox)
+    throw new Error('--payments sandbox takes no money and needs --sandbox (or --demo)');
   if ((MODES as readonly string[]).includes(o.provider)) return;
   const a = adapterOf(o);
-  if (!o.adapter && a.incomplete(o[a.facts.name])) throw new Error(`--payments ${a.facts.name} needs ${requiredFlagWords(a, false)}`);
+  if (!o.adapter && a.incomplete(o[a.facts.name]))
+    throw new Error(`--payments ${a.facts.name} needs ${requiredFlagWords(a, false)}`);
 }
 
 /** The services a business without a payment provider cannot take, by name (for the start-up warning). */
 export function servicesNeedingPayment(biz: Business): string[] {
-  return biz.def.services.filter((s) => s.policies.requires_payment && s.policies.payment_timing !== 'at_service' && s.pricing.model !== 'free').map((s) => s.id);
+  return biz.def.services
+    .filter(
+      (s) => s.policies.requires_payment && s.policies.payment_timing !== 'at_service' && s.pricing.model !== 'free',
+    )
+    .map((s) => s.id);
 }
 
 /** `scope`: the business whose jobs the worker runs; `scopeOf`: the business a webhook delivery is for. */
@@ -89,7 +104,15 @@ export function wirePayments(
   if (kind !== 'provider' || !o) return {};
   const adapter = adapterOf(o);
   const provider = o.adapter ?? adapter.create(o[adapter.facts.name]);
-  const worker = new PaymentWorker({ store: deps.scope.store, scope: deps.scope, provider, pipeline: deps.pipeline, now: deps.now, log: deps.log, pollMs: o?.pollMs });
+  const worker = new PaymentWorker({
+    store: deps.scope.store,
+    scope: deps.scope,
+    provider,
+    pipeline: deps.pipeline,
+    now: deps.now,
+    log: deps.log,
+    pollMs: o?.pollMs,
+  });
   const app: Hono = createPaymentWebhook({
     pipeline: deps.pipeline,
     scopeOf: deps.scopeOf,
@@ -117,5 +140,7 @@ export function wirePayments(
 
 /** How to turn a provider on, for the warning: `--payments <name>` and its required flags. */
 function enableWords(a: PaymentAdapter): string {
-  return [`--payments ${a.facts.name}`, ...a.flags.filter((f) => f.required).map((f) => `--${f.name} ${f.value}`)].join(' ');
+  return [`--payments ${a.facts.name}`, ...a.flags.filter((f) => f.required).map((f) => `--${f.name} ${f.value}`)].join(
+    ' ',
+  );
 }

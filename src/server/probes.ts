@@ -19,7 +19,10 @@ export interface ProcessState {
   shuttingDown: () => boolean;
 }
 
-export function probeHandler(store: Store, state: ProcessState = { dispatcher: () => 'disabled', shuttingDown: () => false }): (req: Request) => Promise<Response> | undefined {
+export function probeHandler(
+  store: Store,
+  state: ProcessState = { dispatcher: () => 'disabled', shuttingDown: () => false },
+): (req: Request) => Promise<Response> | undefined {
   return (req) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
     const path = new URL(req.url).pathname;
@@ -31,15 +34,23 @@ export function probeHandler(store: Store, state: ProcessState = { dispatcher: (
 
 async function ready(store: Store, state: ProcessState): Promise<Response> {
   const dispatcher = state.dispatcher();
-  if (state.shuttingDown()) return reply(503, { status: 'shutting_down', database: store.engine, dispatcher }, { 'Retry-After': '2' });
+  if (state.shuttingDown())
+    return reply(503, { status: 'shutting_down', database: store.engine, dispatcher }, { 'Retry-After': '2' });
   if (dispatcher === 'stopped')
-    return reply(503, { status: 'unavailable', database: store.engine, dispatcher, reason: 'the webhook dispatcher is not running' }, { 'Retry-After': '2' });
+    return reply(
+      503,
+      { status: 'unavailable', database: store.engine, dispatcher, reason: 'the webhook dispatcher is not running' },
+      { 'Retry-After': '2' },
+    );
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
       store.ping(),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new StoreUnavailable(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new StoreUnavailable(`no answer within ${READY_TIMEOUT_MS} ms`)),
+          READY_TIMEOUT_MS,
+        );
       }),
     ]);
     return reply(200, { status: 'ready', database: store.engine, migrations: 'applied', dispatcher });

@@ -56,7 +56,8 @@ function registrationOf(def: BusinessDef, profileUrl: string): RegistrationInput
   const categories = new Set<string>();
   for (const s of active) {
     for (const c of (s as { categories?: Array<Record<string, unknown>> }).categories ?? []) {
-      for (const v of [c.parent_id, c.name]) if (typeof v === 'string' && v) categories.add(v.replace(/^cat_/, '').toLowerCase());
+      for (const v of [c.parent_id, c.name])
+        if (typeof v === 'string' && v) categories.add(v.replace(/^cat_/, '').toLowerCase());
     }
   }
   const loc = def.business.locations.find((l) => l.coordinates) ?? def.business.locations[0];
@@ -68,13 +69,25 @@ function registrationOf(def: BusinessDef, profileUrl: string): RegistrationInput
     ...(description ? { description: description.slice(0, 2000) } : {}),
     verticals: [...new Set(active.map((s) => s.type))].slice(0, 50),
     categories: [...categories].slice(0, 50).map((c) => c.slice(0, 200)),
-    ...(loc ? { location: { ...(loc.address ? { address: loc.address } : {}), ...(loc.coordinates ? { coordinates: loc.coordinates } : {}) } } : {}),
+    ...(loc
+      ? {
+          location: {
+            ...(loc.address ? { address: loc.address } : {}),
+            ...(loc.coordinates ? { coordinates: loc.coordinates } : {}),
+          },
+        }
+      : {}),
     timezone: def.business.timezone,
   };
 }
 
 /** The signed request: the registry checks the signature against the keys of the profile it names. */
-function signedRegistration(registryUrl: string, body: RegistrationInput, key: { kid: string; privateKey: KeyObject }, nowMs: number): { url: string; init: RequestInit } {
+function signedRegistration(
+  registryUrl: string,
+  body: RegistrationInput,
+  key: { kid: string; privateKey: KeyObject },
+  nowMs: number,
+): { url: string; init: RequestInit } {
   const url = `${registryUrl.replace(/\/$/, '')}/registry/businesses`;
   const text = JSON.stringify(body);
   const bytes = new TextEncoder().encode(text);
@@ -84,7 +97,10 @@ function signedRegistration(registryUrl: string, body: RegistrationInput, key: {
     'Content-Digest': contentDigest(bytes),
   };
   const components = uspRequiredComponents({ url, headers });
-  const sig = signRequest({ method: 'POST', url, headers, body: bytes }, key, { components, created: Math.floor(nowMs / 1000) });
+  const sig = signRequest({ method: 'POST', url, headers, body: bytes }, key, {
+    components,
+    created: Math.floor(nowMs / 1000),
+  });
   return { url, init: { method: 'POST', headers: { ...headers, ...sig }, body: text } };
 }
 
@@ -94,23 +110,44 @@ function signedRegistration(registryUrl: string, body: RegistrationInput, key: {
  * sent. Resolves with whether the registry removed it (or no longer knew it). Never throws.
  */
 export async function deregister(
-  o: { registryUrl: string; registrationId: string; profileUrl: string; signingKey: { kid: string; privateKey: KeyObject }; log: Logger },
+  o: {
+    registryUrl: string;
+    registrationId: string;
+    profileUrl: string;
+    signingKey: { kid: string; privateKey: KeyObject };
+    log: Logger;
+  },
   nowMs = Date.now(),
 ): Promise<boolean> {
   const url = `${o.registryUrl.replace(/\/$/, '')}/registry/businesses/${encodeURIComponent(o.registrationId)}`;
   const headers: Record<string, string> = { 'USP-Agent': `profile="${o.profileUrl}"` };
   const components = uspRequiredComponents({ url, headers });
   try {
-    const sig = signRequest({ method: 'DELETE', url, headers }, o.signingKey, { components, created: Math.floor(nowMs / 1000) });
-    const res = await fetch(url, { method: 'DELETE', headers: { ...headers, ...sig }, signal: AbortSignal.timeout(30_000) });
+    const sig = signRequest({ method: 'DELETE', url, headers }, o.signingKey, {
+      components,
+      created: Math.floor(nowMs / 1000),
+    });
+    const res = await fetch(url, {
+      method: 'DELETE',
+      headers: { ...headers, ...sig },
+      signal: AbortSignal.timeout(30_000),
+    });
     const body = (await res.json().catch(() => ({}))) as Record<string, any>;
     if (res.ok || res.status === 404) {
       o.log.info('registration removed from the registry', { registry: o.registryUrl, id: o.registrationId });
       return true;
     }
-    o.log.warn('the registry refused to remove the registration', { registry: o.registryUrl, id: o.registrationId, status: res.status, code: body.code ?? body.error?.code });
+    o.log.warn('the registry refused to remove the registration', {
+      registry: o.registryUrl,
+      id: o.registrationId,
+      status: res.status,
+      code: body.code ?? body.error?.code,
+    });
   } catch (err) {
-    o.log.warn('could not reach the registry to remove the registration', { registry: o.registryUrl, error: String((err as Error).message ?? err) });
+    o.log.warn('could not reach the registry to remove the registration', {
+      registry: o.registryUrl,
+      error: String((err as Error).message ?? err),
+    });
   }
   return false;
 }
@@ -184,7 +221,10 @@ async function attemptRegistration(o: RegistrarOptions, state: AttemptState): Pr
       const known = state.id !== undefined;
       state.id = body.registration?.id ?? state.id;
       if (state.id) o.onRegistered?.(state.id);
-      o.log.info(known ? 'registration refreshed' : 'registered with the registry', { registry: o.registryUrl, id: state.id });
+      o.log.info(known ? 'registration refreshed' : 'registered with the registry', {
+        registry: o.registryUrl,
+        id: state.id,
+      });
       state.failures = 0;
       return true;
     }

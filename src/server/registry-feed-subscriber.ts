@@ -45,7 +45,11 @@ function offersSubscriptions(profile: Record<string, unknown>): boolean {
  * A POST to an outbound URL: every resolved address vetted, the connection pinned to it, a deadline,
  * a 64 KiB answer cap.
  */
-export type PostJson = (url: string, headers: Record<string, string>, body: string) => Promise<{ status: number; body: Record<string, unknown> }>;
+export type PostJson = (
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+) => Promise<{ status: number; body: Record<string, unknown> }>;
 
 export function pinnedJsonPost(allowLoopback: boolean, timeoutMs = 10_000): PostJson {
   const opts = { allowLoopback, timeoutMs, maxAnswerBytes: 64 * 1024, userAgent: 'usp-server registry' };
@@ -92,7 +96,10 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
 
   const platformProfileUrl = () => `${d.baseUrl()}${PLATFORM_PROFILE_PATH}`;
   const platformProfile = () => ({
-    usp: { version: USP_VERSION, capabilities: { [CATALOG]: [{ version: USP_VERSION }], [SUBSCRIPTIONS]: [{ version: USP_VERSION }] } },
+    usp: {
+      version: USP_VERSION,
+      capabilities: { [CATALOG]: [{ version: USP_VERSION }], [SUBSCRIPTIONS]: [{ version: USP_VERSION }] },
+    },
     keys: d.keyring.published(d.clock.now()),
   });
 
@@ -104,7 +111,10 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
       try {
         outcome = await subscribe(id, p.endpoint);
       } catch (err) {
-        d.log.warn('could not subscribe to a business catalog feed', { id, error: String((err as Error).message ?? err) });
+        d.log.warn('could not subscribe to a business catalog feed', {
+          id,
+          error: String((err as Error).message ?? err),
+        });
         outcome = 'retry';
       }
       if (outcome === 'done' || ++p.tries >= MAX_TRIES) pending.delete(id);
@@ -139,7 +149,12 @@ export function createFeedSubscriber(d: FeedSubscriberDeps): FeedSubscriber {
 }
 
 /** Subscribes to one indexed business's catalog feed, signed as the platform; 'retry' when it could not yet. */
-async function subscribeTo(d: FeedSubscriberDeps, id: string, endpoint: string, profileUrl: string): Promise<'done' | 'retry'> {
+async function subscribeTo(
+  d: FeedSubscriberDeps,
+  id: string,
+  endpoint: string,
+  profileUrl: string,
+): Promise<'done' | 'retry'> {
   const [row, raw] = await d.store.read(async (tx) => [await tx.registry.get(id), await tx.kv.get(kvKey(id))] as const);
   if (!row) return 'retry'; // not committed yet, or deleted: a few tries, then forgotten
   const note = raw ? (JSON.parse(raw) as SubscriptionNote) : null;
@@ -156,7 +171,11 @@ async function subscribeTo(d: FeedSubscriberDeps, id: string, endpoint: string, 
     components: uspRequiredComponents({ url, headers }),
     created: Math.floor(d.clock.now() / 1000),
   });
-  const res = await d.post(url, { ...headers, 'signature-input': sig['Signature-Input'], signature: sig.Signature }, text);
+  const res = await d.post(
+    url,
+    { ...headers, 'signature-input': sig['Signature-Input'], signature: sig.Signature },
+    text,
+  );
   const sub = isObject(res.body.subscription) ? res.body.subscription : null;
   if (res.status !== 201 || !sub || typeof sub.id !== 'string') {
     const fields = { id, endpoint, status: res.status, code: res.body.code };

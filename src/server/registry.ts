@@ -22,7 +22,12 @@ import {
 import { createProfileResolver, parseJsonDocument } from '../security/index.js';
 import { REGISTRY_INSTRUCTIONS } from '../bindings/mcp/index.js';
 import { consoleLogger, createRoleServer, type RoleServer, type RoleServerOptions } from './compose.js';
-import { createFeedSubscriber, pinnedJsonPost, type FeedSubscriber, type PostJson } from './registry-feed-subscriber.js';
+import {
+  createFeedSubscriber,
+  pinnedJsonPost,
+  type FeedSubscriber,
+  type PostJson,
+} from './registry-feed-subscriber.js';
 import { registryFeedDoor } from './doors.js';
 
 /** Re-index at most this often per business by default: the spec's ceiling (spec 6.3). */
@@ -52,27 +57,47 @@ export interface RegistryServer extends RoleServer {
   feeds: FeedSubscriber;
 }
 
-function registryProfile(ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] }, sandbox: boolean): Record<string, unknown> {
+function registryProfile(
+  ctx: { baseUrl: string; mechanisms: readonly string[]; popAlgorithms: readonly string[] },
+  sandbox: boolean,
+): Record<string, unknown> {
   const spec = 'https://usp-protocol.dev/specification';
   return {
     usp: {
       version: USP_VERSION,
       services: {
         'dev.usp-protocol.discovery': [
-          { version: USP_VERSION, transport: 'rest', endpoint: ctx.baseUrl, spec, schema: 'https://usp-protocol.dev/schemas/openapi/usp-rest.json' },
-          { version: USP_VERSION, transport: 'mcp', endpoint: `${ctx.baseUrl}/mcp`, spec, schema: 'https://usp-protocol.dev/schemas/openrpc/usp-mcp.json' },
+          {
+            version: USP_VERSION,
+            transport: 'rest',
+            endpoint: ctx.baseUrl,
+            spec,
+            schema: 'https://usp-protocol.dev/schemas/openapi/usp-rest.json',
+          },
+          {
+            version: USP_VERSION,
+            transport: 'mcp',
+            endpoint: `${ctx.baseUrl}/mcp`,
+            spec,
+            schema: 'https://usp-protocol.dev/schemas/openrpc/usp-mcp.json',
+          },
         ],
       },
       capabilities: {
         'dev.usp-protocol.discovery.registry': [
-          { version: USP_VERSION, spec: `${spec}#6-discovery-registry-optional`, schema: 'https://usp-protocol.dev/schemas/services/registry.json' },
+          {
+            version: USP_VERSION,
+            spec: `${spec}#6-discovery-registry-optional`,
+            schema: 'https://usp-protocol.dev/schemas/services/registry.json',
+          },
         ],
       },
     },
     authorization: {
       privileged_operations_require_authentication: true,
       accepted_mechanisms: [...ctx.mechanisms],
-      registration_proof: 'Sign the registration request (RFC 9421) with a key published in the keys of the profile at profile_url, presenting that profile_url as your profile.',
+      registration_proof:
+        'Sign the registration request (RFC 9421) with a key published in the keys of the profile at profile_url, presenting that profile_url as your profile.',
       ...(sandbox ? { sandbox: true } : {}),
     },
   };
@@ -199,7 +224,11 @@ function reindexer(pass: () => ReturnType<typeof reindexDue>, log: Logger) {
 }
 
 /** The demo's businesses: stored as given (no fetching), so a newcomer can search at once. */
-export async function seedDemoRegistry(server: RegistryServer, demo: BusinessDef, demoProfileUrl: string): Promise<number> {
+export async function seedDemoRegistry(
+  server: RegistryServer,
+  demo: BusinessDef,
+  demoProfileUrl: string,
+): Promise<number> {
   const now = server.clock.now();
   // Never re-indexed: their profile URLs do not serve anything.
   const never = Number.MAX_SAFE_INTEGER;

@@ -49,12 +49,31 @@ export interface SecurityOptions {
 }
 
 /** Tokens per minute per subject. A 31-day availability query costs 31 tokens of `public`, any other call 1. */
-const DEFAULT_RATE_LIMITS: Readonly<Record<RateBucket, number>> = { public: 1200, reads: 300, holds: 30, bookings: 20, registrations: 6, registrations_total: 120 };
+const DEFAULT_RATE_LIMITS: Readonly<Record<RateBucket, number>> = {
+  public: 1200,
+  reads: 300,
+  holds: 30,
+  bookings: 20,
+  registrations: 6,
+  registrations_total: 120,
+};
 
 /** The sandbox (the demo, tests, the curl walkthrough) is ten times as generous, but not unlimited. */
-const SANDBOX_RATE_LIMITS: Readonly<Record<RateBucket, number>> = { public: 12_000, reads: 3_000, holds: 300, bookings: 200, registrations: 60, registrations_total: 1200 };
+const SANDBOX_RATE_LIMITS: Readonly<Record<RateBucket, number>> = {
+  public: 12_000,
+  reads: 3_000,
+  holds: 300,
+  bookings: 200,
+  registrations: 60,
+  registrations_total: 1200,
+};
 
-const ACCEPTED_MECHANISMS = ['platform_key_pop', 'booking_scoped_credential', 'http_message_signature', 'api_key'] as const;
+const ACCEPTED_MECHANISMS = [
+  'platform_key_pop',
+  'booking_scoped_credential',
+  'http_message_signature',
+  'api_key',
+] as const;
 
 export async function buildAuthPolicy(args: {
   /** The business's own key lists (none for a role without a business). */
@@ -67,7 +86,11 @@ export async function buildAuthPolicy(args: {
   /** Business profile URIs known at any moment (public URL, listening address). */
   profileUris: () => readonly string[];
   origins: () => readonly string[];
-}): Promise<{ policy: AuthPolicy; resolver: ProfileResolver; limits: Readonly<Record<RateBucket, number>> | undefined }> {
+}): Promise<{
+  policy: AuthPolicy;
+  resolver: ProfileResolver;
+  limits: Readonly<Record<RateBucket, number>> | undefined;
+}> {
   const { opts } = args;
   const secretHex = await args.store.transaction(async (tx) => {
     let v = await tx.kv.get('nonce_secret');
@@ -75,9 +98,17 @@ export async function buildAuthPolicy(args: {
     return v;
   });
   const resolver =
-    opts.profileResolver ?? createProfileResolver({ allowLoopback: Boolean(opts.allowLoopbackProfiles), allowlist: opts.profileAllowlist, now: () => args.clock.now() });
+    opts.profileResolver ??
+    createProfileResolver({
+      allowLoopback: Boolean(opts.allowLoopbackProfiles),
+      allowlist: opts.profileAllowlist,
+      now: () => args.clock.now(),
+    });
   const fetchProfiles = opts.fetchProfiles ?? !args.sandbox;
-  const limits = opts.rateLimits === false ? undefined : { ...(args.sandbox ? SANDBOX_RATE_LIMITS : DEFAULT_RATE_LIMITS), ...(opts.rateLimits ?? {}) };
+  const limits =
+    opts.rateLimits === false
+      ? undefined
+      : { ...(args.sandbox ? SANDBOX_RATE_LIMITS : DEFAULT_RATE_LIMITS), ...(opts.rateLimits ?? {}) };
 
   const verifySignature = async (http: HttpEvidence, profileUrl: string): Promise<VerifiedSignature> => {
     const resolveKey = async (keyid: string) => {
@@ -89,10 +120,14 @@ export async function buildAuthPolicy(args: {
       }
       return key;
     };
-    const v = await verifyRequestSignature({ method: http.method, url: http.url, headers: http.headers, body: http.body }, resolveKey, {
-      now: args.clock.now(),
-      requiredComponents: (present) => uspRequiredComponents(present),
-    });
+    const v = await verifyRequestSignature(
+      { method: http.method, url: http.url, headers: http.headers, body: http.body },
+      resolveKey,
+      {
+        now: args.clock.now(),
+        requiredComponents: (present) => uspRequiredComponents(present),
+      },
+    );
     return { keyid: v.keyid, thumbprint: jwkThumbprint(v.jwk) };
   };
 

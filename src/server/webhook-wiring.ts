@@ -72,13 +72,24 @@ export function wireWebhooks(
  * The periodic sweep (expiries, reminders, retention) of one scope every `intervalMs` (0: none):
  * the events it raises reach the scope's channels as a call's do. Returns its stop.
  */
-export function startSweeper(intervalMs: number, deps: { scope: CallScope; clock: Clock; ids: IdSource; log: Logger; retention: Parameters<typeof sweep>[1] }): () => void {
+export function startSweeper(
+  intervalMs: number,
+  deps: { scope: CallScope; clock: Clock; ids: IdSource; log: Logger; retention: Parameters<typeof sweep>[1] },
+): () => void {
   if (intervalMs <= 0) return () => {};
   const { log, scope } = deps;
   const timer = setInterval(() => {
-    const target = { store: scope.store, biz: scope.business?.current(), channels: scope.channels, clock: deps.clock, ids: deps.ids };
+    const target = {
+      store: scope.store,
+      biz: scope.business?.current(),
+      channels: scope.channels,
+      clock: deps.clock,
+      ids: deps.ids,
+    };
     sweep(target, deps.retention).then(undefined, (err) =>
-      err instanceof StoreUnavailable ? log.warn('sweep skipped: database unavailable', { reason: err.reason }) : log.error('sweep failed', { error: String(err) }),
+      err instanceof StoreUnavailable
+        ? log.warn('sweep skipped: database unavailable', { reason: err.reason })
+        : log.error('sweep failed', { error: String(err) }),
     );
   }, intervalMs);
   timer.unref();

@@ -57,7 +57,11 @@ export interface CalendarRepo {
   /** Replace a feed's busy intervals on its resource (the caller has locked the resource). */
   replaceBusy(feedKey: string, resourceId: string, intervals: readonly BusyInterval[]): Promise<void>;
   /** Calendar busy intervals of these resources overlapping [fromMs, toMs) (the dashboard's calendar). */
-  busyOn(resourceIds: readonly string[], fromMs: number, toMs: number): Promise<Array<BusyInterval & { resource_id: string; feed_key: string }>>;
+  busyOn(
+    resourceIds: readonly string[],
+    fromMs: number,
+    toMs: number,
+  ): Promise<Array<BusyInterval & { resource_id: string; feed_key: string }>>;
   /** Forget the busy times and state of every feed not in `keys` (a feed taken out of the business file). */
   forgetFeedsExcept(keys: readonly string[]): Promise<void>;
   feedState(feedKey: string): Promise<CalendarFeedState | null>;

@@ -99,5 +99,6 @@ export const PAYMENT_ACCOUNT = /^acct_[A-Za-z0-9]{1,64}$/;
 
 /** The account checked before the directory keeps it: a malformed one is the caller's error, named. */
 export function checkPaymentAccount(account: string | undefined): void {
-  if (account !== undefined && !PAYMENT_ACCOUNT.test(account)) throw new RangeError(`${JSON.stringify(account)} is not a connected account id (acct_ then letters and digits)`);
+  if (account !== undefined && !PAYMENT_ACCOUNT.test(account))
+    throw new RangeError(`${JSON.stringify(account)} is not a connected account id (acct_ then letters and digits)`);
 }

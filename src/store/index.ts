@@ -24,8 +24,22 @@ export type {
   EventChannel,
   StoreGauges,
 } from './port.js';
-export type { AdminRepo, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from './admin-port.js';
-export type { RegistryRepo, RegistryBusinessRow, RegistryServiceRow, RegistryFilter, RegistryServiceHit, DeploymentMode } from './registry-port.js';
+export type {
+  AdminRepo,
+  AdminSessionRow,
+  AuditRow,
+  BusinessUserRow,
+  PlatformKeyRow,
+  ScheduleChangeRow,
+} from './admin-port.js';
+export type {
+  RegistryRepo,
+  RegistryBusinessRow,
+  RegistryServiceRow,
+  RegistryFilter,
+  RegistryServiceHit,
+  DeploymentMode,
+} from './registry-port.js';
 export type { OAuthRecord, OAuthRepo, BuyerAccount, AccountRepo } from './oauth-port.js';
 export type { DefinitionEntry, DefinitionKind, DefinitionRepo } from './definition-port.js';
 export { DefinitionChanged } from './definition-port.js';
@@ -73,7 +87,12 @@ export interface StoreTimeouts {
  * `onStatement` (tests and benchmarks only; nothing is wrapped without it) is told every statement the
  * store sends: on SQLite each statement executed, on PostgreSQL each query sent (one round trip each).
  */
-export async function openStore(location: string, timeouts: StoreTimeouts = {}, onConnectionError?: (err: Error) => void, onStatement?: (sql: string) => void): Promise<StoreT> {
+export async function openStore(
+  location: string,
+  timeouts: StoreTimeouts = {},
+  onConnectionError?: (err: Error) => void,
+  onStatement?: (sql: string) => void,
+): Promise<StoreT> {
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { openPostgresStore } = await import('./postgres/postgres-store.js');
     return openPostgresStore({
@@ -92,7 +111,10 @@ export async function openStore(location: string, timeouts: StoreTimeouts = {}, 
  * The deployment's directory where its businesses live: on PostgreSQL (a postgres:// URL) a schema of
  * its own in that database, shared by every process serving it; otherwise the SQLite file at `path`.
  */
-export async function openDeploymentDirectoryAt(location: { db?: string; path: string }, pgOptions: Omit<PgDirectoryOptionsT, 'url'> = {}): Promise<DirectoryT> {
+export async function openDeploymentDirectoryAt(
+  location: { db?: string; path: string },
+  pgOptions: Omit<PgDirectoryOptionsT, 'url'> = {},
+): Promise<DirectoryT> {
   if (location.db && /^postgres(ql)?:\/\//.test(location.db)) {
     const { openPgDeploymentDirectory } = await import('./postgres/deployment-directory.js');
     return openPgDeploymentDirectory({ ...pgOptions, url: location.db });

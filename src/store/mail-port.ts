@@ -39,11 +39,16 @@ export interface MailRepo {
    * Queue a message (on `email` unless it names its channel); one with the same id already there is
    * left as it is. It answers nothing, so a store may send it with the transaction's other writes.
    */
-  enqueue(m: Omit<MailMessage, 'status' | 'attempts' | 'sent_ms' | 'last_error' | 'channel'> & { channel?: string }): Promise<void>;
+  enqueue(
+    m: Omit<MailMessage, 'status' | 'attempts' | 'sent_ms' | 'last_error' | 'channel'> & { channel?: string },
+  ): Promise<void>;
   /** Lease one channel's (default `email`) queued messages that are due and that no other worker holds, until `leaseUntilMs`. */
   claimDue(nowMs: number, limit: number, leaseUntilMs: number, channel?: string): Promise<MailMessage[]>;
   /** Record an attempt's end: sent, failed for good, or queued again at `due_ms` (clears the lease). */
-  finish(id: string, next: Pick<MailMessage, 'status' | 'attempts' | 'due_ms' | 'sent_ms' | 'last_error'>): Promise<void>;
+  finish(
+    id: string,
+    next: Pick<MailMessage, 'status' | 'attempts' | 'due_ms' | 'sent_ms' | 'last_error'>,
+  ): Promise<void>;
   /** A subject's queued messages of one kind not yet sent are canceled (a reminder for a moved booking); how many. */
   cancelQueued(subjectId: string, kind: string): Promise<number>;
   get(id: string): Promise<MailMessage | null>;

@@ -62,5 +62,9 @@ export interface AccountRepo {
   /** Whether a booking belongs to an account. */
   owns(accountId: string, bookingId: string): Promise<boolean>;
   /** The account's booking ids, newest first; `before` (created_ms, booking id) pages on. */
-  bookings(accountId: string, limit: number, before?: { createdMs: number; bookingId: string }): Promise<Array<{ bookingId: string; createdMs: number }>>;
+  bookings(
+    accountId: string,
+    limit: number,
+    before?: { createdMs: number; bookingId: string },
+  ): Promise<Array<{ bookingId: string; createdMs: number }>>;
 }

@@ -27,11 +27,20 @@ export interface PaymentJob {
 
 export interface PaymentRepo {
   /** Add a job; a job with the same id already there is left as it is (a retried transaction adds none). */
-  enqueue(job: { id: string; kind: PaymentJobKind; booking_id: string; payload: Record<string, unknown>; created_ms: number }): Promise<void>;
+  enqueue(job: {
+    id: string;
+    kind: PaymentJobKind;
+    booking_id: string;
+    payload: Record<string, unknown>;
+    created_ms: number;
+  }): Promise<void>;
   /** Lease due pending jobs no other worker holds, until `leaseUntilMs`. */
   claimDue(nowMs: number, limit: number, leaseUntilMs: number): Promise<PaymentJob[]>;
   /** Record an attempt's end: done, failed for good, or pending again at `next_attempt_ms` (clears the lease). */
-  finish(id: string, next: Pick<PaymentJob, 'status' | 'attempts' | 'next_attempt_ms' | 'last_error' | 'result'>): Promise<void>;
+  finish(
+    id: string,
+    next: Pick<PaymentJob, 'status' | 'attempts' | 'next_attempt_ms' | 'last_error' | 'result'>,
+  ): Promise<void>;
   get(id: string): Promise<PaymentJob | null>;
   /** A booking's jobs, oldest first (the dashboard's money view). */
   forBooking(bookingId: string): Promise<PaymentJob[]>;

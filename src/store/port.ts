@@ -7,7 +7,15 @@
  */
 import type { RegistryRepo } from './registry-port.js';
 import type { AdminRepo } from './admin-port.js';
-import { isoUtc, type BookingRecord, type HoldRecord, type SubscriptionRecord, type WaitlistRecord, type WaitlistStatus, type CredentialKind } from '../domain/index.js';
+import {
+  isoUtc,
+  type BookingRecord,
+  type HoldRecord,
+  type SubscriptionRecord,
+  type WaitlistRecord,
+  type WaitlistStatus,
+  type CredentialKind,
+} from '../domain/index.js';
 
 /** A resource occupied by a booking or an active hold over its blocked interval (buffers included). */
 import type { AccountRepo, OAuthRepo } from './oauth-port.js';
@@ -60,7 +68,10 @@ export interface BookingRepo {
   /** Most recently created first (for the business's own tools). */
   recent(limit: number, status?: string): Promise<BookingRecord[]>;
   /** Ids of pending / requires_action bookings whose expiry passed (for the sweeper). */
-  expiredPending(nowMs: number, limit: number): Promise<string[]> /** Counts an operator watches (metrics, read at scrape time): each is one indexed count. */;
+  expiredPending(
+    nowMs: number,
+    limit: number,
+  ): Promise<string[]> /** Counts an operator watches (metrics, read at scrape time): each is one indexed count. */;
   gauges(nowMs: number): Promise<StoreGauges>;
 }
 
@@ -158,7 +169,13 @@ export interface SubscriptionRepo {
  * (a reminder happens when it is due, not when the booking that scheduled it was made).
  */
 export function eventBody(e: OutboxEvent, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { event: e.event, event_id: e.event_id, ...e.payload, ...extra, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) };
+  return {
+    event: e.event,
+    event_id: e.event_id,
+    ...e.payload,
+    ...extra,
+    timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)),
+  };
 }
 
 export interface OutboxRepo {
@@ -218,7 +235,12 @@ export interface DeliveryAttempt {
 
 export interface WebhookRepo {
   /** Add a delivery (a duplicate event_id + target is ignored, so expansion can be retried safely). */
-  add(d: Omit<WebhookDelivery, 'id' | 'status' | 'attempts' | 'delivered_ms' | 'last_status' | 'last_error' | 'last_latency_ms'>): Promise<void>;
+  add(
+    d: Omit<
+      WebhookDelivery,
+      'id' | 'status' | 'attempts' | 'delivered_ms' | 'last_status' | 'last_error' | 'last_latency_ms'
+    >,
+  ): Promise<void>;
   /**
    * Lease due deliveries: pending, due, not leased by another worker, and with no earlier pending
    * delivery of the same order key to the same target (causal order). Targets in `busy` are skipped.

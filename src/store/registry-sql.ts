@@ -17,7 +17,12 @@ export interface RegistryDialect {
    * LIKE predicates then decide (so the matching rule stays one rule). Null when no word can use the
    * index, or when the engine's LIKE predicates use their own index (PostgreSQL's trigram GIN).
    */
-  textWindow?(alias: string, kind: 'business' | 'service', words: readonly string[], add: (v: unknown) => string): string | null;
+  textWindow?(
+    alias: string,
+    kind: 'business' | 'service',
+    words: readonly string[],
+    add: (v: unknown) => string,
+  ): string | null;
   /**
    * A service category membership table whose rows carry `currency`, `price_min`, `price_max`,
    * `dur_min`, `dur_max`, so price and duration filters are checked there, before any service row
@@ -74,13 +79,26 @@ function serviceRanges(a: string, f: RegistryFilter, p: Params, notIndexed = fal
   return where;
 }
 
-function common(alias: string, kind: 'business' | 'service', f: RegistryFilter, d: RegistryDialect, p: Params): { where: string[]; score: string | null; dist: string | null } {
+function common(
+  alias: string,
+  kind: 'business' | 'service',
+  f: RegistryFilter,
+  d: RegistryDialect,
+  p: Params,
+): { where: string[]; score: string | null; dist: string | null } {
   const where: string[] = [];
   let dist: string | null = null;
   if (f.center && f.bbox) {
     // Virtual-only rows have no point, so every location filter leaves them out (spec 6.1, 6.3.1).
     where.push(`${alias}.lat IS NOT NULL`);
-    where.push(d.geoWindow(alias, kind, [p.add(f.bbox.minLat), p.add(f.bbox.maxLat), p.add(f.bbox.minLng), p.add(f.bbox.maxLng)]));
+    where.push(
+      d.geoWindow(alias, kind, [
+        p.add(f.bbox.minLat),
+        p.add(f.bbox.maxLat),
+        p.add(f.bbox.minLng),
+        p.add(f.bbox.maxLng),
+      ]),
+    );
     dist = d.distance(alias, p.add(f.center.lat), p.add(f.center.lng));
     where.push(`${dist} <= ${p.add(f.center.radiusKm)}`);
   }
@@ -88,14 +106,19 @@ function common(alias: string, kind: 'business' | 'service', f: RegistryFilter, 
   const key = kind === 'business' ? 'bid' : 'rid';
   if (f.verticals && f.verticals.length > 0) {
     if (kind === 'service') where.push(`${alias}.vertical IN (${f.verticals.map((v) => p.add(v)).join(', ')})`);
-    else where.push(`${alias}.bid IN (SELECT bid FROM ${terms} WHERE term IN (${f.verticals.map((v) => p.add(`v:${v}`)).join(', ')}))`);
+    else
+      where.push(
+        `${alias}.bid IN (SELECT bid FROM ${terms} WHERE term IN (${f.verticals.map((v) => p.add(`v:${v}`)).join(', ')}))`,
+      );
   }
   if (f.categories && f.categories.length > 0) {
     const inTerms = (col: string) => `${col} IN (${f.categories!.map((c) => p.add(`c:${c}`)).join(', ')})`;
     if (kind === 'service' && d.serviceCategoryTable) {
       // The same range predicates as on the service row (which still decides): a narrower candidate set.
       const ranges = serviceRanges('m', f, p);
-      where.push(`${alias}.rid IN (SELECT m.rid FROM ${d.serviceCategoryTable} m WHERE ${[inTerms('m.term'), ...ranges].join(' AND ')})`);
+      where.push(
+        `${alias}.rid IN (SELECT m.rid FROM ${d.serviceCategoryTable} m WHERE ${[inTerms('m.term'), ...ranges].join(' AND ')})`,
+      );
     } else where.push(`${alias}.${key} IN (SELECT ${key} FROM ${terms} WHERE ${inTerms('term')})`);
   }
   const scores: string[] = [];
@@ -103,12 +126,18 @@ function common(alias: string, kind: 'business' | 'service', f: RegistryFilter, 
     where.push(`${alias}.search_text LIKE ${p.add(`%${t}%`)}`);
     scores.push(`CASE WHEN ${alias}.name_text LIKE ${p.add(`%${t}%`)} THEN 1 ELSE 0 END`);
   }
-  const text = f.tokens && f.tokens.length > 0 && d.textWindow ? d.textWindow(alias, kind, f.tokens, (v) => p.add(v)) : null;
+  const text =
+    f.tokens && f.tokens.length > 0 && d.textWindow ? d.textWindow(alias, kind, f.tokens, (v) => p.add(v)) : null;
   if (text) where.push(text);
   return { where, score: scores.length > 0 ? scores.join(' + ') : null, dist };
 }
 
-export function businessSearchSql(d: RegistryDialect, f: RegistryFilter, offset: number, limit: number): { text: string; values: unknown[] } {
+export function businessSearchSql(
+  d: RegistryDialect,
+  f: RegistryFilter,
+  offset: number,
+  limit: number,
+): { text: string; values: unknown[] } {
   const p = new Params(d);
   const { where, score, dist } = common('b', 'business', f, d, p);
   where.unshift(`b.status = 'active'`);
@@ -118,13 +147,23 @@ export function businessSearchSql(d: RegistryDialect, f: RegistryFilter, offset:
   return { text, values: p.values };
 }
 
-export function serviceSearchSql(d: RegistryDialect, f: RegistryFilter, offset: number, limit: number): { text: string; values: unknown[] } {
+export function serviceSearchSql(
+  d: RegistryDialect,
+  f: RegistryFilter,
+  offset: number,
+  limit: number,
+): { text: string; values: unknown[] } {
   const p = new Params(d);
   const { where, score, dist } = common('s', 'service', f, d, p);
   if (f.deploymentMode) where.push(`b.deployment_mode = ${p.add(f.deploymentMode)}`);
   where.push(...serviceRanges('s', f, p, Boolean(d.serviceCategoryTable && f.categories && f.categories.length > 0)));
   where.push(`b.status = 'active'`);
-  const order = [...(score ? [`(${score}) DESC`] : []), ...(dist ? [`${dist} ASC`] : []), 's.business_id ASC', 's.service_id ASC'].join(', ');
+  const order = [
+    ...(score ? [`(${score}) DESC`] : []),
+    ...(dist ? [`${dist} ASC`] : []),
+    's.business_id ASC',
+    's.service_id ASC',
+  ].join(', ');
   const text =
     `SELECT s.*, b.id AS b_id FROM registry_services s JOIN registry_businesses b ON b.bid = s.bid ` +
     `WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`;

@@ -27,9 +27,13 @@ function parseAgentOnce(header: string): string | null {
   try {
     dict = parseDictionary(header);
   } catch {
-    throw new ProtocolError('invalid_request', 'USP-Agent must be a structured-field dictionary, e.g. profile="https://platform.example/profile.json".', {
-      errors: [{ field: 'USP-Agent', message: 'not an RFC 8941 dictionary' }],
-    });
+    throw new ProtocolError(
+      'invalid_request',
+      'USP-Agent must be a structured-field dictionary, e.g. profile="https://platform.example/profile.json".',
+      {
+        errors: [{ field: 'USP-Agent', message: 'not an RFC 8941 dictionary' }],
+      },
+    );
   }
   const entry = dict.get('profile');
   if (entry === undefined) return null;

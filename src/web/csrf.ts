@@ -34,7 +34,10 @@ export function csrfFor(c: Context, opts: { secure: boolean }): { token: string;
   const have = readCookie(c, CSRF_COOKIE);
   if (have && TOKEN.test(have)) return { token: have };
   const token = randomBytes(24).toString('base64url');
-  return { token, setCookie: `${CSRF_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict${opts.secure ? '; Secure' : ''}` };
+  return {
+    token,
+    setCookie: `${CSRF_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict${opts.secure ? '; Secure' : ''}`,
+  };
 }
 
 /** Whether a form post carries this browser's token and did not come from another site. */

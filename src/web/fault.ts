@@ -3,5 +3,7 @@
  * frames. It goes to the server's logger only, never into an answer (the answer is `server_error`).
  */
 export function faultText(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`).split('\n').slice(0, 4).join('\n') : String(err);
+  return err instanceof Error
+    ? (err.stack ?? `${err.name}: ${err.message}`).split('\n').slice(0, 4).join('\n')
+    : String(err);
 }

@@ -47,13 +47,16 @@ export function contentSecurityPolicy(o: { formTargets?: readonly string[]; fram
 }
 
 /** The policy of a document made to be framed by our own page (a mail's HTML): inline styles only, sandboxed, no forms, nothing fetched. */
-const FRAMED_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; sandbox; frame-ancestors 'self'";
+const FRAMED_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; sandbox; frame-ancestors 'self'";
 
 /**
  * Every page's headers: the policy above, never cached, no referrer, not framed, not sniffed.
  * `framed`: a document only our own pages frame, under the framed policy.
  */
-export function pageHeaders(o: { formTargets?: readonly string[]; framesOwn?: boolean; framed?: boolean } = {}): Record<string, string> {
+export function pageHeaders(
+  o: { formTargets?: readonly string[]; framesOwn?: boolean; framed?: boolean } = {},
+): Record<string, string> {
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
@@ -65,20 +68,34 @@ export function pageHeaders(o: { formTargets?: readonly string[]; framesOwn?: bo
 }
 
 /** A page as a Response with pageHeaders() (its headers stay mutable: a door appends Set-Cookie, Retry-After). */
-export function htmlResponse(page: Html | string, o: { status?: number; formTargets?: readonly string[] } = {}): Response {
+export function htmlResponse(
+  page: Html | string,
+  o: { status?: number; formTargets?: readonly string[] } = {},
+): Response {
   return new Response(page.toString(), { status: o.status ?? 200, headers: pageHeaders(o) });
 }
 
 /** A door's style sheet, from our origin (the policy forbids inline styles); cached for an hour. */
 export function styleSheet(css: string): Response {
-  return new Response(css, { headers: { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' } });
+  return new Response(css, {
+    headers: {
+      'Content-Type': 'text/css; charset=utf-8',
+      'Cache-Control': 'public, max-age=3600',
+      'X-Content-Type-Options': 'nosniff',
+    },
+  });
 }
 
 /**
  * The document around every page: language, viewport, no referrer, the title, the door's style
  * sheets (from our origin: the policy forbids inline styles), an optional header and one <main>.
  */
-export function documentShell(o: { title: string; styles: readonly string[]; header?: Html; main: Html | string }): Html {
+export function documentShell(o: {
+  title: string;
+  styles: readonly string[];
+  header?: Html;
+  main: Html | string;
+}): Html {
   const main = typeof o.main === 'string' ? raw(o.main) : o.main;
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${o.title}</title>${o.styles.map((href) => html`<link rel="stylesheet" href="${href}">`)}</head><body>${o.header}<main>${main}</main></body></html>`;
 }

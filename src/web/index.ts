@@ -3,5 +3,16 @@ export { CSRF_COOKIE, csrfFor, csrfOk, isHttps, readCookie, sameText } from './c
 export { parseAgent } from './agent.js';
 export { faultText } from './fault.js';
 export { PROBLEM_BASE, REST_ERRORS, TYPED_BY_DETAIL, problemBody, problemResponse, problemType } from './problems.js';
-export { contentSecurityPolicy, documentShell, errorCard, escapeHtml, html, htmlResponse, pageHeaders, raw, styleSheet, type Html } from './html.js';
+export {
+  contentSecurityPolicy,
+  documentShell,
+  errorCard,
+  escapeHtml,
+  html,
+  htmlResponse,
+  pageHeaders,
+  raw,
+  styleSheet,
+  type Html,
+} from './html.js';
 export { jsonText } from './json.js';

@@ -41,7 +41,13 @@ export const REST_ERRORS = {
 const kebab = (s: string) => s.replace(/_/g, '-');
 
 /** Codes whose problem type names the finer reason when there is one (e.g. hold-limit-exceeded, entry-state-conflict). */
-export const TYPED_BY_DETAIL: readonly ProtocolErrorCode[] = ['not_found', 'rate_limited', 'signature_invalid', 'pop_proof_required', 'booking_state_conflict'];
+export const TYPED_BY_DETAIL: readonly ProtocolErrorCode[] = [
+  'not_found',
+  'rate_limited',
+  'signature_invalid',
+  'pop_proof_required',
+  'booking_state_conflict',
+];
 
 /**
  * Plain HTTP conditions USP mints no type or code for (spec-next 9.1, 9.4.3): the RFC 9457
@@ -50,7 +56,8 @@ export const TYPED_BY_DETAIL: readonly ProtocolErrorCode[] = ['not_found', 'rate
 const PLAIN_HTTP: readonly ProtocolErrorCode[] = ['method_not_allowed'];
 
 /** A plain HTTP condition: a 405, or a 404 for a path no route serves (a not-found naming what is missing keeps its type). */
-const isPlainHttp = (err: ProtocolError) => PLAIN_HTTP.includes(err.code) || (err.code === 'not_found' && err.detailCode === undefined);
+const isPlainHttp = (err: ProtocolError) =>
+  PLAIN_HTTP.includes(err.code) || (err.code === 'not_found' && err.detailCode === undefined);
 
 /** The problem type names the finer reason when there is one (e.g. hold-limit-exceeded). */
 export function problemType(err: ProtocolError): string {
@@ -61,7 +68,12 @@ export function problemType(err: ProtocolError): string {
 
 export function problemBody(err: ProtocolError, instance?: string): Record<string, unknown> {
   const row = REST_ERRORS[err.code];
-  const body: Record<string, unknown> = { type: problemType(err), title: row.title, status: row.status, detail: err.message };
+  const body: Record<string, unknown> = {
+    type: problemType(err),
+    title: row.title,
+    status: row.status,
+    detail: err.message,
+  };
   if (instance) body.instance = instance;
   if (err.errors && err.errors.length > 0) body.errors = err.errors;
   if (!isPlainHttp(err)) body.code = err.detailCode ?? err.code;
@@ -72,20 +84,27 @@ export function problemBody(err: ProtocolError, instance?: string): Record<strin
 /** RFC 9110 challenges naming every mechanism the business would accept (spec 10.1.6). */
 function wwwAuthenticate(accepted: readonly string[], algs: readonly string[], err: ProtocolError): string {
   const challenges: string[] = [];
-  const detail = err.detailCode && err.code === 'pop_proof_required' ? `, error="${err.detailCode === 'proof_nonce_required' ? 'use_dpop_nonce' : 'invalid_dpop_proof'}"` : '';
-  if (accepted.includes('platform_key_pop') || accepted.includes('booking_scoped_credential')) challenges.push(`DPoP realm="usp", algs="${algs.join(' ')}"${detail}`);
+  const detail =
+    err.detailCode && err.code === 'pop_proof_required'
+      ? `, error="${err.detailCode === 'proof_nonce_required' ? 'use_dpop_nonce' : 'invalid_dpop_proof'}"`
+      : '';
+  if (accepted.includes('platform_key_pop') || accepted.includes('booking_scoped_credential'))
+    challenges.push(`DPoP realm="usp", algs="${algs.join(' ')}"${detail}`);
   if (accepted.includes('http_message_signature')) challenges.push('Signature realm="usp"');
   const metadata = typeof err.extra?.resource_metadata === 'string' ? err.extra.resource_metadata : undefined;
   // One Bearer challenge covers API keys and OAuth tokens; with OAuth it names where to start (RFC 9728).
   if (accepted.includes('oauth2_bearer'))
-    challenges.push(`Bearer realm="usp"${metadata ? `, resource_metadata="${metadata}"` : ''}${err.detailCode === 'invalid_token' ? ', error="invalid_token"' : ''}`);
+    challenges.push(
+      `Bearer realm="usp"${metadata ? `, resource_metadata="${metadata}"` : ''}${err.detailCode === 'invalid_token' ? ', error="invalid_token"' : ''}`,
+    );
   else if (accepted.includes('api_key')) challenges.push('Bearer realm="usp"');
   return challenges.join(', ') || 'Bearer realm="usp"';
 }
 
 /** RFC 6750 section 3.1: the scope to ask for, and where the client finds the authorization server. */
 function insufficientScopeChallenge(err: ProtocolError): string {
-  const metadata = typeof err.extra?.resource_metadata === 'string' ? `, resource_metadata="${err.extra.resource_metadata}"` : '';
+  const metadata =
+    typeof err.extra?.resource_metadata === 'string' ? `, resource_metadata="${err.extra.resource_metadata}"` : '';
   return `Bearer realm="usp", error="insufficient_scope", scope="${String(err.extra?.scope ?? '')}"${metadata}`;
 }
 
@@ -100,6 +119,7 @@ export function problemResponse(path: string, err: ProtocolError): Response {
     headers['WWW-Authenticate'] = wwwAuthenticate(accepted, algs, err);
   }
   if (err.code === 'insufficient_scope') headers['WWW-Authenticate'] = insufficientScopeChallenge(err);
-  if (err.detailCode === 'proof_nonce_required' && typeof err.extra?.nonce === 'string') headers['DPoP-Nonce'] = err.extra.nonce;
+  if (err.detailCode === 'proof_nonce_required' && typeof err.extra?.nonce === 'string')
+    headers['DPoP-Nonce'] = err.extra.nonce;
   return new Response(JSON.stringify(problemBody(err, path)), { status, headers });
 }

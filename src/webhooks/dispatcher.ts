@@ -14,7 +14,14 @@
  * succeeds; a delivery sent but not recorded keeps its lease and is sent again after it lapses.
  */
 import { LeasedRunner, type Failed, type QueuePort } from '../outbox/index.js';
-import { eventBody, type OutboxEvent, type Store, type SubscriptionRepo, type WebhookDelivery, type WebhookRepo } from '../store/index.js';
+import {
+  eventBody,
+  type OutboxEvent,
+  type Store,
+  type SubscriptionRepo,
+  type WebhookDelivery,
+  type WebhookRepo,
+} from '../store/index.js';
 import { isReservedName, type PlatformProfile } from '../security/index.js';
 import { checkWebhookUrl, type SendResult, type WebhookSender } from './sender.js';
 import { nextAttempt, type RetryPolicy } from './schedule.js';
@@ -124,7 +131,10 @@ function webhookQueue(o: DispatcherOptions): QueuePort<WebhookDelivery, Attempte
     if (!skippedLogged.has(d.target_url)) {
       if (skippedLogged.size >= 1000) skippedLogged.clear();
       skippedLogged.add(d.target_url);
-      o.log.warn('webhook target is a reserved name (RFC 2606, RFC 6761): its deliveries are skipped', { target: d.target_url, host });
+      o.log.warn('webhook target is a reserved name (RFC 2606, RFC 6761): its deliveries are skipped', {
+        target: d.target_url,
+        host,
+      });
     }
     return { status: 'skipped', at, status_code: null, latency_ms: 0, error: `skipped: ${host} is a reserved name` };
   }
@@ -148,28 +158,56 @@ function webhookQueue(o: DispatcherOptions): QueuePort<WebhookDelivery, Attempte
     async attempt(d) {
       const at = o.now();
       // A profile or callback on a reserved name is skipped before its profile is fetched.
-      const named = reservedHost(d.target_url.startsWith(PROFILE_TARGET) ? d.target_url.slice(PROFILE_TARGET.length) : d.target_url);
+      const named = reservedHost(
+        d.target_url.startsWith(PROFILE_TARGET) ? d.target_url.slice(PROFILE_TARGET.length) : d.target_url,
+      );
       if (named) return skip(d, at, named);
       const t = await target(d);
       const hookName = t.url ? reservedHost(t.url) : null;
       if (hookName) return skip(d, at, hookName);
       // The platform registers no webhook_url: it hears about the event through MCP, if at all.
-      if (t.url === null && !t.error) return { status: 'canceled', at, status_code: null, latency_ms: 0, error: 'the platform profile registers no webhook_url' };
-      const res = t.url ? await o.sender.send(t.url, d.body, o.keyring.active(at), at) : { status: null, latencyMs: 0, error: t.error ?? 'no target' };
+      if (t.url === null && !t.error)
+        return {
+          status: 'canceled',
+          at,
+          status_code: null,
+          latency_ms: 0,
+          error: 'the platform profile registers no webhook_url',
+        };
+      const res = t.url
+        ? await o.sender.send(t.url, d.body, o.keyring.active(at), at)
+        : { status: null, latencyMs: 0, error: t.error ?? 'no target' };
       if (res.status === null || res.status < 200 || res.status >= 300) throw new DeliveryFailed(res, at);
       return { status: 'delivered', at, status_code: res.status, latency_ms: res.latencyMs, error: res.error };
     },
-    failure: (err) => ({ permanent: false, error: err instanceof DeliveryFailed ? (err.res.error ?? err.message) : String(err) }),
+    failure: (err) => ({
+      permanent: false,
+      error: err instanceof DeliveryFailed ? (err.res.error ?? err.message) : String(err),
+    }),
     done: (tx, d, a) =>
       tx.webhooks.recordAttempt(
-        { delivery_id: d.id, attempt: d.attempts + 1, at_ms: a.at, status_code: a.status_code, latency_ms: a.latency_ms, error: a.error },
+        {
+          delivery_id: d.id,
+          attempt: d.attempts + 1,
+          at_ms: a.at,
+          status_code: a.status_code,
+          latency_ms: a.latency_ms,
+          error: a.error,
+        },
         { status: a.status, next_attempt_ms: a.at },
       ),
     failed(tx, d, end: Failed) {
       const sent = end.cause instanceof DeliveryFailed ? end.cause : null;
       const at = sent?.at ?? end.startedMs;
       return tx.webhooks.recordAttempt(
-        { delivery_id: d.id, attempt: end.attempts, at_ms: at, status_code: sent?.res.status ?? null, latency_ms: sent?.res.latencyMs ?? 0, error: sent?.res.error ?? end.error },
+        {
+          delivery_id: d.id,
+          attempt: end.attempts,
+          at_ms: at,
+          status_code: sent?.res.status ?? null,
+          latency_ms: sent?.res.latencyMs ?? 0,
+          error: sent?.res.error ?? end.error,
+        },
         { status: end.giveUp ? 'failed' : 'pending', next_attempt_ms: end.giveUp ? at : end.retryAtMs },
       );
     },
@@ -217,7 +255,12 @@ async function expand(o: DispatcherOptions): Promise<void> {
 }
 
 /** The deliveries of due events: one per matching catalog subscription, or one to the owning platform. */
-function deliveryRows(events: ReadonlyArray<OutboxEvent & { seq: number }>, subscriptions: Awaited<ReturnType<SubscriptionRepo['active']>>, now: number, allowLoopback: boolean) {
+function deliveryRows(
+  events: ReadonlyArray<OutboxEvent & { seq: number }>,
+  subscriptions: Awaited<ReturnType<SubscriptionRepo['active']>>,
+  now: number,
+  allowLoopback: boolean,
+) {
   const rows: Array<Parameters<WebhookRepo['add']>[0]> = [];
   for (const e of events) {
     if (e.principal === null) {
@@ -225,7 +268,8 @@ function deliveryRows(events: ReadonlyArray<OutboxEvent & { seq: number }>, subs
       for (const s of subscriptions) {
         const sub = s.subscription;
         if (sub.events && !sub.events.includes(e.event)) continue;
-        if (sub.categories && sub.categories.length > 0 && !sub.categories.some((c) => categories.includes(c))) continue;
+        if (sub.categories && sub.categories.length > 0 && !sub.categories.some((c) => categories.includes(c)))
+          continue;
         if (checkWebhookUrl(sub.callback_url, allowLoopback)) continue;
         rows.push(deliveryRow(e, sub.callback_url, sub.id, now));
       }

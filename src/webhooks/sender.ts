@@ -21,13 +21,21 @@ export interface WebhookSender {
 export const WEBHOOK_COMPONENTS = ['@method', '@authority', '@path', 'content-digest', 'content-type'];
 
 /** Headers for one delivery: the signature covers exactly these bytes. */
-export function signedDelivery(url: string, body: string, key: { kid: string; privateKey: KeyObject }, nowMs: number): Record<string, string> {
+export function signedDelivery(
+  url: string,
+  body: string,
+  key: { kid: string; privateKey: KeyObject },
+  nowMs: number,
+): Record<string, string> {
   const bytes = new TextEncoder().encode(body);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'content-digest': contentDigest(bytes),
   };
-  const sig = signRequest({ method: 'POST', url, headers, body: bytes }, key, { components: WEBHOOK_COMPONENTS, created: Math.floor(nowMs / 1000) });
+  const sig = signRequest({ method: 'POST', url, headers, body: bytes }, key, {
+    components: WEBHOOK_COMPONENTS,
+    created: Math.floor(nowMs / 1000),
+  });
   return { ...headers, 'signature-input': sig['Signature-Input'], signature: sig.Signature };
 }
 
@@ -36,12 +44,25 @@ export function checkWebhookUrl(raw: string, allowLoopback: boolean): string | n
   return outboundPostProblem(raw, allowLoopback);
 }
 
-export function httpWebhookSender(opts: { timeoutMs: number; allowLoopback: boolean; lookup?: (host: string) => Promise<string[]> }): WebhookSender {
-  const post = { allowLoopback: opts.allowLoopback, timeoutMs: opts.timeoutMs, lookup: opts.lookup, userAgent: 'usp-server webhooks' };
+export function httpWebhookSender(opts: {
+  timeoutMs: number;
+  allowLoopback: boolean;
+  lookup?: (host: string) => Promise<string[]>;
+}): WebhookSender {
+  const post = {
+    allowLoopback: opts.allowLoopback,
+    timeoutMs: opts.timeoutMs,
+    lookup: opts.lookup,
+    userAgent: 'usp-server webhooks',
+  };
   return {
     async send(url, body, key, nowMs) {
       const started = performance.now();
-      const done = (status: number | null, error: string | null): SendResult => ({ status, error, latencyMs: Math.round(performance.now() - started) });
+      const done = (status: number | null, error: string | null): SendResult => ({
+        status,
+        error,
+        latencyMs: Math.round(performance.now() - started),
+      });
       // Refused URLs are never signed: check before building the headers.
       const problem = checkWebhookUrl(url, opts.allowLoopback);
       if (problem) return done(null, `refused: ${problem}`);

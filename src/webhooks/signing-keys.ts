@@ -45,8 +45,14 @@ export interface SigningKeyring {
 
 const KV_KEY = 'webhook_signing_keys';
 
-export async function loadKeyring(store: Store, nowMs: number, supplied?: { kid: string; pem: string }, overlapMs: number = DEFAULT_KEY_OVERLAP_MS): Promise<SigningKeyring> {
-  if (overlapMs < PROFILE_CACHE_SECONDS * 1000) throw new Error(`the key overlap must be at least the profile's cache lifetime (${PROFILE_CACHE_SECONDS} s)`);
+export async function loadKeyring(
+  store: Store,
+  nowMs: number,
+  supplied?: { kid: string; pem: string },
+  overlapMs: number = DEFAULT_KEY_OVERLAP_MS,
+): Promise<SigningKeyring> {
+  if (overlapMs < PROFILE_CACHE_SECONDS * 1000)
+    throw new Error(`the key overlap must be at least the profile's cache lifetime (${PROFILE_CACHE_SECONDS} s)`);
   let keys = await store.transaction(async (tx) => {
     const raw = await tx.kv.get(KV_KEY);
     let list: StoredKey[] = raw ? (JSON.parse(raw) as StoredKey[]) : [];
@@ -54,7 +60,12 @@ export async function loadKeyring(store: Store, nowMs: number, supplied?: { kid:
       const priv = createPrivateKey(supplied.pem);
       const pub = publicJwk(createPublicKey(priv), supplied.kid);
       list = list.map((k) => (k.retired_ms ? k : { ...k, retired_ms: nowMs }));
-      list.push({ kid: supplied.kid, private_pem: priv.export({ format: 'pem', type: 'pkcs8' }).toString(), public_jwk: pub, created_ms: nowMs });
+      list.push({
+        kid: supplied.kid,
+        private_pem: priv.export({ format: 'pem', type: 'pkcs8' }).toString(),
+        public_jwk: pub,
+        created_ms: nowMs,
+      });
     }
     if (!list.some((k) => !k.retired_ms)) list.push(newKey(nowMs));
     await tx.kv.set(KV_KEY, JSON.stringify(list));
@@ -73,7 +84,9 @@ export async function loadKeyring(store: Store, nowMs: number, supplied?: { kid:
       return { kid: k.kid, privateKey: priv(k) };
     },
     published(now) {
-      return keys.filter((k) => !k.retired_ms || now - k.retired_ms < RETIRED_KEY_GRACE_MS).map((k) => ({ ...k.public_jwk }));
+      return keys
+        .filter((k) => !k.retired_ms || now - k.retired_ms < RETIRED_KEY_GRACE_MS)
+        .map((k) => ({ ...k.public_jwk }));
     },
     async rotate(now) {
       const fresh = { ...newKey(now), activates_ms: now + overlapMs };
@@ -87,7 +100,12 @@ export async function loadKeyring(store: Store, nowMs: number, supplied?: { kid:
       return fresh.kid;
     },
     list() {
-      return keys.map(({ kid, created_ms, activates_ms, retired_ms }) => ({ kid, created_ms, activates_ms, retired_ms }));
+      return keys.map(({ kid, created_ms, activates_ms, retired_ms }) => ({
+        kid,
+        created_ms,
+        activates_ms,
+        retired_ms,
+      }));
     },
   };
 }
@@ -95,7 +113,12 @@ export async function loadKeyring(store: Store, nowMs: number, supplied?: { kid:
 function newKey(nowMs: number): StoredKey {
   const kid = `usp-webhook-${new Date(nowMs).toISOString().slice(0, 10)}-${Math.random().toString(36).slice(2, 8)}`;
   const k = generateSigningKey(kid);
-  return { kid, private_pem: k.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), public_jwk: k.publicJwk, created_ms: nowMs };
+  return {
+    kid,
+    private_pem: k.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    public_jwk: k.publicJwk,
+    created_ms: nowMs,
+  };
 }
 
 function publicJwk(pub: KeyObject, kid: string): JsonWebKey {

@@ -75,9 +75,21 @@ describe('the Categories screen', () => {
     let page = await submit('/admin/ui/categories', { id: 'cat_kids', name: 'Kids', 'service:svc_haircut': '1' });
     expect(page).toContain('role="status"');
     expect(page).toContain('id="cat-cat_kids"');
-    expect(t.server.biz.services.get('svc_haircut')!.categories).toContainEqual({ taxonomy: 'merchant', id: 'cat_kids', name: 'Kids' });
-    page = await submit('/admin/ui/categories/cat_kids', { name: 'Children', parent_id: '', 'service:svc_color_consult': '1' });
-    expect(t.server.biz.services.get('svc_color_consult')!.categories).toContainEqual({ taxonomy: 'merchant', id: 'cat_kids', name: 'Children' });
+    expect(t.server.biz.services.get('svc_haircut')!.categories).toContainEqual({
+      taxonomy: 'merchant',
+      id: 'cat_kids',
+      name: 'Kids',
+    });
+    page = await submit('/admin/ui/categories/cat_kids', {
+      name: 'Children',
+      parent_id: '',
+      'service:svc_color_consult': '1',
+    });
+    expect(t.server.biz.services.get('svc_color_consult')!.categories).toContainEqual({
+      taxonomy: 'merchant',
+      id: 'cat_kids',
+      name: 'Children',
+    });
     expect((t.server.biz.services.get('svc_haircut')!.categories ?? []).some((c) => c.id === 'cat_kids')).toBe(false);
     page = await submit('/admin/ui/categories/cat_kids/delete', {});
     expect(page).not.toContain('id="cat-cat_kids"');

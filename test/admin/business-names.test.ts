@@ -25,7 +25,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const admin = (method: string, path: string, body?: unknown) => t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
+const admin = (method: string, path: string, body?: unknown) =>
+  t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
 /** The business definition as stored (what every process compiles). */
 const storedDoc = async () => (await t.server.store.read((tx) => storedDefinition(tx)))!.def;
 const issuesOf = (doc: unknown) => {
@@ -34,7 +35,15 @@ const issuesOf = (doc: unknown) => {
 };
 
 describe('names the business sets refuse control characters, at every input', () => {
-  const CONTROL = ['a bare CR\rX-INJECTED:1', 'a line\nbreak', 'a tab\there', 'NEL\u0085here', 'LS\u2028here', 'a NUL\u0000', 'an ESC\u001b[31m'];
+  const CONTROL = [
+    'a bare CR\rX-INJECTED:1',
+    'a line\nbreak',
+    'a tab\there',
+    'NEL\u0085here',
+    'LS\u2028here',
+    'a NUL\u0000',
+    'an ESC\u001b[31m',
+  ];
 
   it('the business file: each control character in a name is refused, naming the field', () => {
     for (const name of CONTROL) {
@@ -71,7 +80,13 @@ describe('names the business sets refuse control characters, at every input', ()
     await addBusinessUser(t.server.store, 'owner@names.example', 'correct horse battery staple', TEST_NOW);
     const d = await signInDashboard(t.url, 'owner@names.example', 'correct horse battery staple');
     const name = (await storedDoc()).business.name;
-    const r = await d.post('/admin/ui/business', { _csrf: d.csrf, name: 'Studio\u2028Evil', timezone: 'America/New_York', currency: 'USD', locale: '' });
+    const r = await d.post('/admin/ui/business', {
+      _csrf: d.csrf,
+      name: 'Studio\u2028Evil',
+      timezone: 'America/New_York',
+      currency: 'USD',
+      locale: '',
+    });
     expect(r.status).toBe(303);
     const landed = await (await d.get(r.headers.get('location')!)).text();
     expect(landed).toMatch(/must be one line without control characters/);
@@ -86,7 +101,10 @@ describe('names and texts the business sets are bounded in length', () => {
     const file = join(dir, 'huge-name.json');
     writeFileSync(file, JSON.stringify(doc));
     const db = join(dir, 'huge.db');
-    const r = await runCli(['import', file, '--db', db], { env: { USP_CLOCK: `fixed:${new Date(TEST_NOW).toISOString()}` }, timeoutMs: 60_000 });
+    const r = await runCli(['import', file, '--db', db], {
+      env: { USP_CLOCK: `fixed:${new Date(TEST_NOW).toISOString()}` },
+      timeoutMs: 60_000,
+    });
     expect(r.code).not.toBe(0);
     expect(r.stderr + r.stdout).toContain('business.name: must be at most 200 characters');
   }, 120_000);

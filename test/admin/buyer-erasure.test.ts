@@ -15,16 +15,31 @@ import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from '../p
 import { waitlistEntry } from '../support/records.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 
-const PERSON = { first_name: 'Zelda', last_name: 'Quinton', email: 'zelda.quinton@example.org', phone_number: '+1 555 010 7788' };
+const PERSON = {
+  first_name: 'Zelda',
+  last_name: 'Quinton',
+  email: 'zelda.quinton@example.org',
+  phone_number: '+1 555 010 7788',
+};
 /** What must not be found anywhere after the erasure: email, names and phone, in any case. */
-const TRACES = ['zelda.quinton@example.org', 'zelda', 'quinton', '+1 555 010 7788', '15550107788', 'likes it short', 'pays cash'];
+const TRACES = [
+  'zelda.quinton@example.org',
+  'zelda',
+  'quinton',
+  '+1 555 010 7788',
+  '15550107788',
+  'likes it short',
+  'pays cash',
+];
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-erase-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function seedAndErase(t: TestServer): Promise<{ kept: string }> {
   const admin = (m: string, p: string, b?: unknown) => t.call(m, p, b, { apiKey: ADMIN_KEY, profile: null });
-  const slots = async (d: string) => (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: d, end_date: d })).body.slots as any[];
+  const slots = async (d: string) =>
+    (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: d, end_date: d })).body
+      .slots as any[];
   const booked = await t.call(
     'POST',
     '/bookings',
@@ -38,14 +53,25 @@ async function seedAndErase(t: TestServer): Promise<{ kept: string }> {
     buyer: { first_name: 'Zelda', last_name: 'Quinton', phone_number: PERSON.phone_number },
   });
   expect(walkIn.status).toBe(201);
-  const kept = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: (await slots(day(3)))[0].id, buyer: BUYER });
+  const kept = await t.call('POST', '/bookings', {
+    service_id: 'svc_haircut',
+    slot_id: (await slots(day(3)))[0].id,
+    buyer: BUYER,
+  });
   await t.call('POST', `/bookings/${booked.body.booking.id}/cancel`, { reason: 'Zelda Quinton is ill' });
   await admin('PUT', '/admin/clients/note', { email: PERSON.email, note: 'Quinton family, pays cash' });
   await t.server.store.transaction(async (tx) => {
     const entry = waitlistEntry('wl_zq', { serviceId: 'svc_yoga_class' });
     entry.entry.buyer = { ...PERSON };
     await tx.waitlist.insert(entry);
-    await tx.accounts.create({ id: 'acc_zq', email: PERSON.email, password_hash: 'scrypt$x', name: 'Zelda Quinton', phone: PERSON.phone_number, created_ms: t.clock.now() });
+    await tx.accounts.create({
+      id: 'acc_zq',
+      email: PERSON.email,
+      password_hash: 'scrypt$x',
+      name: 'Zelda Quinton',
+      phone: PERSON.phone_number,
+      created_ms: t.clock.now(),
+    });
   });
   // The same person by email, then by phone (the walk-in gave only a phone).
   expect((await admin('POST', '/admin/buyers/erase', { email: PERSON.email })).status).toBe(200);
@@ -66,7 +92,10 @@ describe('erased data is absent from the database', () => {
     try {
       ({ kept } = await seedAndErase(t));
       // The control: someone else's booking is still there by name.
-      expect((await t.call('GET', `/admin/bookings/${kept}`, undefined, { apiKey: ADMIN_KEY, profile: null })).body.booking.buyer.last_name).toBe('Lovelace');
+      expect(
+        (await t.call('GET', `/admin/bookings/${kept}`, undefined, { apiKey: ADMIN_KEY, profile: null })).body.booking
+          .buyer.last_name,
+      ).toBe('Lovelace');
     } finally {
       await t.close();
     }
@@ -78,31 +107,54 @@ describe('erased data is absent from the database', () => {
     expect(tracesIn(bytes)).toEqual([]);
   });
 
-  it.skipIf(!PG_URL)(PG_URL ? 'PostgreSQL: a dump of the schema holds no trace of the person after the erasure' : noteSkipped('PostgreSQL erasure'), async () => {
-    const schema = schemaName('usp_erase');
-    const t = await startTestServer({ db: urlWithSchema(schema) });
-    try {
-      await seedAndErase(t);
-    } finally {
-      await t.close();
-    }
-    try {
-      const dump = execFileSync('pg_dump', ['--data-only', '--schema', schema, PG_URL!], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-      expect(dump.toLowerCase()).toContain('lovelace');
-      expect(tracesIn(dump)).toEqual([]);
-    } finally {
-      await dropSchema(schema);
-    }
-  });
+  it.skipIf(!PG_URL)(
+    PG_URL
+      ? 'PostgreSQL: a dump of the schema holds no trace of the person after the erasure'
+      : noteSkipped('PostgreSQL erasure'),
+    async () => {
+      const schema = schemaName('usp_erase');
+      const t = await startTestServer({ db: urlWithSchema(schema) });
+      try {
+        await seedAndErase(t);
+      } finally {
+        await t.close();
+      }
+      try {
+        const dump = execFileSync('pg_dump', ['--data-only', '--schema', schema, PG_URL!], {
+          encoding: 'utf8',
+          maxBuffer: 64 * 1024 * 1024,
+        });
+        expect(dump.toLowerCase()).toContain('lovelace');
+        expect(tracesIn(dump)).toEqual([]);
+      } finally {
+        await dropSchema(schema);
+      }
+    },
+  );
 });
 
 describe('retention erases the people of old bookings by the same path', () => {
   it('a booking that ended longer ago than the retention loses its buyer; a newer one of the same buyer keeps it; a second sweep changes nothing', async () => {
     const t = await startTestServer();
     try {
-      const slots = async (d: string) => (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: d, end_date: d })).body.slots as any[];
-      const old = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: (await slots(day(1)))[0].id, buyer: PERSON, notes: 'old' })).body.booking;
-      const recent = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: (await slots(day(40)))[0].id, buyer: PERSON })).body.booking;
+      const slots = async (d: string) =>
+        (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: d, end_date: d })).body
+          .slots as any[];
+      const old = (
+        await t.call('POST', '/bookings', {
+          service_id: 'svc_haircut',
+          slot_id: (await slots(day(1)))[0].id,
+          buyer: PERSON,
+          notes: 'old',
+        })
+      ).body.booking;
+      const recent = (
+        await t.call('POST', '/bookings', {
+          service_id: 'svc_haircut',
+          slot_id: (await slots(day(40)))[0].id,
+          buyer: PERSON,
+        })
+      ).body.booking;
       t.clock.advance(30 * 86_400_000);
       const { store, biz, clock, ids } = t.server;
       expect(await erasePastBookings(store, biz, clock, ids, 30 * 86_400_000)).toBe(0);
@@ -151,7 +203,11 @@ describe('--retention-days reaches the sweep', () => {
       old.booking.buyer = { first_name: 'Zelda', last_name: 'Quinton', email: PERSON.email };
       old.priv.end_ms = TEST_NOW - 31 * 86_400_000;
       await server.store.transaction((tx) => tx.bookings.insert(old));
-      await waitFor(async () => (await server.store.read((tx) => tx.bookings.get('bkg_old')))!.booking.buyer.email === 'erased@erased.invalid');
+      await waitFor(
+        async () =>
+          (await server.store.read((tx) => tx.bookings.get('bkg_old')))!.booking.buyer.email ===
+          'erased@erased.invalid',
+      );
     } finally {
       await server.close();
     }

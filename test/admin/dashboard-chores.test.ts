@@ -34,7 +34,10 @@ describe('a new service', () => {
     const form = { _csrf: s.csrf, name: 'Deep Tissue Massage', template: 'svc_haircut', amount: '90', minutes: '60' };
     const first = await s.post('/admin/ui/services', form);
     expect(decodeURIComponent(first.headers.get('location') ?? '')).toMatch(/^\/admin\/ui\/services\?ok=saved/);
-    expect((await service('svc_deep_tissue_massage')).body.service).toMatchObject({ name: 'Deep Tissue Massage', pricing: { amount: 9000 } });
+    expect((await service('svc_deep_tissue_massage')).body.service).toMatchObject({
+      name: 'Deep Tissue Massage',
+      pricing: { amount: 9000 },
+    });
     const second = await s.post('/admin/ui/services', form);
     expect(second.headers.get('location')).toMatch(/ok=saved/);
     expect((await service('svc_deep_tissue_massage_2')).body.service.name).toBe('Deep Tissue Massage');
@@ -67,11 +70,18 @@ describe('time off', () => {
   it('whole days off run from the first day’s local midnight to the end of the last day, in the business zone', async () => {
     const page = await (await s.get('/admin/ui/time-off')).text();
     expect(page).toContain('Whole days off');
-    const res = await s.post('/admin/ui/time-off/days', { _csrf: s.csrf, resource_id: 'res_stylist_ava', from: day(3), to: day(4), reason: 'Wedding' });
+    const res = await s.post('/admin/ui/time-off/days', {
+      _csrf: s.csrf,
+      resource_id: 'res_stylist_ava',
+      from: day(3),
+      to: day(4),
+      reason: 'Wedding',
+    });
     expect(res.headers.get('location')).toMatch(/ok=time_off_added/);
     // One day: the last day left empty.
     await s.post('/admin/ui/time-off/days', { _csrf: s.csrf, resource_id: 'res_stylist_ben', from: day(6) });
-    const changes = (await t.call('GET', '/admin/schedule-changes', undefined, { apiKey: ADMIN_KEY, profile: null })).body.changes as any[];
+    const changes = (await t.call('GET', '/admin/schedule-changes', undefined, { apiKey: ADMIN_KEY, profile: null }))
+      .body.changes as any[];
     const ava = changes.find((ch) => ch.resource_id === 'res_stylist_ava');
     const ben = changes.find((ch) => ch.resource_id === 'res_stylist_ben');
     expect(Date.parse(ava.start)).toBe(localToUtcMs(day(3), '00:00', ZONE));
@@ -79,7 +89,11 @@ describe('time off', () => {
     expect(Date.parse(ben.start)).toBe(localToUtcMs(day(6), '00:00', ZONE));
     expect(Date.parse(ben.end)).toBe(localToUtcMs(day(7), '00:00', ZONE));
     // A date that does not exist is refused in words, nothing added.
-    const bad = await s.post('/admin/ui/time-off/days', { _csrf: s.csrf, resource_id: 'res_stylist_ava', from: '2027-02-31' });
+    const bad = await s.post('/admin/ui/time-off/days', {
+      _csrf: s.csrf,
+      resource_id: 'res_stylist_ava',
+      from: '2027-02-31',
+    });
     expect(bad.headers.get('location')).toMatch(/error=/);
   });
 });
@@ -106,8 +120,11 @@ describe('times in the business zone, the zone named', () => {
     `${new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, weekday: 'short', day: 'numeric', month: 'short' }).format(ms)} ${new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(ms)}`;
 
   it('the booking history lists each event at its New York time under a heading naming the zone, never as UTC text', async () => {
-    const [slot] = (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) })).body.slots;
-    const b = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER })).body.booking;
+    const [slot] = (
+      await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) })
+    ).body.slots;
+    const b = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER })).body
+      .booking;
     const page = await (await s.get(`/admin/ui/bookings/${b.id}`)).text();
     const history = page.slice(page.indexOf('id="h">History'));
     expect(history).toContain(`<th>At (${ZONE})</th>`);
@@ -140,27 +157,52 @@ describe('the webhook log', () => {
 
 describe('hours over a date range', () => {
   it('one form sets the same hours on every chosen weekday of a range; a date already set refuses the whole range', async () => {
-    const form: Record<string, string> = { _csrf: s.csrf, resource_id: 'res_stylist_ava', date: day(7), until: day(13), opens: '10:00', closes: '14:00', reason: 'Short week' };
+    const form: Record<string, string> = {
+      _csrf: s.csrf,
+      resource_id: 'res_stylist_ava',
+      date: day(7),
+      until: day(13),
+      opens: '10:00',
+      closes: '14:00',
+      reason: 'Short week',
+    };
     for (const d of ['monday', 'tuesday', 'wednesday', 'thursday', 'friday']) form[`weekday_${d}`] = '1';
     const res = await s.post('/admin/ui/time-off/exception', form);
     expect(res.headers.get('location')).toMatch(/ok=hours_set/);
     const list = async () =>
-      ((await t.call('GET', '/admin/schedule-changes?resource_id=res_stylist_ava', undefined, { apiKey: ADMIN_KEY, profile: null })).body.changes as any[]).filter(
-        (c) => c.kind === 'exception',
-      );
+      (
+        (
+          await t.call('GET', '/admin/schedule-changes?resource_id=res_stylist_ava', undefined, {
+            apiKey: ADMIN_KEY,
+            profile: null,
+          })
+        ).body.changes as any[]
+      ).filter((c) => c.kind === 'exception');
     const set = await list();
-    const weekdays = Array.from({ length: 7 }, (_, i) => day(7 + i)).filter((d) => ![0, 6].includes(new Date(`${d}T00:00:00Z`).getUTCDay()));
+    const weekdays = Array.from({ length: 7 }, (_, i) => day(7 + i)).filter(
+      (d) => ![0, 6].includes(new Date(`${d}T00:00:00Z`).getUTCDay()),
+    );
     expect(set.map((c) => c.date).sort()).toEqual(weekdays);
-    expect(set.every((c) => c.hours.length === 1 && c.hours[0].opens === '10:00' && c.hours[0].closes === '14:00')).toBe(true);
+    expect(
+      set.every((c) => c.hours.length === 1 && c.hours[0].opens === '10:00' && c.hours[0].closes === '14:00'),
+    ).toBe(true);
     // Availability follows: on the first weekday Ava's slots are inside 10:00-14:00 only.
-    const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: weekdays[0], end_date: weekdays[0], resource_ids: ['res_stylist_ava'] }))
-      .body.slots as any[];
+    const slots = (
+      await t.call('POST', '/availability/query', {
+        service_id: 'svc_haircut',
+        start_date: weekdays[0],
+        end_date: weekdays[0],
+        resource_ids: ['res_stylist_ava'],
+      })
+    ).body.slots as any[];
     const ava = slots.filter((x) => (x.resources ?? []).some((r: any) => r.id === 'res_stylist_ava'));
     expect(ava.length).toBeGreaterThan(0);
     for (const x of ava) expect(x.start.slice(11, 16) >= '10:00' && x.end.slice(11, 16) <= '14:00').toBe(true);
     // Again over a range that overlaps: refused naming the date, nothing more set.
     const again = await s.post('/admin/ui/time-off/exception', { ...form, date: day(12), until: day(16) });
-    expect(new URL(again.headers.get('location') ?? '', t.url).searchParams.get('detail')).toMatch(/already has an exception for \d{4}-\d{2}-\d{2}/);
+    expect(new URL(again.headers.get('location') ?? '', t.url).searchParams.get('detail')).toMatch(
+      /already has an exception for \d{4}-\d{2}-\d{2}/,
+    );
     expect(await list()).toHaveLength(weekdays.length);
   });
 });

@@ -21,7 +21,8 @@ beforeEach(async () => {
 afterEach(async () => {
   await t.close();
 });
-const admin = (method: string, path: string, body?: unknown) => t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
+const admin = (method: string, path: string, body?: unknown) =>
+  t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
 
 /** A signed-in dashboard session kept in a cookie jar, and the page's CSRF token. */
 const signIn = () => signInDashboard(t.url, EMAIL, PASSWORD);
@@ -63,15 +64,26 @@ describe('every new dashboard form refuses a POST without the session CSRF token
     const page = await (await s.get(`/admin/ui/bookings/${booking.id}?date=${day(2)}`)).text();
     const slot = /name="slot_id" value="([^"]+)"/.exec(page)![1];
     forms[4][1].slot_id = slot;
-    for (const [path, form] of forms) expect([200, 303], path).toContain((await s.post(path, { ...form, _csrf: s.csrf })).status);
+    for (const [path, form] of forms)
+      expect([200, 303], path).toContain((await s.post(path, { ...form, _csrf: s.csrf })).status);
     const after = (await admin('GET', '/admin/api-keys')).body.api_keys;
     const active = Object.fromEntries(after.map((k: any) => [k.label, k.revoked_at === null]));
     expect(active).toEqual({ 'Salon app': false, Forged: true });
     expect((await admin('GET', '/admin/signing-keys')).body.keys).not.toEqual(keysBefore);
-    expect((await admin('GET', '/admin/schedule-changes')).body.changes).toMatchObject([{ kind: 'exception', resource_id: staff, date: day(5), hours: [] }]);
+    expect((await admin('GET', '/admin/schedule-changes')).body.changes).toMatchObject([
+      { kind: 'exception', resource_id: staff, date: day(5), hours: [] },
+    ]);
     expect((await admin('GET', `/admin/bookings/${booking.id}`)).body.booking.slot.id).toBe(slot);
-    const actions = (await admin('GET', '/admin/audit')).body.entries.filter((e: any) => e.actor === `user:${EMAIL}`).map((e: any) => e.action);
-    expect(actions).toEqual(['reschedule_booking', 'add_schedule_exception', 'rotate_signing_key', 'revoke_api_key', 'create_api_key']);
+    const actions = (await admin('GET', '/admin/audit')).body.entries
+      .filter((e: any) => e.actor === `user:${EMAIL}`)
+      .map((e: any) => e.action);
+    expect(actions).toEqual([
+      'reschedule_booking',
+      'add_schedule_exception',
+      'rotate_signing_key',
+      'revoke_api_key',
+      'create_api_key',
+    ]);
   });
 });
 
@@ -80,7 +92,13 @@ describe('the time-off form says which bookings stay inside the new time off', (
     const s = await signIn();
     const booking = await bookFirst('svc_haircut', day(3));
     const staff = booking.resources[0].id;
-    const posted = await s.post('/admin/ui/time-off', { _csrf: s.csrf, resource_id: staff, start: booking.slot.start, end: booking.slot.end, reason: 'Dentist' });
+    const posted = await s.post('/admin/ui/time-off', {
+      _csrf: s.csrf,
+      resource_id: staff,
+      start: booking.slot.start,
+      end: booking.slot.end,
+      reason: 'Dentist',
+    });
     expect(posted.status).toBe(303);
     const page = await (await s.get(posted.headers.get('location')!)).text();
     const flash = /<p class="flash (\w+)" role="(\w+)">([^<]*)<\/p>/.exec(page);
@@ -91,7 +109,12 @@ describe('the time-off form says which bookings stay inside the new time off', (
     expect((await admin('GET', `/admin/bookings/${booking.id}`)).body.booking.status).toBe('confirmed');
 
     // Nothing inside: the plain words, no warning.
-    const later = await s.post('/admin/ui/time-off', { _csrf: s.csrf, resource_id: staff, start: `${day(9)}T09:00`, end: `${day(9)}T10:00` });
+    const later = await s.post('/admin/ui/time-off', {
+      _csrf: s.csrf,
+      resource_id: staff,
+      start: `${day(9)}T09:00`,
+      end: `${day(9)}T10:00`,
+    });
     const calm = await (await s.get(later.headers.get('location')!)).text();
     expect(calm).toContain('<p class="flash ok" role="status">Time off added.</p>');
   });
@@ -109,7 +132,8 @@ describe("a platform key's secret is shown once, in the answer to the POST that 
     // It works as a platform's key.
     const q = { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) };
     expect((await t.call('POST', '/availability/query', q, { apiKey: secret })).status).toBe(200);
-    for (const path of ['/admin/ui/api-keys', '/admin/ui/audit', '/admin']) expect(await (await s.get(path)).text(), path).not.toContain(secret);
+    for (const path of ['/admin/ui/api-keys', '/admin/ui/audit', '/admin'])
+      expect(await (await s.get(path)).text(), path).not.toContain(secret);
     const listed = await (await s.get('/admin/ui/api-keys')).text();
     expect(listed).toContain('Salon app');
     // An empty label is the operation's refusal, shown as a flash: no key made.
@@ -127,7 +151,11 @@ describe('reschedule from the booking page', () => {
     const offered = [...page.matchAll(/name="slot_id" value="([^"]+)"/g)].map((m) => m[1]);
     expect(offered.length).toBeGreaterThan(0);
     // Someone else books the first offered slot.
-    const other = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: offered[0], buyer: { ...BUYER, email: 'grace@example.com' } });
+    const other = await t.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: offered[0],
+      buyer: { ...BUYER, email: 'grace@example.com' },
+    });
     expect(other.status).toBe(201);
     const res = await s.post(`/admin/ui/bookings/${booking.id}/reschedule`, { _csrf: s.csrf, slot_id: offered[0] });
     expect(res.status).toBe(303);
@@ -151,12 +179,16 @@ describe('the dashboard shows only messages the server chose, never text from a 
   it("a crafted /admin?error=... link shows our generic words, not the attacker's sentence; ?ok= likewise", async () => {
     const s = await signIn();
     const lure = 'Your account is suspended: call +1 555 0100 and read out your password';
-    const bad = await (await s.get(`/admin?error=${encodeURIComponent(lure)}&ok=${encodeURIComponent('Payment received')}`)).text();
+    const bad = await (
+      await s.get(`/admin?error=${encodeURIComponent(lure)}&ok=${encodeURIComponent('Payment received')}`)
+    ).text();
     expect(bad).not.toContain('suspended');
     expect(bad).not.toContain('Payment received');
     expect(bad).toMatch(/role="alert">That could not be done; nothing was changed\./);
     // An error code shows our words for it; a detail with a forged seal is ignored.
-    const coded = await (await s.get(`/admin?error=slot_unavailable&detail=${encodeURIComponent(lure)}&seal=forged`)).text();
+    const coded = await (
+      await s.get(`/admin?error=slot_unavailable&detail=${encodeURIComponent(lure)}&seal=forged`)
+    ).text();
     expect(coded).toMatch(/role="alert">That time is no longer free; choose another\./);
     expect(coded).not.toContain('suspended');
   });

@@ -23,7 +23,8 @@ afterEach(async () => {
   await t.close();
 });
 
-const price = async (id = 'svc_haircut') => (await t.call('GET', `/services/${id}`, undefined, { profile: null })).body.service.pricing.amount;
+const price = async (id = 'svc_haircut') =>
+  (await t.call('GET', `/services/${id}`, undefined, { profile: null })).body.service.pricing.amount;
 /** Post the service form with `amount` typed, follow the redirect, and answer the page's flash text. */
 async function typePrice(amount: string, id = 'svc_haircut'): Promise<string> {
   const res = await s.post(`/admin/ui/services/${id}`, { _csrf: s.csrf, name: 'Haircut & Style', amount });
@@ -79,7 +80,14 @@ describe('a price typed in dollars is saved as dollars', () => {
   });
 
   it('a new service priced "15" costs 15 dollars, and the flash says so', async () => {
-    const res = await s.post('/admin/ui/services', { _csrf: s.csrf, id: 'svc_fringe', name: 'Fringe trim', template: 'svc_haircut', amount: '15', minutes: '15' });
+    const res = await s.post('/admin/ui/services', {
+      _csrf: s.csrf,
+      id: 'svc_fringe',
+      name: 'Fringe trim',
+      template: 'svc_haircut',
+      amount: '15',
+      minutes: '15',
+    });
     const page = await (await s.get(res.headers.get('location')!)).text();
     expect(page).toContain('Added Fringe trim: price $15.00, length 15 minutes');
     expect(await price('svc_fringe')).toBe(1500);

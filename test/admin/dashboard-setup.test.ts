@@ -52,15 +52,22 @@ const field = (page: string, name: string) => new RegExp(`name="${name}" value="
 describe('the first start offers a one-time setup link, and the owner makes her account in the browser', () => {
   it('the link is printed once with the start-up lines; it makes the account, signs her in, and works only once', async () => {
     const file = join(dir, 'rosa.json');
-    const init = await runCli(['init', '--name', 'Rosa Studio', '--service', 'Cut', '--price', '40', '--out', file], { env, timeoutMs: 60_000 });
+    const init = await runCli(['init', '--name', 'Rosa Studio', '--service', 'Cut', '--price', '40', '--out', file], {
+      env,
+      timeoutMs: 60_000,
+    });
     expect(init.code, init.stderr).toBe(0);
     const db = join(dir, 'rosa.db');
     const mail = join(dir, 'mail');
-    const first = await startServeCli(['--config', file, '--db', db, '--mail-dir', mail, '--port', '0'], { env, timeoutMs: 60_000 });
+    const first = await startServeCli(['--config', file, '--db', db, '--mail-dir', mail, '--port', '0'], {
+      env,
+      timeoutMs: 60_000,
+    });
     let link: string;
     try {
       // Lines come a moment after "is open at": wait for the setup line.
-      for (let i = 0; i < 200 && !/admin\/setup\?token=/.test(first.stderr()); i++) await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < 200 && !/admin\/setup\?token=/.test(first.stderr()); i++)
+        await new Promise((r) => setTimeout(r, 25));
       const said = first.stderr();
       expect(said).toContain(`dashboard: ${first.url}/admin`);
       expect(said).toContain(`MCP endpoint: ${first.url}/mcp`);
@@ -74,7 +81,13 @@ describe('the first start offers a one-time setup link, and the owner makes her 
       const b = browser(first.url);
       const page = await (await b.get(new URL(link).pathname + new URL(link).search)).text();
       expect(page).toContain('Create your account');
-      const form = { _csrf: field(page, '_csrf'), token: field(page, 'token'), email: EMAIL, password: PASSWORD, password_again: PASSWORD };
+      const form = {
+        _csrf: field(page, '_csrf'),
+        token: field(page, 'token'),
+        email: EMAIL,
+        password: PASSWORD,
+        password_again: PASSWORD,
+      };
       expect(form.token).toBe(token);
       // Without the form's own cookie (another site posting it): refused, nothing made.
       const forged = await fetch(`${first.url}/admin/setup`, {
@@ -96,7 +109,13 @@ describe('the first start offers a one-time setup link, and the owner makes her 
       // Used: the same link opens nothing again.
       const again = browser(first.url);
       const page2 = await (await again.get(new URL(link).pathname + new URL(link).search)).text();
-      const reuse = await again.post('/admin/setup', { _csrf: field(page2, '_csrf'), token, email: 'intruder@example.com', password: PASSWORD, password_again: PASSWORD });
+      const reuse = await again.post('/admin/setup', {
+        _csrf: field(page2, '_csrf'),
+        token,
+        email: 'intruder@example.com',
+        password: PASSWORD,
+        password_again: PASSWORD,
+      });
       expect(reuse.status).toBe(401);
       expect(await reuse.text()).toContain('This setup link no longer works');
     } finally {
@@ -109,7 +128,9 @@ describe('the first start offers a one-time setup link, and the owner makes her 
       expect(second.stderr()).not.toContain('/admin/setup');
       const b = browser(second.url);
       const login = await (await b.get('/admin/login')).text();
-      expect((await b.post('/admin/login', { _csrf: field(login, '_csrf'), email: EMAIL, password: PASSWORD })).status).toBe(303);
+      expect(
+        (await b.post('/admin/login', { _csrf: field(login, '_csrf'), email: EMAIL, password: PASSWORD })).status,
+      ).toBe(303);
     } finally {
       await second.stop();
     }
@@ -131,7 +152,13 @@ describe('the setup token', () => {
     t.clock.advance(24 * 3600 * 1000);
     const b = browser(t.url);
     const page = await (await b.get(`/admin/setup?token=${offer.token}`)).text();
-    const late = await b.post('/admin/setup', { _csrf: field(page, '_csrf'), token: offer.token, email: EMAIL, password: PASSWORD, password_again: PASSWORD });
+    const late = await b.post('/admin/setup', {
+      _csrf: field(page, '_csrf'),
+      token: offer.token,
+      email: EMAIL,
+      password: PASSWORD,
+      password_again: PASSWORD,
+    });
     expect(late.status).toBe(401);
     expect(await t.server.store.read((tx) => tx.admin.user(EMAIL))).toBeNull();
   });

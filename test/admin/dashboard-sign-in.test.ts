@@ -30,7 +30,16 @@ async function start() {
       void lines.push({ level, msg, fields });
   const log: Logger = { info: at('info'), warn: at('warn'), error: at('error') };
   const clock = new ManualClock(TEST_NOW);
-  server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: false, clock, log, sweepIntervalMs: 0, webhooks: { enabled: false }, trustProxy: true });
+  server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: false,
+    clock,
+    log,
+    sweepIntervalMs: 0,
+    webhooks: { enabled: false },
+    trustProxy: true,
+  });
   const url = await server.listen(0, '127.0.0.1');
   await addBusinessUser(server.store, EMAIL, PASSWORD, clock.now());
   return { url, clock, lines };
@@ -39,7 +48,11 @@ async function start() {
 /** A browser behind our TLS proxy at `ip`. */
 function browserAt(url: string, ip: string) {
   const jar = new Map<string, string>();
-  const headers = () => ({ 'x-forwarded-for': ip, 'x-forwarded-proto': 'https', cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') });
+  const headers = () => ({
+    'x-forwarded-for': ip,
+    'x-forwarded-proto': 'https',
+    cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+  });
   const keep = (res: Response) => {
     for (const sc of res.headers.getSetCookie()) {
       const [pair] = sc.split(';');
@@ -107,10 +120,15 @@ describe('dashboard lockouts are not a weapon', () => {
     expect(failed).toHaveLength(4);
     expect(failed[0]).toMatchObject({ level: 'warn', fields: { door: 'dashboard', user_ref: emailRef(EMAIL) } });
     expect(lines).toContainEqual(
-      expect.objectContaining({ msg: 'dashboard sign-in refused: too many failures', fields: expect.objectContaining({ limit: 'account', user_ref: emailRef(EMAIL) }) }),
+      expect.objectContaining({
+        msg: 'dashboard sign-in refused: too many failures',
+        fields: expect.objectContaining({ limit: 'account', user_ref: emailRef(EMAIL) }),
+      }),
     );
     expect(JSON.stringify(lines)).not.toContain(EMAIL);
-    const metrics = await (await fetch(`${url}/metrics`, { headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'https' } })).text();
+    const metrics = await (
+      await fetch(`${url}/metrics`, { headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'https' } })
+    ).text();
     expect(metrics).toMatch(/usp_sign_in_failures_total\{door="dashboard"\} 4/);
     expect(metrics).toMatch(/usp_sign_in_lockouts_total\{door="dashboard",limit="account"\} 1/);
   });
@@ -124,7 +142,10 @@ describe('signing out of the dashboard ends the session on the server', () => {
     const page = await (await owner.get('/admin')).text();
     const stolen = `usp_admin_session=${owner.jar.get('usp_admin_session')}`;
     expect((await owner.post('/admin/logout', { _csrf: owner.csrfOf(page) })).status).toBe(303);
-    const replay = await fetch(`${url}/admin`, { headers: { cookie: stolen, 'x-forwarded-proto': 'https' }, redirect: 'manual' });
+    const replay = await fetch(`${url}/admin`, {
+      headers: { cookie: stolen, 'x-forwarded-proto': 'https' },
+      redirect: 'manual',
+    });
     expect(replay.status).toBe(303);
     expect(replay.headers.get('location')).toBe('/admin/login');
   });

@@ -24,7 +24,8 @@ function objectOf(schema: z.ZodType): z.ZodObject | undefined {
   }
   return undefined;
 }
-const membersOf = (schema: z.ZodType, prefix: string) => Object.keys(objectOf(schema)!.shape).map((k) => `${prefix}${k}`);
+const membersOf = (schema: z.ZodType, prefix: string) =>
+  Object.keys(objectOf(schema)!.shape).map((k) => `${prefix}${k}`);
 const FILE = objectOf(BusinessFileSchema)!.shape as Record<string, z.ZodType>;
 const BUSINESS = objectOf(FILE.business)!.shape as Record<string, z.ZodType>;
 const MEMBERS = [
@@ -40,7 +41,8 @@ const MEMBERS = [
 const NOT_EDITED: Record<string, string> = {
   $schema: 'an editor hint the server ignores',
   admin_api_key_hashes: 'credentials read at start (the file or --admin-key); the admin API cannot mint its own admin',
-  platform_api_keys: 'pre-established credentials read at start; /admin/api-keys issues and revokes platform keys at run time',
+  platform_api_keys:
+    'pre-established credentials read at start; /admin/api-keys issues and revokes platform keys at run time',
   'business.id': 'names the database and every published service; set by the file',
   'business.locations[].id': 'chosen when the location is created (POST /admin/locations)',
   'resources[].id': 'chosen when the resource is created (POST /admin/resources)',
@@ -53,22 +55,57 @@ const haircut = demo.services.find((s) => s.id === 'svc_haircut')!;
 
 /** One change per member: the operation, its body, and the member's stored value after it. */
 type Reach = { method: string; path: string; body: Json; value: unknown };
-const svc = (member: string, value: unknown, body: Json = { [member]: value }): Reach => ({ method: 'PATCH', path: '/admin/services/svc_haircut', body, value });
-const res = (member: string, value: unknown): Reach => ({ method: 'PATCH', path: '/admin/resources/res_probe', body: { [member]: value }, value });
-const loc = (member: string, value: unknown): Reach => ({ method: 'PATCH', path: '/admin/locations/loc_uptown', body: { [member]: value }, value });
-const biz = (member: string, value: unknown): Reach => ({ method: 'PATCH', path: '/admin/business', body: { [member]: value }, value });
+const svc = (member: string, value: unknown, body: Json = { [member]: value }): Reach => ({
+  method: 'PATCH',
+  path: '/admin/services/svc_haircut',
+  body,
+  value,
+});
+const res = (member: string, value: unknown): Reach => ({
+  method: 'PATCH',
+  path: '/admin/resources/res_probe',
+  body: { [member]: value },
+  value,
+});
+const loc = (member: string, value: unknown): Reach => ({
+  method: 'PATCH',
+  path: '/admin/locations/loc_uptown',
+  body: { [member]: value },
+  value,
+});
+const biz = (member: string, value: unknown): Reach => ({
+  method: 'PATCH',
+  path: '/admin/business',
+  body: { [member]: value },
+  value,
+});
 
 const REACH: Record<string, Reach> = {
   business: { ...biz('name', 'Maple & Pine Two'), value: undefined },
   settings: { method: 'PATCH', path: '/admin/settings', body: { max_waitlist_entries: 42 }, value: undefined },
-  resources: { method: 'POST', path: '/admin/resources', body: { id: 'res_probe_two', type: 'equipment', name: 'Dryer', schedule: WEEK }, value: undefined },
-  services: { method: 'POST', path: '/admin/services', body: { ...structuredClone(haircut), id: 'svc_probe_two', handle: 'probe-two' }, value: undefined },
+  resources: {
+    method: 'POST',
+    path: '/admin/resources',
+    body: { id: 'res_probe_two', type: 'equipment', name: 'Dryer', schedule: WEEK },
+    value: undefined,
+  },
+  services: {
+    method: 'POST',
+    path: '/admin/services',
+    body: { ...structuredClone(haircut), id: 'svc_probe_two', handle: 'probe-two' },
+    value: undefined,
+  },
   'business.name': biz('name', 'Maple & Pine Again'),
   'business.timezone': biz('timezone', 'America/Chicago'),
   'business.currency': biz('currency', 'CAD'),
   'business.locale': biz('locale', 'fr-CA'),
   'business.contact': biz('contact', { phone: '+1 212 555 0199', email: 'desk@maple-pine.example' }),
-  'business.locations': { method: 'POST', path: '/admin/locations', body: { id: 'loc_probe', name: 'Harbor' }, value: undefined },
+  'business.locations': {
+    method: 'POST',
+    path: '/admin/locations',
+    body: { id: 'loc_probe', name: 'Harbor' },
+    value: undefined,
+  },
   'business.locations[].name': loc('name', 'Uptown Loft'),
   'business.locations[].address': loc('address', '9 Hill Rd'),
   'business.locations[].coordinates': loc('coordinates', { lat: 40.8, lng: -73.95 }),
@@ -92,7 +129,10 @@ const REACH: Record<string, Reach> = {
   'services[].duration': svc('duration', { ...haircut.duration, fixed: 'PT50M' }),
   'services[].pricing': svc('pricing', { amount: 4321 }),
   'services[].channel': svc('channel', { ...haircut.channel, instructions: 'Ring twice' }),
-  'services[].policies': svc('policies', { ...haircut.policies, confirmation_mode: haircut.policies.confirmation_mode === 'auto' ? 'manual' : 'auto' }),
+  'services[].policies': svc('policies', {
+    ...haircut.policies,
+    confirmation_mode: haircut.policies.confirmation_mode === 'auto' ? 'manual' : 'auto',
+  }),
   'services[].capacity': svc('capacity', { max: 1 }),
   'services[].provider': svc('provider', { name: 'Maple & Pine' }),
   'services[].media': svc('media', [{ type: 'image', url: 'https://img.example.com/cut.jpg' }]),
@@ -117,7 +157,8 @@ function sampleSetting(name: string, p: Json): unknown {
   if (p.type === 'boolean') return !(p.default ?? false);
   if (p.enum) return p.enum.find((v: unknown) => v !== p.default);
   if (p.type === 'object') return { reminder: 'templates/reminder.txt' };
-  if (p.type === 'string') return name.includes('template') ? 'https://pay.example.com/{booking_id}/{action_id}' : 'https://book.example.com';
+  if (p.type === 'string')
+    return name.includes('template') ? 'https://pay.example.com/{booking_id}/{action_id}' : 'https://book.example.com';
   throw new Error(`settings.${name}: no sample for ${JSON.stringify(p)}; teach sampleSetting this kind`);
 }
 const SETTINGS = (z.toJSONSchema(FILE.settings, { io: 'input' }) as Json).properties as Record<string, Json>;
@@ -130,7 +171,8 @@ for (const [name, p] of Object.entries(SETTINGS)) {
 function storedAt(def: Json, member: string): unknown {
   const [head, rest] = member.split('[].');
   const key = rest ?? head.split('.').pop()!;
-  if (member.startsWith('business.locations[].')) return def.business.locations.find((l: Json) => l.id === 'loc_uptown')[key];
+  if (member.startsWith('business.locations[].'))
+    return def.business.locations.find((l: Json) => l.id === 'loc_uptown')[key];
   if (member.startsWith('resources[].')) return def.resources.find((r: Json) => r.id === 'res_probe')[key];
   if (member.startsWith('services[].')) return def.services.find((s: Json) => s.id === 'svc_haircut')[key];
   if (member.startsWith('business.')) return def.business[key];
@@ -141,7 +183,13 @@ function storedAt(def: Json, member: string): unknown {
 describe('every member of the business file is reachable through the admin API', () => {
   it('the schema walk finds the members (guards the walk) and each is reached or has its reason, and nothing else is listed', () => {
     expect(MEMBERS).toEqual(
-      expect.arrayContaining(['business.timezone', 'settings.hold_ttl_seconds', 'services[].pricing', 'resources[].schedule', 'business.locations[].address']),
+      expect.arrayContaining([
+        'business.timezone',
+        'settings.hold_ttl_seconds',
+        'services[].pricing',
+        'resources[].schedule',
+        'business.locations[].address',
+      ]),
     );
     const missing = MEMBERS.filter((m) => !(m in REACH) && !(m in NOT_EDITED));
     expect(missing, 'members no admin operation reaches').toEqual([]);
@@ -153,7 +201,12 @@ describe('every member of the business file is reachable through the admin API',
     let t: TestServer;
     beforeAll(async () => {
       t = await startTestServer();
-      const probe = await t.call('POST', '/admin/resources', { id: 'res_probe', type: 'equipment', name: 'Steamer', schedule: WEEK }, { apiKey: ADMIN_KEY, profile: null });
+      const probe = await t.call(
+        'POST',
+        '/admin/resources',
+        { id: 'res_probe', type: 'equipment', name: 'Steamer', schedule: WEEK },
+        { apiKey: ADMIN_KEY, profile: null },
+      );
       expect(probe.status, JSON.stringify(probe.body)).toBe(201);
     });
     afterAll(async () => {

@@ -19,16 +19,26 @@ beforeEach(async () => {
 afterEach(async () => {
   await t.close();
 });
-const admin = (method: string, path: string, body?: unknown) => t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
-const slotsOf = async (date: string) => (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: date, end_date: date })).body.slots as any[];
+const admin = (method: string, path: string, body?: unknown) =>
+  t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
+const slotsOf = async (date: string) =>
+  (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: date, end_date: date })).body
+    .slots as any[];
 
 describe('the front desk forms', () => {
   it('without the session CSRF token (or with a wrong one) the walk-in, note and erase forms answer 403 and change nothing', async () => {
     const s = await signInDashboard(t.url, EMAIL, PASSWORD);
     const [slot] = await slotsOf(day(1));
-    await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: (await slotsOf(day(2)))[0].id, buyer: BUYER });
+    await t.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: (await slotsOf(day(2)))[0].id,
+      buyer: BUYER,
+    });
     const forms: Array<[string, Record<string, string>]> = [
-      ['/admin/ui/walk-in', { service_id: 'svc_haircut', slot_id: slot.id, first_name: 'Zelda', email: 'z@example.org' }],
+      [
+        '/admin/ui/walk-in',
+        { service_id: 'svc_haircut', slot_id: slot.id, first_name: 'Zelda', email: 'z@example.org' },
+      ],
       ['/admin/ui/clients/note', { email: BUYER.email, note: 'x' }],
       ['/admin/ui/clients/erase', { email: BUYER.email, confirm: 'yes' }],
       ['/admin/ui/clients/export', { email: BUYER.email }],
@@ -91,12 +101,24 @@ describe('the front desk forms', () => {
 
   it("a client's page lists their bookings, saves the note, downloads their data and erases it", async () => {
     const s = await signInDashboard(t.url, EMAIL, PASSWORD);
-    const b = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: (await slotsOf(day(1)))[0].id, buyer: BUYER })).body.booking;
+    const b = (
+      await t.call('POST', '/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: (await slotsOf(day(1)))[0].id,
+        buyer: BUYER,
+      })
+    ).body.booking;
     const page = await (await s.get(`/admin/ui/clients?email=${BUYER.email}`)).text();
     expect(page).toContain(`/admin/ui/bookings/${b.id}`);
-    expect((await s.post(`/admin/ui/clients/note?email=${BUYER.email}`, { _csrf: s.csrf, email: BUYER.email, note: 'Sensitive scalp' })).headers.get('location')).toMatch(
-      /ok=note_saved/,
-    );
+    expect(
+      (
+        await s.post(`/admin/ui/clients/note?email=${BUYER.email}`, {
+          _csrf: s.csrf,
+          email: BUYER.email,
+          note: 'Sensitive scalp',
+        })
+      ).headers.get('location'),
+    ).toMatch(/ok=note_saved/);
     expect(await (await s.get(`/admin/ui/clients?email=${BUYER.email}`)).text()).toContain('Sensitive scalp');
     const dl = await s.post('/admin/ui/clients/export', { _csrf: s.csrf, email: BUYER.email });
     expect(dl.headers.get('content-disposition')).toContain('attachment');
@@ -104,17 +126,29 @@ describe('the front desk forms', () => {
     expect(data.bookings[0].booking.id).toBe(b.id);
     expect(data.client_notes[0].note).toBe('Sensitive scalp');
     // Without the confirmation box nothing is erased.
-    expect((await s.post('/admin/ui/clients/erase', { _csrf: s.csrf, email: BUYER.email })).headers.get('location')).toMatch(/error=confirm_erase/);
+    expect(
+      (await s.post('/admin/ui/clients/erase', { _csrf: s.csrf, email: BUYER.email })).headers.get('location'),
+    ).toMatch(/error=confirm_erase/);
     expect((await admin('GET', `/admin/bookings/${b.id}`)).body.booking.buyer).toEqual(BUYER);
-    expect((await s.post('/admin/ui/clients/erase', { _csrf: s.csrf, email: BUYER.email, confirm: 'yes' })).headers.get('location')).toMatch(/ok=buyer_erased/);
+    expect(
+      (await s.post('/admin/ui/clients/erase', { _csrf: s.csrf, email: BUYER.email, confirm: 'yes' })).headers.get(
+        'location',
+      ),
+    ).toMatch(/ok=buyer_erased/);
     expect((await admin('GET', `/admin/bookings/${b.id}`)).body.booking.buyer.first_name).toBe('Erased');
   });
 
   it('a client is found by part of the first or last name, whatever the case or accents, and the result opens their page', async () => {
     const s = await signInDashboard(t.url, EMAIL, PASSWORD);
-    const jose = { first_name: 'José', last_name: 'Álvarez-Núñez', email: 'jose.alvarez@example.org', phone_number: '+1 212 555 0199' };
+    const jose = {
+      first_name: 'José',
+      last_name: 'Álvarez-Núñez',
+      email: 'jose.alvarez@example.org',
+      phone_number: '+1 212 555 0199',
+    };
     const slots = await slotsOf(day(1));
-    const b = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slots[0].id, buyer: jose })).body.booking;
+    const b = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slots[0].id, buyer: jose })).body
+      .booking;
     await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slots[slots.length - 1].id, buyer: BUYER });
     for (const typed of ['jose', 'JOSÉ', 'alvarez', 'Núñez', 'jose alv']) {
       const page = await (await s.get(`/admin/ui/clients?name=${encodeURIComponent(typed)}`)).text();

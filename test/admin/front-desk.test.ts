@@ -14,8 +14,14 @@ let schema: string | undefined;
 /** Every case runs on SQLite and, with a PostgreSQL URL, on PostgreSQL (a fresh schema each). */
 const ENGINES = PG_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
 if (!PG_URL) noteSkipped('front desk on PostgreSQL');
-const admin = (method: string, path: string, body?: unknown) => t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
-const WALK_IN = { first_name: 'Zelda', last_name: 'Quinton', email: 'zelda.quinton@example.org', phone_number: '+1 555 010 7788' };
+const admin = (method: string, path: string, body?: unknown) =>
+  t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
+const WALK_IN = {
+  first_name: 'Zelda',
+  last_name: 'Quinton',
+  email: 'zelda.quinton@example.org',
+  phone_number: '+1 555 010 7788',
+};
 
 async function freeSlots(serviceId: string, date: string) {
   const q = await t.call('POST', '/availability/query', { service_id: serviceId, start_date: date, end_date: date });
@@ -35,9 +41,19 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
   describe('walk-in and phone bookings', () => {
     it('a walk-in on a free slot is a confirmed booking of the business: its slot is taken, its events carry no platform, the audit log has it', async () => {
       const [slot] = await freeSlots('svc_haircut', day(1));
-      const r = await admin('POST', '/admin/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: WALK_IN, notes: 'Walked in' });
+      const r = await admin('POST', '/admin/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: slot.id,
+        buyer: WALK_IN,
+        notes: 'Walked in',
+      });
       expect(r.status).toBe(201);
-      expect(r.body.booking).toMatchObject({ status: 'confirmed', buyer: WALK_IN, notes: 'Walked in', slot: { start: slot.start } });
+      expect(r.body.booking).toMatchObject({
+        status: 'confirmed',
+        buyer: WALK_IN,
+        notes: 'Walked in',
+        slot: { start: slot.start },
+      });
       expect((await freeSlots('svc_haircut', day(1))).some((s) => s.id === slot.id)).toBe(false);
       // No platform owns it: a platform asking for it finds nothing.
       expect((await t.call('GET', `/bookings/${r.body.booking.id}`)).body.code).toBe('booking_not_found');
@@ -51,9 +67,17 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
 
     it('a phone booking needs only a name and a phone number, and the client is found by that phone', async () => {
       const [slot] = await freeSlots('svc_haircut', day(2));
-      const r = await admin('POST', '/admin/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: { first_name: 'Otto', phone_number: '(555) 010-4242' } });
+      const r = await admin('POST', '/admin/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: slot.id,
+        buyer: { first_name: 'Otto', phone_number: '(555) 010-4242' },
+      });
       expect(r.status).toBe(201);
-      expect(r.body.booking.buyer).toMatchObject({ first_name: 'Otto', last_name: '-', phone_number: '(555) 010-4242' });
+      expect(r.body.booking.buyer).toMatchObject({
+        first_name: 'Otto',
+        last_name: '-',
+        phone_number: '(555) 010-4242',
+      });
       expect(r.body.booking.buyer.email).toMatch(/@walk-in\.invalid$/);
       const client = await admin('GET', `/admin/clients?phone=${encodeURIComponent('555-010-4242')}`);
       expect(client.body.bookings.map((x: any) => x.booking.id)).toEqual([r.body.booking.id]);
@@ -61,7 +85,11 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
 
     it('a client booked through a platform is found by their phone typed in any common format, and no other number is', async () => {
       const [slot] = await freeSlots('svc_haircut', day(2));
-      const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: { ...BUYER, phone_number: '+1 212 555 0134' } });
+      const b = await t.call('POST', '/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: slot.id,
+        buyer: { ...BUYER, phone_number: '+1 212 555 0134' },
+      });
       expect(b.status, JSON.stringify(b.body)).toBe(201);
       for (const typed of ['2125550134', '(212) 555-0134', '212.555.0134', '+12125550134', '1-212-555-0134']) {
         const client = await admin('GET', `/admin/clients?phone=${encodeURIComponent(typed)}`);
@@ -77,7 +105,11 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
 
     it('a walk-in with neither email nor phone is refused naming the field, and nothing is booked', async () => {
       const [slot] = await freeSlots('svc_haircut', day(1));
-      const r = await admin('POST', '/admin/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: { first_name: 'Nobody' } });
+      const r = await admin('POST', '/admin/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: slot.id,
+        buyer: { first_name: 'Nobody' },
+      });
       expect(r.status).toBe(400);
       expect(JSON.stringify(r.body)).toContain('email');
       expect((await freeSlots('svc_haircut', day(1))).some((s) => s.id === slot.id)).toBe(true);
@@ -85,15 +117,32 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
 
     it('outside opening hours or inside the notice period needs override_rules; with it the booking is made at that time', async () => {
       const late = `${day(1)}T21:30`;
-      const refused = await admin('POST', '/admin/bookings', { service_id: 'svc_haircut', start: late, resource_id: 'res_stylist_ava', buyer: WALK_IN });
+      const refused = await admin('POST', '/admin/bookings', {
+        service_id: 'svc_haircut',
+        start: late,
+        resource_id: 'res_stylist_ava',
+        buyer: WALK_IN,
+      });
       expect(refused.body.messages[0].code).toBe('validation_error');
-      const made = await admin('POST', '/admin/bookings', { service_id: 'svc_haircut', start: late, resource_id: 'res_stylist_ava', buyer: WALK_IN, override_rules: true });
+      const made = await admin('POST', '/admin/bookings', {
+        service_id: 'svc_haircut',
+        start: late,
+        resource_id: 'res_stylist_ava',
+        buyer: WALK_IN,
+        override_rules: true,
+      });
       expect(made.status).toBe(201);
       expect(made.body.booking.slot.start).toBe(`${day(1)}T21:30:00-05:00`);
       expect(made.body.booking.resources.map((r: any) => r.id)).toEqual(['res_stylist_ava']);
       // Thirty minutes from now is inside the one-hour notice: a free slot id there answers booking_window_violated, the override books it.
       const soon = new Date(t.clock.now() + 30 * 60_000).toISOString().replace('.000Z', 'Z');
-      const over = await admin('POST', '/admin/bookings', { service_id: 'svc_haircut', start: soon, resource_id: 'res_stylist_ben', buyer: WALK_IN, override_rules: true });
+      const over = await admin('POST', '/admin/bookings', {
+        service_id: 'svc_haircut',
+        start: soon,
+        resource_id: 'res_stylist_ben',
+        buyer: WALK_IN,
+        override_rules: true,
+      });
       expect(over.status).toBe(201);
     });
 
@@ -103,7 +152,13 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
       const stylist = first.body.booking.resources[0].id;
       const overlapping = new Date(Date.parse(slot.start) + 15 * 60_000).toISOString().replace('.000Z', 'Z');
       for (const start of [slot.start, overlapping]) {
-        const r = await admin('POST', '/admin/bookings', { service_id: 'svc_haircut', start, resource_id: stylist, buyer: WALK_IN, override_rules: true });
+        const r = await admin('POST', '/admin/bookings', {
+          service_id: 'svc_haircut',
+          start,
+          resource_id: stylist,
+          buyer: WALK_IN,
+          override_rules: true,
+        });
         expect(r.body.messages[0].code).toBe('slot_unavailable');
       }
       const walkIns = (await admin('GET', `/admin/clients?email=${WALK_IN.email}`)).body.bookings;
@@ -131,11 +186,21 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
     it("a client's bookings from platforms and the desk are listed newest first, with the note, which is audited and removable", async () => {
       const [a] = await freeSlots('svc_haircut', day(1));
       const [b] = await freeSlots('svc_haircut', day(4));
-      const viaPlatform = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: a.id, buyer: { ...BUYER, email: 'ADA@example.com' } });
+      const viaPlatform = await t.call('POST', '/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: a.id,
+        buyer: { ...BUYER, email: 'ADA@example.com' },
+      });
       const atDesk = await admin('POST', '/admin/bookings', { service_id: 'svc_haircut', slot_id: b.id, buyer: BUYER });
-      expect((await admin('PUT', '/admin/clients/note', { email: 'ada@example.com', note: 'Prefers Ben. Sensitive scalp.' })).status).toBe(200);
+      expect(
+        (await admin('PUT', '/admin/clients/note', { email: 'ada@example.com', note: 'Prefers Ben. Sensitive scalp.' }))
+          .status,
+      ).toBe(200);
       const c = await admin('GET', '/admin/clients?email=Ada@Example.com');
-      expect(c.body.bookings.map((x: any) => x.booking.id)).toEqual([atDesk.body.booking.id, viaPlatform.body.booking.id]);
+      expect(c.body.bookings.map((x: any) => x.booking.id)).toEqual([
+        atDesk.body.booking.id,
+        viaPlatform.body.booking.id,
+      ]);
       expect(c.body.note).toMatchObject({ note: 'Prefers Ben. Sensitive scalp.', updated_by: 'admin_api_key' });
       const audit = (await admin('GET', '/admin/audit')).body.entries;
       expect(audit[0]).toMatchObject({ action: 'set_client_note', outcome: 'ok', target: null });
@@ -156,16 +221,32 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
       const booked = await t.call('POST', '/bookings', {
         service_id: 'svc_haircut',
         slot_id: a.id,
-        buyer: { first_name: 'Zelda', last_name: 'Quinton', email: 'zelda.quinton@example.org', phone_number: '+15550107788' },
+        buyer: {
+          first_name: 'Zelda',
+          last_name: 'Quinton',
+          email: 'zelda.quinton@example.org',
+          phone_number: '+15550107788',
+        },
         notes: 'Zelda likes it short',
       });
-      const other = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: (await freeSlots('svc_haircut', day(2)))[0].id, buyer: BUYER });
+      const other = await t.call('POST', '/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: (await freeSlots('svc_haircut', day(2)))[0].id,
+        buyer: BUYER,
+      });
       await admin('PUT', '/admin/clients/note', { email: WALK_IN.email, note: 'Quinton family, pays cash' });
       await t.server.store.transaction(async (tx) => {
         const entry = waitlistEntry('wl_zq', { serviceId: 'svc_yoga_class' });
         entry.entry.buyer = { ...WALK_IN };
         await tx.waitlist.insert(entry);
-        await tx.accounts.create({ id: 'acc_zq', email: WALK_IN.email, password_hash: 'scrypt$x', name: 'Zelda Quinton', phone: '+15550107788', created_ms: t.clock.now() });
+        await tx.accounts.create({
+          id: 'acc_zq',
+          email: WALK_IN.email,
+          password_hash: 'scrypt$x',
+          name: 'Zelda Quinton',
+          phone: '+15550107788',
+          created_ms: t.clock.now(),
+        });
         await tx.accounts.linkBooking('acc_zq', booked.body.booking.id, t.clock.now());
       });
       return { booking: booked.body.booking, other: other.body.booking };
@@ -199,12 +280,24 @@ describe.each(ENGINES)('the front desk on %s', (engine) => {
       expect((await admin('GET', `/admin/bookings/${other.id}`)).body.booking.buyer).toEqual(BUYER);
       expect(await t.server.store.read((tx) => tx.accounts.byEmail(WALK_IN.email))).toBeNull();
       const x = (await admin('POST', '/admin/buyers/export', { email: WALK_IN.email })).body.export;
-      for (const k of ['bookings', 'waitlist_entries', 'holds', 'outbox_events', 'webhook_deliveries', 'stored_responses', 'client_notes', 'account']) expect(x[k]).toEqual([]);
+      for (const k of [
+        'bookings',
+        'waitlist_entries',
+        'holds',
+        'outbox_events',
+        'webhook_deliveries',
+        'stored_responses',
+        'client_notes',
+        'account',
+      ])
+        expect(x[k]).toEqual([]);
       const audit = (await admin('GET', '/admin/audit')).body.entries;
       expect(audit[0]).toMatchObject({ action: 'erase_buyer_data', target: null, outcome: 'ok' });
       expect(JSON.stringify(audit)).not.toContain('zelda');
       // The reminder not yet sent still goes, without the person in it.
-      const pending = (await t.server.store.read((tx) => tx.outbox.recent(50))).filter((e) => e.order_key === booking.id && e.event === 'booking.reminder');
+      const pending = (await t.server.store.read((tx) => tx.outbox.recent(50))).filter(
+        (e) => e.order_key === booking.id && e.event === 'booking.reminder',
+      );
       expect(pending.length).toBe(1);
       expect(JSON.stringify(pending[0].payload)).not.toContain('Zelda');
     });

@@ -23,7 +23,12 @@ describe('an admin edit publishes the catalog as served', () => {
   it('PATCH of a service the business cannot take now (no online payment) keeps it suspended, with why, in the feed', async () => {
     t = await startTestServer({ sandbox: false });
     expect((await fed('svc_massage_60')).status).toBe('suspended');
-    const edit = await t.call('PATCH', '/admin/services/svc_massage_60', { name: 'Deep Tissue Massage' }, { apiKey: ADMIN_KEY, profile: null });
+    const edit = await t.call(
+      'PATCH',
+      '/admin/services/svc_massage_60',
+      { name: 'Deep Tissue Massage' },
+      { apiKey: ADMIN_KEY, profile: null },
+    );
     expect(edit.status).toBe(200);
     const after = await fed('svc_massage_60');
     expect(after.name).toBe('Deep Tissue Massage');

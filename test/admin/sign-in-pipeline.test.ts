@@ -6,7 +6,14 @@
  * rows have no JSON route, OpenAPI entry or MCP tool.
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { ManualClock, OPERATIONS, addBusinessUser, dashboardSessionGate, operationForDashboard, type Logger } from '../../src/operations/index.js';
+import {
+  ManualClock,
+  OPERATIONS,
+  addBusinessUser,
+  dashboardSessionGate,
+  operationForDashboard,
+  type Logger,
+} from '../../src/operations/index.js';
 import { buildOpenApi, createRestApp } from '../../src/bindings/rest/index.js';
 import { mcpTools } from '../../src/bindings/mcp/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
@@ -69,9 +76,11 @@ const postSignIn = (url: string, form: { csrf: string; cookie: string }, email: 
   });
 
 /** One sign-in form sent from a fresh browser. */
-const attempt = async (url: string, email: string, password: string): Promise<Response> => postSignIn(url, await signInForm(url), email, password);
+const attempt = async (url: string, email: string, password: string): Promise<Response> =>
+  postSignIn(url, await signInForm(url), email, password);
 
-const calls = (lines: LogLine[], operation: string) => lines.filter((l) => l.msg === 'call' && l.fields.operation === operation).map((l) => l.fields);
+const calls = (lines: LogLine[], operation: string) =>
+  lines.filter((l) => l.msg === 'call' && l.fields.operation === operation).map((l) => l.fields);
 const metrics = async (url: string) => (await fetch(`${url}/metrics`)).text();
 
 describe('signing in to the dashboard is a call through the pipeline', () => {
@@ -81,7 +90,12 @@ describe('signing in to the dashboard is a call through the pipeline', () => {
     await signInDashboard(url, EMAIL, PASSWORD);
     const op = operationForDashboard('sign_in').name;
     expect(calls(lines, op)).toEqual([
-      expect.objectContaining({ door: 'dashboard', principal: 'anonymous', outcome: 'authentication_required', ok: false }),
+      expect.objectContaining({
+        door: 'dashboard',
+        principal: 'anonymous',
+        outcome: 'authentication_required',
+        ok: false,
+      }),
       expect.objectContaining({ door: 'dashboard', principal: 'anonymous', outcome: 'ok', ok: true }),
     ]);
     const text = await metrics(url);
@@ -108,7 +122,9 @@ describe('signing in to the dashboard is a call through the pipeline', () => {
     await attempt(url, 'nobody@salon.example', WRONG);
     const owner = await signInDashboard(url, EMAIL, PASSWORD);
     expect((await owner.post('/admin/logout', { _csrf: owner.csrf })).status).toBe(303);
-    const received = lines.filter((l) => l.msg === 'call received' && l.fields.operation === operationForDashboard('sign_in').name);
+    const received = lines.filter(
+      (l) => l.msg === 'call received' && l.fields.operation === operationForDashboard('sign_in').name,
+    );
     expect(received).toHaveLength(3);
     expect(received[0].fields.input).toEqual({ user_ref: emailRef(EMAIL) });
     expect(received[1].fields.input).toEqual({ user_ref: emailRef('nobody@salon.example') });
@@ -119,7 +135,9 @@ describe('signing in to the dashboard is a call through the pipeline', () => {
   test('the sandbox admin key still signs in with an empty email, logged as the admin key, never the key itself', async () => {
     const { url, lines } = await start({ sandbox: true });
     await signInDashboard(url, '', ADMIN_KEY);
-    expect(calls(lines, operationForDashboard('sign_in').name)).toEqual([expect.objectContaining({ door: 'dashboard', outcome: 'ok' })]);
+    expect(calls(lines, operationForDashboard('sign_in').name)).toEqual([
+      expect.objectContaining({ door: 'dashboard', outcome: 'ok' }),
+    ]);
     expect(lines.find((l) => l.msg === 'call received')?.fields.input).toEqual({ user: 'admin-key' });
     expect(JSON.stringify(lines)).not.toContain(ADMIN_KEY);
   });
@@ -137,13 +155,19 @@ describe('signing in to the dashboard is a call through the pipeline', () => {
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await res.text()).toContain('database');
       // A screen behind the gate while the database is away: the same page, not a 500.
-      const screen = await fetch(`${url}/admin`, { headers: { cookie: 'usp_admin_session=anything' }, redirect: 'manual' });
+      const screen = await fetch(`${url}/admin`, {
+        headers: { cookie: 'usp_admin_session=anything' },
+        redirect: 'manual',
+      });
       expect(screen.status).toBe(503);
     } finally {
       store.read = read;
       store.transaction = transaction;
     }
-    expect(calls(lines, operationForDashboard('sign_in').name).at(-1)).toMatchObject({ door: 'dashboard', outcome: 'service_unavailable' });
+    expect(calls(lines, operationForDashboard('sign_in').name).at(-1)).toMatchObject({
+      door: 'dashboard',
+      outcome: 'service_unavailable',
+    });
     expect(lines.some((l) => l.msg === 'unexpected HTTP failure')).toBe(false);
   });
 });
@@ -169,7 +193,9 @@ describe('signing out of the dashboard is a call through the pipeline as the sig
     const out = await form('/admin/logout');
     expect(out.status).toBe(303);
     expect(out.headers.get('location')).toBe('/admin/login');
-    expect(calls(lines, operationForDashboard('sign_out').name)).toEqual([expect.objectContaining({ door: 'dashboard', principal: 'business', outcome: 'ok', ok: true })]);
+    expect(calls(lines, operationForDashboard('sign_out').name)).toEqual([
+      expect.objectContaining({ door: 'dashboard', principal: 'business', outcome: 'ok', ok: true }),
+    ]);
     expect(await gate.lookup(token)).toBeNull();
     const screen = await fetch(`${url}/admin`, { headers: { cookie }, redirect: 'manual' });
     expect(screen.status).toBe(303);
@@ -186,7 +212,13 @@ describe('signing out of the dashboard is a call through the pipeline as the sig
       operationForDashboard('sign_out'),
       {
         input: { session_token: token },
-        trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: 'user:someone-else@salon.example' },
+        trustedCaller: {
+          principal: 'business',
+          profile: null,
+          business: true,
+          authenticated: true,
+          actor: 'user:someone-else@salon.example',
+        },
         door: 'dashboard',
       },
       server!.scope,
@@ -199,7 +231,13 @@ describe('signing out of the dashboard is a call through the pipeline as the sig
 describe('the sign-in rows are served by the dashboard door only', () => {
   test('no JSON route, no OpenAPI entry and no MCP tool for signing in or out, or for the first account', async () => {
     const rows = OPERATIONS.filter((o) => o.onlyDoor === 'dashboard').map((o) => o.name);
-    expect(rows.sort()).toEqual([operationForDashboard('sign_in').name, operationForDashboard('sign_out').name, operationForDashboard('set_up_owner').name].sort());
+    expect(rows.sort()).toEqual(
+      [
+        operationForDashboard('sign_in').name,
+        operationForDashboard('sign_out').name,
+        operationForDashboard('set_up_owner').name,
+      ].sort(),
+    );
     const doc = buildOpenApi('https://salon.example') as { paths: Record<string, unknown> };
     expect(doc.paths['/admin/login']).toBeUndefined();
     expect(doc.paths['/admin/logout']).toBeUndefined();
@@ -208,9 +246,18 @@ describe('the sign-in rows are served by the dashboard door only', () => {
     expect(tools.length).toBeGreaterThan(10);
     expect(tools.filter((name) => /sign_in|sign_out|login|logout|set_up/.test(name))).toEqual([]);
     const { url } = await start();
-    const rest = createRestApp({ pipeline: server!.pipeline, scopeOf: () => server!.scope, profile: () => ({}), openapi: () => ({}) });
+    const rest = createRestApp({
+      pipeline: server!.pipeline,
+      scopeOf: () => server!.scope,
+      profile: () => ({}),
+      openapi: () => ({}),
+    });
     const res = await rest.fetch(
-      new Request(`${url}/admin/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) }),
+      new Request(`${url}/admin/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+      }),
     );
     expect(res.status).toBe(404);
   });
@@ -220,7 +267,9 @@ describe('the sign-in rows are served by the dashboard door only', () => {
     const res = await attempt(url, EMAIL, 'x'.repeat(5000));
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('Give your email and password.');
-    expect(calls(lines, operationForDashboard('sign_in').name)).toEqual([expect.objectContaining({ door: 'dashboard', outcome: 'invalid_request' })]);
+    expect(calls(lines, operationForDashboard('sign_in').name)).toEqual([
+      expect.objectContaining({ door: 'dashboard', outcome: 'invalid_request' }),
+    ]);
     expect(lines.filter((l) => l.msg === 'dashboard sign-in failed')).toEqual([]);
   });
 

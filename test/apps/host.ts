@@ -20,7 +20,12 @@ export function hostBundle(): Promise<string> {
       configFile: false,
       logLevel: 'warn',
       root: REPO_ROOT,
-      build: { write: false, minify: true, target: 'es2022', lib: { entry: join(REPO_ROOT, 'test/apps/host-entry.js'), formats: ['iife'], name: 'host', fileName: 'host' } },
+      build: {
+        write: false,
+        minify: true,
+        target: 'es2022',
+        lib: { entry: join(REPO_ROOT, 'test/apps/host-entry.js'), formats: ['iife'], name: 'host', fileName: 'host' },
+      },
     });
     return (Array.isArray(out) ? out : [out])
       .flatMap((o: any) => o.output)
@@ -74,7 +79,14 @@ const THEMES = {
 export async function hostView(
   browser: Browser,
   conn: McpConn,
-  opts: { uri: string; input: Record<string, unknown>; result: any; theme?: 'light' | 'dark'; size?: Size; timeZone?: string },
+  opts: {
+    uri: string;
+    input: Record<string, unknown>;
+    result: any;
+    theme?: 'light' | 'dark';
+    size?: Size;
+    timeZone?: string;
+  },
 ): Promise<HostedView> {
   const size = opts.size ?? 'desktop';
   const theme = opts.theme ?? 'light';

@@ -34,7 +34,12 @@ async function call(name: string, args: Record<string, unknown>, profile = PLATF
   return r;
 }
 
-async function open(tool: string, input: Record<string, unknown>, result: any, opts: { theme?: 'light' | 'dark'; size?: Size } = {}): Promise<HostedView> {
+async function open(
+  tool: string,
+  input: Record<string, unknown>,
+  result: any,
+  opts: { theme?: 'light' | 'dark'; size?: Size } = {},
+): Promise<HostedView> {
   return hostView(browser, conn, { uri: uris[tool], input, result, ...opts });
 }
 
@@ -44,7 +49,9 @@ beforeAll(async () => {
   t = await startTestServer();
   conn = await connectMcp('v2', 'memory', t);
   const { tools } = await conn.client.listTools();
-  uris = Object.fromEntries(tools.filter((x: any) => x._meta?.ui?.resourceUri).map((x: any) => [x.name, x._meta.ui.resourceUri]));
+  uris = Object.fromEntries(
+    tools.filter((x: any) => x._meta?.ui?.resourceUri).map((x: any) => [x.name, x._meta.ui.resourceUri]),
+  );
   browser = await launchBrowser();
 }, 300_000);
 afterAll(async () => {
@@ -73,8 +80,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the slot picker (usp_availability_query)', () =
       expect(body).toContain('America/New_York');
       // 10:00 in New York is 7:00 in Los Angeles: the person's time first, the business's in brackets.
       const first = slots.slice().sort((a, b) => Date.parse(a.start) - Date.parse(b.start))[0];
-      const la = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit', timeZone: 'America/Los_Angeles' }).format(Date.parse(first.start));
-      const ny = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit', timeZone: 'America/New_York' }).format(Date.parse(first.start));
+      const la = new Intl.DateTimeFormat('en-US', {
+        hour: 'numeric',
+        minute: '2-digit',
+        timeZone: 'America/Los_Angeles',
+      }).format(Date.parse(first.start));
+      const ny = new Intl.DateTimeFormat('en-US', {
+        hour: 'numeric',
+        minute: '2-digit',
+        timeZone: 'America/New_York',
+      }).format(Date.parse(first.start));
       expect(await v.view.textContent(`button[data-slot-id="${first.id}"]`)).toContain(`${la} (${ny})`);
     } finally {
       await v.close();
@@ -110,7 +125,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the slot picker (usp_availability_query)', () =
       expect(hold.status).toBe('active');
       expect(v.log.modelContext[0].structuredContent.hold.id).toBe(hold.id);
       await expect.poll(() => v.view.textContent('main')).toContain('Nothing is booked yet');
-      const again = await conn.call('usp_availability_hold', { service_id: 'svc_haircut', slot_id: slot.id, ...meta(OTHER_PLATFORM) });
+      const again = await conn.call('usp_availability_hold', {
+        service_id: 'svc_haircut',
+        slot_id: slot.id,
+        ...meta(OTHER_PLATFORM),
+      });
       expect(again.structuredContent.messages.map((m: any) => m.code)).toContain('slot_unavailable');
     } finally {
       await v.close();
@@ -133,7 +152,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the slot picker (usp_availability_query)', () =
 
 describe.skipIf(!HAVE_CHROMIUM)('the booking card (hold, create, get, reschedule, cancel)', () => {
   it("shows a real booking's service, time, address, staff, price, terms and state, counts the payment deadline down, and Pay opens its continue_url", async () => {
-    const q = await call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) });
+    const q = await call('usp_availability_query', {
+      service_id: 'svc_massage_60',
+      start_date: day(2),
+      end_date: day(2),
+    });
     const slot = q.structuredContent.slots[0];
     const input = { service_id: 'svc_massage_60', slot_id: slot.id, buyer: buyer(1) };
     const created = await call('usp_bookings_create', input);
@@ -160,12 +183,23 @@ describe.skipIf(!HAVE_CHROMIUM)('the booking card (hold, create, get, reschedule
   });
 
   it('Pay opens only web addresses: a javascript: or data: continue_url is refused with a visible message and never reaches the host', async () => {
-    const q = await call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(4), end_date: day(4) });
+    const q = await call('usp_availability_query', {
+      service_id: 'svc_massage_60',
+      start_date: day(4),
+      end_date: day(4),
+    });
     const input = { service_id: 'svc_massage_60', slot_id: q.structuredContent.slots[0].id, buyer: buyer(8) };
     const created = await call('usp_bookings_create', input);
-    for (const hostile of ['javascript:alert(document.domain)', 'data:text/html,<script>alert(1)</script>', 'http://pay.example/checkout', 'ftp://pay.example/x']) {
+    for (const hostile of [
+      'javascript:alert(document.domain)',
+      'data:text/html,<script>alert(1)</script>',
+      'http://pay.example/checkout',
+      'ftp://pay.example/x',
+    ]) {
       const forged = structuredClone(created);
-      const action = forged.structuredContent.booking.actions.find((a: any) => a.type === 'payment' && a.status === 'pending');
+      const action = forged.structuredContent.booking.actions.find(
+        (a: any) => a.type === 'payment' && a.status === 'pending',
+      );
       action.continue_url = hostile;
       const v = await open('usp_bookings_create', input, forged);
       try {
@@ -190,7 +224,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the booking card (hold, create, get, reschedule
       await v.view.waitForSelector('[data-state]');
       const text = (await v.view.textContent('main'))!;
       expect(text).toContain('Haircut & Style');
-      const clock = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: 'numeric', minute: '2-digit' }).format(Date.parse(slot.start));
+      const clock = new Intl.DateTimeFormat('en-US', {
+        timeZone: 'America/New_York',
+        hour: 'numeric',
+        minute: '2-digit',
+      }).format(Date.parse(slot.start));
       expect(text).toMatch(new RegExp(`When.*${clock.replace(/\s/g, '\\s')}`));
       expect(await v.view.textContent('[data-countdown]')).toMatch(/\d+ (h|min) .* left/);
     } finally {
@@ -235,11 +273,24 @@ describe.skipIf(!HAVE_CHROMIUM)('the booking card (hold, create, get, reschedule
 
 describe.skipIf(!HAVE_CHROMIUM)('the waitlist card (join, get, decline)', () => {
   it('a real offer: the card shows it with its deadline, and Accept books it through the host', async () => {
-    const q = await call('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(3), end_date: day(3) });
+    const q = await call('usp_availability_query', {
+      service_id: 'svc_yoga_class',
+      start_date: day(3),
+      end_date: day(3),
+    });
     const slot = q.structuredContent.slots[0];
     const total = slot.capacity.remaining;
-    await call('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(3), party_size: total - 1 });
-    const single = await call('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(4) }, OTHER_PLATFORM);
+    await call('usp_bookings_create', {
+      service_id: 'svc_yoga_class',
+      slot_id: slot.id,
+      buyer: buyer(3),
+      party_size: total - 1,
+    });
+    const single = await call(
+      'usp_bookings_create',
+      { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(4) },
+      OTHER_PLATFORM,
+    );
     const joined = await call('usp_waitlist_join', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(5) });
     const entry = joined.structuredContent.entry;
 
@@ -279,8 +330,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the waitlist card (join, get, decline)', () => 
 
 describe.skipIf(!HAVE_CHROMIUM)('the waitlist card: its Pay button opens only web addresses', () => {
   it('an accepted offer whose payment link is javascript: is refused with a visible message; an https one reaches the host', async () => {
-    const q = await call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(10), end_date: day(10) });
-    const created = await call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: q.structuredContent.slots[0].id, buyer: buyer(9) });
+    const q = await call('usp_availability_query', {
+      service_id: 'svc_massage_60',
+      start_date: day(10),
+      end_date: day(10),
+    });
+    const created = await call('usp_bookings_create', {
+      service_id: 'svc_massage_60',
+      slot_id: q.structuredContent.slots[0].id,
+      buyer: buyer(9),
+    });
     const joined = await call('usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: buyer(10) });
     const withLink = (url: string) => {
       const r = structuredClone(joined);
@@ -311,12 +370,28 @@ describe.skipIf(!HAVE_CHROMIUM)('the waitlist card: its Pay button opens only we
 
 describe.skipIf(!HAVE_CHROMIUM)('every view: accessible and right in both themes at both widths', () => {
   async function samples(): Promise<Array<{ name: string; tool: string; input: any; result: any }>> {
-    const q = await call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(8), end_date: day(8), limit: 10 });
-    const slot = (await call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(9), end_date: day(9) })).structuredContent.slots[0];
-    const created = await call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: slot.id, buyer: buyer(6) });
+    const q = await call('usp_availability_query', {
+      service_id: 'svc_haircut',
+      start_date: day(8),
+      end_date: day(8),
+      limit: 10,
+    });
+    const slot = (
+      await call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(9), end_date: day(9) })
+    ).structuredContent.slots[0];
+    const created = await call('usp_bookings_create', {
+      service_id: 'svc_massage_60',
+      slot_id: slot.id,
+      buyer: buyer(6),
+    });
     const joined = await call('usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: buyer(7) });
     return [
-      { name: 'slot-picker', tool: 'usp_availability_query', input: { service_id: 'svc_haircut', start_date: day(8), end_date: day(8) }, result: q },
+      {
+        name: 'slot-picker',
+        tool: 'usp_availability_query',
+        input: { service_id: 'svc_haircut', start_date: day(8), end_date: day(8) },
+        result: q,
+      },
       { name: 'booking-card', tool: 'usp_bookings_create', input: {}, result: created },
       { name: 'waitlist-card', tool: 'usp_waitlist_join', input: {}, result: joined },
     ];
@@ -332,11 +407,15 @@ describe.skipIf(!HAVE_CHROMIUM)('every view: accessible and right in both themes
           try {
             await v.view.waitForSelector('main h1');
             // No horizontal scrolling at the phone width.
-            const overflow = Number(await v.view.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
+            const overflow = Number(
+              await v.view.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
+            );
             expect(overflow, `${s.name} ${theme} ${size} overflows`).toBeLessThanOrEqual(0);
             await v.view.addScriptTag({ content: AXE });
             const res: any = await v.view.evaluate('axe.run(document, { resultTypes: ["violations"] })');
-            for (const x of res.violations) if (x.impact === 'serious' || x.impact === 'critical') problems.push(`${s.name} ${theme} ${size}: ${x.id}: ${x.help}`);
+            for (const x of res.violations)
+              if (x.impact === 'serious' || x.impact === 'critical')
+                problems.push(`${s.name} ${theme} ${size}: ${x.id}: ${x.help}`);
             await v.page.screenshot({ path: join(SHOTS, `view-${s.name}-${theme}-${size}.png`), fullPage: true });
           } finally {
             await v.close();

@@ -52,7 +52,11 @@ function namedFunctions(program: Node): Array<[string, Node]> {
   const out: Array<[string, Node]> = [];
   const walk = (n: Node) => {
     if (n.type === 'FunctionDeclaration' && n.id) out.push([n.id.name, n.body]);
-    if (n.type === 'VariableDeclarator' && n.id?.type === 'Identifier' && (n.init?.type === 'ArrowFunctionExpression' || n.init?.type === 'FunctionExpression')) {
+    if (
+      n.type === 'VariableDeclarator' &&
+      n.id?.type === 'Identifier' &&
+      (n.init?.type === 'ArrowFunctionExpression' || n.init?.type === 'FunctionExpression')
+    ) {
       out.push([n.id.name, n.init.body]);
     }
     if (
@@ -99,22 +103,36 @@ function findIn(path: string, text: string, program: Node, helpers: ReadonlySet<
     node.parent = parent;
     if (node.type === 'ExpressionStatement') {
       const e = node.expression.type === 'AwaitExpression' ? node.expression.argument : node.expression;
-      if (assertsAWait(e)) out.push(`${path}:${lineOf(node.start)}: a waitFor's result is asserted (it throws on timeout: write await waitFor(..., ms, what))`);
+      if (assertsAWait(e))
+        out.push(
+          `${path}:${lineOf(node.start)}: a waitFor's result is asserted (it throws on timeout: write await waitFor(..., ms, what))`,
+        );
       // expect(x).resolves.toBe(y) as a bare statement
       let m = node.expression;
       while (m?.type === 'CallExpression' || m?.type === 'MemberExpression') {
-        if (m.type === 'MemberExpression' && m.property?.type === 'Identifier' && (m.property.name === 'resolves' || m.property.name === 'rejects')) {
+        if (
+          m.type === 'MemberExpression' &&
+          m.property?.type === 'Identifier' &&
+          (m.property.name === 'resolves' || m.property.name === 'rejects')
+        ) {
           out.push(`${path}:${lineOf(node.start)}: expect(...).${m.property.name} is neither awaited nor returned`);
           break;
         }
         m = m.type === 'CallExpression' ? m.callee : m.object;
       }
     }
-    if (node.type === 'CallExpression' && TEST_CALLS.has(calleeName(node) ?? '') && !(node.callee.type === 'MemberExpression' && node.callee.property?.name === 'todo')) {
-      const fn = node.arguments.find((a: Node) => a.type === 'ArrowFunctionExpression' || a.type === 'FunctionExpression');
+    if (
+      node.type === 'CallExpression' &&
+      TEST_CALLS.has(calleeName(node) ?? '') &&
+      !(node.callee.type === 'MemberExpression' && node.callee.property?.name === 'todo')
+    ) {
+      const fn = node.arguments.find(
+        (a: Node) => a.type === 'ArrowFunctionExpression' || a.type === 'FunctionExpression',
+      );
       // An empty body is a skipped suite's placeholder, which only carries the note of why.
       const placeholder = fn?.body.type === 'BlockStatement' && fn.body.body.length === 0;
-      if (fn && !placeholder && !assertsIn(fn.body, helpers)) out.push(`${path}:${lineOf(node.start)}: the test asserts nothing`);
+      if (fn && !placeholder && !assertsIn(fn.body, helpers))
+        out.push(`${path}:${lineOf(node.start)}: the test asserts nothing`);
     }
     for (const c of children(node)) walk(c, node);
   };
@@ -126,11 +144,15 @@ function findIn(path: string, text: string, program: Node, helpers: ReadonlySet<
 function assertsAWait(e: Node | undefined): boolean {
   if (e?.type !== 'CallExpression' || e.callee.type !== 'MemberExpression') return false;
   const subject = e.callee.object;
-  if (subject?.type !== 'CallExpression' || subject.callee.type !== 'Identifier' || subject.callee.name !== 'expect') return false;
+  if (subject?.type !== 'CallExpression' || subject.callee.type !== 'Identifier' || subject.callee.name !== 'expect')
+    return false;
   const awaited = subject.arguments[0]?.type === 'AwaitExpression' ? subject.arguments[0].argument : undefined;
   if (awaited?.type !== 'CallExpression') return false;
   const callee = awaited.callee;
-  return (callee.type === 'Identifier' && callee.name === 'waitFor') || (callee.type === 'MemberExpression' && callee.property?.name === 'waitFor');
+  return (
+    (callee.type === 'Identifier' && callee.name === 'waitFor') ||
+    (callee.type === 'MemberExpression' && callee.property?.name === 'waitFor')
+  );
 }
 
 function tsFiles(dir: string): string[] {
@@ -152,7 +174,9 @@ describe('no assertion whose result is dropped', () => {
     });
     expect(files.filter((f) => f.path.endsWith('.test.ts')).length).toBeGreaterThan(100);
     const helpers = assertingHelpers(files.map((f) => f.program));
-    const found = files.filter((f) => f.path.endsWith('.test.ts')).flatMap((f) => findIn(f.path, f.text, f.program, helpers));
+    const found = files
+      .filter((f) => f.path.endsWith('.test.ts'))
+      .flatMap((f) => findIn(f.path, f.text, f.program, helpers));
     expect(found).toEqual([]);
   });
 
@@ -176,7 +200,9 @@ describe('no assertion whose result is dropped', () => {
         rejects((f) => delete f.name, 'name', /required/);
       });
       describe.skip('why skipped', () => { test('placeholder', () => {}); });`;
-    const helpers = assertingHelpers([parse('h.ts', 'function rejects(m, path, re) { expect(check(m)).toMatch(re); }')]);
+    const helpers = assertingHelpers([
+      parse('h.ts', 'function rejects(m, path, re) { expect(check(m)).toMatch(re); }'),
+    ]);
     expect(findDroppedAssertions('test/x.test.ts', src, helpers)).toEqual([
       "test/x.test.ts:5: a waitFor's result is asserted (it throws on timeout: write await waitFor(..., ms, what))",
       'test/x.test.ts:8: expect(...).resolves is neither awaited nor returned',

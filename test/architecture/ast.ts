@@ -11,7 +11,8 @@ export type Node = any;
 export function parseProgram(path: string, text: string): Node {
   const lang = path.endsWith('x') ? 'tsx' : path.endsWith('.ts') ? 'ts' : 'js';
   const result = parseSync(path, text, { lang, sourceType: 'module' });
-  if (result.errors.length > 0) throw new Error(`${path} does not parse: ${result.errors.map((e) => e.message).join('; ')}`);
+  if (result.errors.length > 0)
+    throw new Error(`${path} does not parse: ${result.errors.map((e) => e.message).join('; ')}`);
   return result.program;
 }
 

@@ -16,8 +16,12 @@ const ALLOWED = new Set(['./cli/commands.js', './cli/flags.js', './flags.js', '.
 function staticRuntimeImports(path: string): string[] {
   const { module, errors } = parseSync(path, readFileSync(path, 'utf8'), { lang: 'ts', sourceType: 'module' });
   expect(errors).toEqual([]);
-  const imports = module.staticImports.filter((i) => !(i.entries.length > 0 && i.entries.every((e) => e.isType))).map((i) => i.moduleRequest.value);
-  const reexports = module.staticExports.flatMap((e) => e.entries.filter((x) => x.moduleRequest && !x.isType).map((x) => x.moduleRequest!.value));
+  const imports = module.staticImports
+    .filter((i) => !(i.entries.length > 0 && i.entries.every((e) => e.isType)))
+    .map((i) => i.moduleRequest.value);
+  const reexports = module.staticExports.flatMap((e) =>
+    e.entries.filter((x) => x.moduleRequest && !x.isType).map((x) => x.moduleRequest!.value),
+  );
   return [...imports, ...reexports];
 }
 
@@ -29,12 +33,18 @@ describe('the command line starts without loading the server', () => {
 
   test('the command table names each command once, and each entry imports the module that defines it', () => {
     const table = readFileSync('src/server/cli/commands.ts', 'utf8');
-    const entries = [...table.matchAll(/name: '([\w-]+)',[\s\S]*?import\('\.\/([\w-]+)\.js'\)\)\.(\w+)/g)].map((m) => ({ name: m[1], file: m[2], binding: m[3] }));
+    const entries = [...table.matchAll(/name: '([\w-]+)',[\s\S]*?import\('\.\/([\w-]+)\.js'\)\)\.(\w+)/g)].map((m) => ({
+      name: m[1],
+      file: m[2],
+      binding: m[3],
+    }));
     expect(entries.length).toBeGreaterThan(10);
     expect(new Set(entries.map((e) => e.name)).size).toBe(entries.length);
     for (const e of entries) {
       const source = readFileSync(`src/server/cli/${e.file}.ts`, 'utf8');
-      expect(source, `${e.binding} in ${e.file}.ts`).toMatch(new RegExp(`export const ${e.binding}: Command = \\{\\s*name: '${e.name}'`));
+      expect(source, `${e.binding} in ${e.file}.ts`).toMatch(
+        new RegExp(`export const ${e.binding}: Command = \\{\\s*name: '${e.name}'`),
+      );
     }
   });
 });

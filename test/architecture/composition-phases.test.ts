@@ -27,7 +27,9 @@ function lets(file: string): string[] {
 
 describe('the composition root is composed in phases, nothing reassigned', () => {
   test('the phases are the files the check reads', () => {
-    expect(COMPOSITION).toEqual(expect.arrayContaining(['compose.ts', 'compose-core.ts', 'compose-business.ts', 'compose-role.ts']));
+    expect(COMPOSITION).toEqual(
+      expect.arrayContaining(['compose.ts', 'compose-core.ts', 'compose-business.ts', 'compose-role.ts']),
+    );
   });
 
   test('no phase of the composition declares a variable it assigns later', () => {

@@ -25,7 +25,14 @@ function channelNamesInCode(path: string, text: string): string[] {
   const line = lineIndex(text);
   const out: string[] = [];
   const walk = (n: Node) => {
-    const said = n.type === 'Identifier' ? n.name : n.type === 'Literal' && typeof n.value === 'string' ? n.value : n.type === 'TemplateElement' ? n.value?.raw : undefined;
+    const said =
+      n.type === 'Identifier'
+        ? n.name
+        : n.type === 'Literal' && typeof n.value === 'string'
+          ? n.value
+          : n.type === 'TemplateElement'
+            ? n.value?.raw
+            : undefined;
     if (typeof said === 'string' && CHANNEL.test(said)) out.push(`${path}:${line(n.start)} ${said}`);
     for (const c of children(n)) walk(c);
   };
@@ -54,7 +61,9 @@ describe('the pipeline and the sweeper name no channel', () => {
       '  payments.worker?.nudge();',
       '}',
     ].join('\n');
-    expect(channelImports('src/operations/sample.ts', before)).toEqual(['src/operations/sample.ts:1 ./steps/mail-messages.js']);
+    expect(channelImports('src/operations/sample.ts', before)).toEqual([
+      'src/operations/sample.ts:1 ./steps/mail-messages.js',
+    ]);
     const named = channelNamesInCode('src/operations/sample.ts', before);
     expect(named).toEqual(
       expect.arrayContaining([

@@ -16,7 +16,9 @@ const KNOWN_LONG: Record<string, number> = {};
 const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Every function of a file over the limit, as `path name` and its length. */
@@ -25,7 +27,10 @@ function longFunctions(path: string): Array<[string, number]> {
   const line = lineIndex(text);
   const out: Array<[string, number]> = [];
   const walk = (node: Node, name: string) => {
-    const named = node.type === 'MethodDefinition' || node.type === 'Property' || node.type === 'VariableDeclarator' ? (node.key?.name ?? node.id?.name ?? name) : name;
+    const named =
+      node.type === 'MethodDefinition' || node.type === 'Property' || node.type === 'VariableDeclarator'
+        ? (node.key?.name ?? node.id?.name ?? name)
+        : name;
     if (FUNCTIONS.has(node.type)) {
       const lines = line(node.end) - line(node.start) + 1;
       if (lines > MAX_LINES) out.push([`${relative(ROOT, path)} ${node.id?.name ?? named}`, lines]);

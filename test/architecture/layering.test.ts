@@ -5,7 +5,18 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { RULES, bypassedIndexes, doorsInServer, importCycles, parseImports, starExports, violations, type ImportRef, type LayerRule, type SourceFile } from './layering.js';
+import {
+  RULES,
+  bypassedIndexes,
+  doorsInServer,
+  importCycles,
+  parseImports,
+  starExports,
+  violations,
+  type ImportRef,
+  type LayerRule,
+  type SourceFile,
+} from './layering.js';
 
 // ------------------------------------------------------------------------------------------------
 // The repository
@@ -33,10 +44,18 @@ describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
     expect(files).toContain('src/store/port.ts');
     expect(files).toContain('src/domain/records.ts');
     expect(IMPORTS).toContainEqual(
-      expect.objectContaining({ file: 'src/store/sqlite/sqlite-store.ts', specifier: 'better-sqlite3', target: { kind: 'package', name: 'better-sqlite3' } }),
+      expect.objectContaining({
+        file: 'src/store/sqlite/sqlite-store.ts',
+        specifier: 'better-sqlite3',
+        target: { kind: 'package', name: 'better-sqlite3' },
+      }),
     );
     expect(IMPORTS).toContainEqual(
-      expect.objectContaining({ file: 'src/store/sqlite/bookings.ts', typeOnly: true, target: { kind: 'src', layer: 'domain', path: 'src/domain/index.js' } }),
+      expect.objectContaining({
+        file: 'src/store/sqlite/bookings.ts',
+        typeOnly: true,
+        target: { kind: 'src', layer: 'domain', path: 'src/domain/index.js' },
+      }),
     );
   });
 
@@ -59,7 +78,9 @@ describe('the layers of src/ import only what ARCHITECTURE.md allows', () => {
   });
 
   test('every layer of src/ has its rule (src/server, the composition root, may import everything)', () => {
-    const layers = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'server');
+    const layers = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter(
+      (d) => d.isDirectory() && d.name !== 'server',
+    );
     const judged = new Set(Object.values(RULES).map((r: LayerRule) => r.folder));
     expect(layers.map((d) => `src/${d.name}/`).filter((folder) => !judged.has(folder))).toEqual([]);
   });
@@ -170,8 +191,14 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
 
   test('an import cycle is reported once, type-only edges included, from its smallest file', () => {
     const imports = [
-      ...parseImports({ path: 'src/operations/pipeline.ts', text: "import { authenticateCall } from './authenticate.js';" }),
-      ...parseImports({ path: 'src/operations/authenticate.ts', text: "import type { Logger } from './pipeline.js';\nimport { x } from './errors.js';" }),
+      ...parseImports({
+        path: 'src/operations/pipeline.ts',
+        text: "import { authenticateCall } from './authenticate.js';",
+      }),
+      ...parseImports({
+        path: 'src/operations/authenticate.ts',
+        text: "import type { Logger } from './pipeline.js';\nimport { x } from './errors.js';",
+      }),
       ...parseImports({ path: 'src/operations/errors.ts', text: "import { z } from 'zod';" }),
       ...parseImports({ path: 'src/domain/a.ts', text: "import { b } from './b.js';" }),
       ...parseImports({ path: 'src/domain/b.ts', text: "import { c } from './c.js';" }),
@@ -187,7 +214,10 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
 
   test('imports that only converge are not a cycle', () => {
     const imports = [
-      ...parseImports({ path: 'src/operations/pipeline.ts', text: "import { a } from './authenticate.js';\nimport type { L } from './logger.js';" }),
+      ...parseImports({
+        path: 'src/operations/pipeline.ts',
+        text: "import { a } from './authenticate.js';\nimport type { L } from './logger.js';",
+      }),
       ...parseImports({ path: 'src/operations/authenticate.ts', text: "import type { L } from './logger.js';" }),
     ];
     expect(importCycles(imports)).toEqual([]);
@@ -210,13 +240,21 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
   });
 
   test('the two doors are separate surfaces, and the package root is one too', () => {
-    expect(bypassedIndexes(parseImports({ path: 'src/bindings/mcp/http.ts', text: "import { problemBody } from '../rest/problems.js';" }))).toEqual([
-      "src/bindings/mcp/http.ts:1 imports '../rest/problems.js' (use src/bindings/rest/index.ts)",
-    ]);
-    expect(bypassedIndexes(parseImports({ path: 'src/index.ts', text: "export { createUspServer } from './server/compose.js';" }))).toEqual([
-      "src/index.ts:1 exports './server/compose.js' (use src/server/index.ts)",
-    ]);
-    expect(bypassedIndexes(parseImports({ path: 'src/index.ts', text: "export { createUspServer } from './server/index.js';" }))).toEqual([]);
+    expect(
+      bypassedIndexes(
+        parseImports({ path: 'src/bindings/mcp/http.ts', text: "import { problemBody } from '../rest/problems.js';" }),
+      ),
+    ).toEqual(["src/bindings/mcp/http.ts:1 imports '../rest/problems.js' (use src/bindings/rest/index.ts)"]);
+    expect(
+      bypassedIndexes(
+        parseImports({ path: 'src/index.ts', text: "export { createUspServer } from './server/compose.js';" }),
+      ),
+    ).toEqual(["src/index.ts:1 exports './server/compose.js' (use src/server/index.ts)"]);
+    expect(
+      bypassedIndexes(
+        parseImports({ path: 'src/index.ts', text: "export { createUspServer } from './server/index.js';" }),
+      ),
+    ).toEqual([]);
   });
 
   test('a door importing another door is reported, for a type too; its own files and the web kit are fine', () => {
@@ -234,7 +272,8 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
   });
 
   test('the core importing a door or the server is reported; so is the web kit importing a door', () => {
-    const toDoor = "import { problemResponse } from '../bindings/rest/index.js';\nimport { createUspServer } from '../server/index.js';";
+    const toDoor =
+      "import { problemResponse } from '../bindings/rest/index.js';\nimport { createUspServer } from '../server/index.js';";
     expect(check(RULES.operations, 'src/operations/x.ts', toDoor)).toEqual([
       "src/operations/x.ts:1 imports '../bindings/rest/index.js' (src/bindings is not allowed here)",
       "src/operations/x.ts:2 imports '../server/index.js' (src/server is not allowed here)",
@@ -251,7 +290,13 @@ describe('the layering checker reports what breaks a rule and nothing else', () 
     expect(check(RULES.operationsCore, 'src/operations/core/pipeline.ts', text)).toEqual([
       "src/operations/core/pipeline.ts:1 imports '../bookings/cancel-booking.js' (the context src/operations/bookings/ is built on the core, not the other way round)",
     ]);
-    expect(check(RULES.operationsCore, 'src/operations/bookings/cancel-booking.ts', "import { y } from '../availability/holds.js';")).toEqual([]);
+    expect(
+      check(
+        RULES.operationsCore,
+        'src/operations/bookings/cancel-booking.ts',
+        "import { y } from '../availability/holds.js';",
+      ),
+    ).toEqual([]);
   });
 
   test('a rule only judges files in its own folder', () => {

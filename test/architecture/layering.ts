@@ -70,7 +70,13 @@ export function parseImports(src: SourceFile): ImportRef[] {
     throw new Error(`${src.path} does not parse: ${result.errors.map((e) => e.message).join('; ')}`);
   }
   const lineOf = lineIndex(src.text);
-  const ref = (start: number, specifier: string | null, how: ImportRef['how'], typeOnly: boolean, star: boolean): ImportRef => ({
+  const ref = (
+    start: number,
+    specifier: string | null,
+    how: ImportRef['how'],
+    typeOnly: boolean,
+    star: boolean,
+  ): ImportRef => ({
     file: src.path,
     line: lineOf(start),
     specifier: specifier ?? '<computed>',
@@ -95,7 +101,9 @@ export function parseImports(src: SourceFile): ImportRef[] {
     out.push(ref(exp.start, reexports[0].moduleRequest!.value, 'export', typeOnly, star));
   }
   for (const dyn of mod.dynamicImports) {
-    out.push(ref(dyn.start, literal(src.text.slice(dyn.moduleRequest.start, dyn.moduleRequest.end)), 'dynamic', false, false));
+    out.push(
+      ref(dyn.start, literal(src.text.slice(dyn.moduleRequest.start, dyn.moduleRequest.end)), 'dynamic', false, false),
+    );
   }
   return out.sort((a, b) => a.line - b.line);
 }
@@ -215,7 +223,10 @@ export function importCycles(imports: readonly ImportRef[]): string[] {
       const path = [start];
       for (let v = previous.get(start)!; v !== start; v = previous.get(v)!) path.splice(1, 0, v);
       path.push(start);
-      const extra = component.length > path.length - 1 ? ` (tangle of ${component.length} files: ${[...component].sort().join(', ')})` : '';
+      const extra =
+        component.length > path.length - 1
+          ? ` (tangle of ${component.length} files: ${[...component].sort().join(', ')})`
+          : '';
       return path.join(' -> ') + extra;
     })
     .sort();
@@ -253,7 +264,8 @@ function allowOnly(
       const t = imp.target;
       if (t.kind === 'src') {
         if (allowed.layers.includes(t.layer)) return null;
-        if (allowed.typeOnlyLayers?.includes(t.layer)) return imp.typeOnly ? null : `src/${t.layer} may be imported for types only`;
+        if (allowed.typeOnlyLayers?.includes(t.layer))
+          return imp.typeOnly ? null : `src/${t.layer} may be imported for types only`;
         return `${describeTarget(t)} is not allowed here`;
       }
       if (t.kind === 'package' && (allowed.packages === 'any' || allowed.packages.includes(t.name))) return null;
@@ -305,63 +317,95 @@ export const RULES = {
   // zod is allowed: the business definition's shape is written once, as a zod schema in the domain,
   // and its types are inferred from it. zod only describes and checks values; it does no I/O.
   // @noble/hashes: SHA-256 of slot id tags (pure computation, no I/O; node:crypto is not allowed here).
-  domain: allowOnly('src/domain imports nothing with I/O: only its own files, luxon, zod and @noble/hashes', 'src/domain/', {
-    layers: ['domain'],
-    packages: ['luxon', 'zod', '@noble/hashes'],
-    node: [],
-  }),
+  domain: allowOnly(
+    'src/domain imports nothing with I/O: only its own files, luxon, zod and @noble/hashes',
+    'src/domain/',
+    {
+      layers: ['domain'],
+      packages: ['luxon', 'zod', '@noble/hashes'],
+      node: [],
+    },
+  ),
   store: allowOnly('src/store imports only the domain, its own files, node built-ins and its drivers', 'src/store/', {
     layers: ['store', 'domain'],
     packages: ['better-sqlite3', 'pg'],
     node: 'any',
   }),
-  operations: allowOnly('src/operations imports only the domain, store types, security, its own files, zod and node:crypto', 'src/operations/', {
-    layers: ['operations', 'domain', 'security'],
-    typeOnlyLayers: ['store'],
-    packages: ['zod'],
-    node: ['crypto'],
-  }),
+  operations: allowOnly(
+    'src/operations imports only the domain, store types, security, its own files, zod and node:crypto',
+    'src/operations/',
+    {
+      layers: ['operations', 'domain', 'security'],
+      typeOnlyLayers: ['store'],
+      packages: ['zod'],
+      node: ['crypto'],
+    },
+  ),
   operationsCore,
   // Node built-ins are allowed: a door frames bytes (streams, stdio, request ids) and needs them.
-  bindings: allowOnly('src/bindings imports only src/operations, src/security, src/web, its own folder and packages: never the store or the domain', 'src/bindings/', {
-    layers: ['bindings', 'operations', 'security', 'web'],
-    packages: 'any',
-    node: 'any',
-  }),
+  bindings: allowOnly(
+    'src/bindings imports only src/operations, src/security, src/web, its own folder and packages: never the store or the domain',
+    'src/bindings/',
+    {
+      layers: ['bindings', 'operations', 'security', 'web'],
+      packages: 'any',
+      node: 'any',
+    },
+  ),
   doors: separateDoors,
-  security: allowOnly('src/security imports only the domain, the store, its own files, packages and node built-ins', 'src/security/', {
-    layers: ['security', 'domain', 'store'],
-    packages: 'any',
-    node: 'any',
-  }),
-  webhooks: allowOnly('src/webhooks imports only the store, security, its own files, packages and node built-ins', 'src/webhooks/', {
-    layers: ['webhooks', 'store', 'security', 'outbox'],
-    packages: 'any',
-    node: 'any',
-  }),
+  security: allowOnly(
+    'src/security imports only the domain, the store, its own files, packages and node built-ins',
+    'src/security/',
+    {
+      layers: ['security', 'domain', 'store'],
+      packages: 'any',
+      node: 'any',
+    },
+  ),
+  webhooks: allowOnly(
+    'src/webhooks imports only the store, security, its own files, packages and node built-ins',
+    'src/webhooks/',
+    {
+      layers: ['webhooks', 'store', 'security', 'outbox'],
+      packages: 'any',
+      node: 'any',
+    },
+  ),
   // The payment provider port and its adapters (Stripe), and the worker that calls the provider
   // after commit: the store's jobs, the pipeline for what the provider answers; never the domain.
-  payments: allowOnly('src/payments imports only operations, the store, its own files, packages and node built-ins: never the domain or a door', 'src/payments/', {
-    layers: ['payments', 'operations', 'store', 'outbox'],
-    packages: 'any',
-    node: 'any',
-  }),
+  payments: allowOnly(
+    'src/payments imports only operations, the store, its own files, packages and node built-ins: never the domain or a door',
+    'src/payments/',
+    {
+      layers: ['payments', 'operations', 'store', 'outbox'],
+      packages: 'any',
+      node: 'any',
+    },
+  ),
   // The mail port, its adapters (SMTP, a folder of .eml files), the message templates and the worker
   // that sends the mail outbox after commit: the store's rows, the pure domain for the calendar
   // invite and money, the web kit's escaping template for HTML; never a door.
-  mail: allowOnly('src/mail imports only the domain, operations, the store, the outbox loop, web, its own files, packages and node built-ins: never a door', 'src/mail/', {
-    layers: ['mail', 'domain', 'operations', 'store', 'outbox', 'web'],
-    packages: 'any',
-    node: 'any',
-  }),
+  mail: allowOnly(
+    'src/mail imports only the domain, operations, the store, the outbox loop, web, its own files, packages and node built-ins: never a door',
+    'src/mail/',
+    {
+      layers: ['mail', 'domain', 'operations', 'store', 'outbox', 'web'],
+      packages: 'any',
+      node: 'any',
+    },
+  ),
   // The OAuth door: an authorization server library and account pages. Like a door it reaches the
   // core through operations (the pipeline) and the security policy; its own records and the buyer
   // accounts go through the store's repositories; never the domain.
-  oauth: allowOnly('src/oauth imports only operations, security, the store, web, its own files, packages and node built-ins: never the domain or another door', 'src/oauth/', {
-    layers: ['oauth', 'operations', 'security', 'store', 'web'],
-    packages: 'any',
-    node: 'any',
-  }),
+  oauth: allowOnly(
+    'src/oauth imports only operations, security, the store, web, its own files, packages and node built-ins: never the domain or another door',
+    'src/oauth/',
+    {
+      layers: ['oauth', 'operations', 'security', 'store', 'web'],
+      packages: 'any',
+      node: 'any',
+    },
+  ),
   // The loop every background worker runs over its queue (webhooks, payments, mail, calendar pushes):
   // scheduling and the pause while the database is away; what a pass does is the worker's own.
   outbox: allowOnly('src/outbox imports only the store, its own files and node built-ins', 'src/outbox/', {
@@ -372,34 +416,50 @@ export const RULES = {
   // Calendar sync: feeds read through the pinned request (security), expanded with ical.js, stored
   // as claims (the store); bookings pushed to CalDAV with tsdav; both on the shared loop (outbox).
   // The domain for the calendar config and the iCalendar writer; never operations or a door.
-  calendars: allowOnly('src/calendars imports only the domain, the store, security, outbox, its own files, its libraries and node built-ins', 'src/calendars/', {
-    layers: ['calendars', 'domain', 'store', 'security', 'outbox'],
-    packages: ['ical.js', 'tsdav', 'luxon'],
-    node: 'any',
-  }),
+  calendars: allowOnly(
+    'src/calendars imports only the domain, the store, security, outbox, its own files, its libraries and node built-ins',
+    'src/calendars/',
+    {
+      layers: ['calendars', 'domain', 'store', 'security', 'outbox'],
+      packages: ['ical.js', 'tsdav', 'luxon'],
+      node: 'any',
+    },
+  ),
   // What the doors share (reading forms, CSRF, pages, the problem document and its status table, the
   // USP-Agent header): it knows HTTP and HTML, and of the core only the protocol error it renders.
-  web: allowOnly('src/web imports only operations (the protocol error), its own files, packages and node built-ins: never a door', 'src/web/', {
-    layers: ['web', 'operations'],
-    packages: 'any',
-    node: 'any',
-  }),
+  web: allowOnly(
+    'src/web imports only operations (the protocol error), its own files, packages and node built-ins: never a door',
+    'src/web/',
+    {
+      layers: ['web', 'operations'],
+      packages: 'any',
+      node: 'any',
+    },
+  ),
   // The platform client library (`usp-server/client`): the other side of the protocol. It speaks the
   // wire only, with security's proofs and signature checks and the domain's types; never the store,
   // the operations or a door.
-  client: allowOnly('src/client imports only src/security, the domain (its types), its own files, packages and node built-ins: it is a platform', 'src/client/', {
-    layers: ['client', 'security', 'domain'],
-    packages: 'any',
-    node: 'any',
-  }),
+  client: allowOnly(
+    'src/client imports only src/security, the domain (its types), its own files, packages and node built-ins: it is a platform',
+    'src/client/',
+    {
+      layers: ['client', 'security', 'domain'],
+      packages: 'any',
+      node: 'any',
+    },
+  ),
   // The conformance suite is a CLIENT of a USP server: it sees only the wire. It signs as a platform
   // does (src/client, and the proof and signature code of src/security), never the store, the
   // operations or a door.
-  conformance: allowOnly('src/conformance imports only src/client, src/security, its own files, packages and node built-ins: it is a client of a USP server', 'src/conformance/', {
-    layers: ['conformance', 'client', 'security'],
-    packages: 'any',
-    node: 'any',
-  }),
+  conformance: allowOnly(
+    'src/conformance imports only src/client, src/security, its own files, packages and node built-ins: it is a client of a USP server',
+    'src/conformance/',
+    {
+      layers: ['conformance', 'client', 'security'],
+      packages: 'any',
+      node: 'any',
+    },
+  ),
 } satisfies Record<string, LayerRule>;
 
 /**

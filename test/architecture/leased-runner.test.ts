@@ -16,12 +16,15 @@ import { CalendarPushWorker } from '../../src/calendars/index.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? walk(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : [],
+  );
 }
 
 describe('every leased queue runs on the one LeasedRunner', () => {
   it('the four queue workers are the runner over a port', () => {
-    for (const worker of [MailWorker, PaymentWorker, WebhookDispatcher, CalendarPushWorker]) expect(worker.prototype, worker.name).toBeInstanceOf(LeasedRunner);
+    for (const worker of [MailWorker, PaymentWorker, WebhookDispatcher, CalendarPushWorker])
+      expect(worker.prototype, worker.name).toBeInstanceOf(LeasedRunner);
   });
 
   it('only the runner and the calendar poller start a BackgroundLoop', () => {

@@ -7,7 +7,13 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OUTCOME_SEVERITY, errorMessage, infoMessage, warningMessage, type OutcomeCode } from '../../src/domain/outcomes.js';
+import {
+  OUTCOME_SEVERITY,
+  errorMessage,
+  infoMessage,
+  warningMessage,
+  type OutcomeCode,
+} from '../../src/domain/outcomes.js';
 import { ProtocolError, PROTOCOL_ERROR_CODES, type ProtocolErrorCode } from '../../src/operations/index.js';
 import { TYPED_BY_DETAIL, problemBody } from '../../src/web/problems.js';
 import { describeConformance, specDir } from '../support/spec.js';
@@ -28,21 +34,40 @@ const FILES = sources(SRC);
 
 /** Every `errorMessage|warningMessage|infoMessage('code'` call in src, with where it is. */
 const BUILDER_CALLS = FILES.flatMap(({ file, text }) =>
-  [...text.matchAll(/\b(errorMessage|warningMessage|infoMessage)\(\s*'([a-z_]+)'/g)].map((m) => ({ file, builder: m[1], code: m[2] })),
+  [...text.matchAll(/\b(errorMessage|warningMessage|infoMessage)\(\s*'([a-z_]+)'/g)].map((m) => ({
+    file,
+    builder: m[1],
+    code: m[2],
+  })),
 );
 
 describe('every message carries a severity', () => {
   it('the walk finds the builders in use (guards the walk itself)', () => {
     expect(BUILDER_CALLS.length).toBeGreaterThan(40);
-    expect(BUILDER_CALLS.map((c) => c.code)).toEqual(expect.arrayContaining(['already_in_state', 'service_not_found', 'slot_unavailable', 'capabilities_incompatible']));
+    expect(BUILDER_CALLS.map((c) => c.code)).toEqual(
+      expect.arrayContaining([
+        'already_in_state',
+        'service_not_found',
+        'slot_unavailable',
+        'capabilities_incompatible',
+      ]),
+    );
   });
 
-  it.each(BUILDER_CALLS)('$file: $builder($code) is a code of the outcome table and gets a spec severity', ({ builder, code }) => {
-    expect(Object.keys(OUTCOME_SEVERITY), `${code} belongs in OUTCOME_SEVERITY`).toContain(code);
-    const m = builder === 'errorMessage' ? errorMessage(code as OutcomeCode, 'x') : builder === 'warningMessage' ? warningMessage(code, 'x') : infoMessage(code, 'x');
-    expect(SEVERITIES).toContain(m.severity);
-    expect(m.severity).toBe(OUTCOME_SEVERITY[code as OutcomeCode]);
-  });
+  it.each(BUILDER_CALLS)(
+    '$file: $builder($code) is a code of the outcome table and gets a spec severity',
+    ({ builder, code }) => {
+      expect(Object.keys(OUTCOME_SEVERITY), `${code} belongs in OUTCOME_SEVERITY`).toContain(code);
+      const m =
+        builder === 'errorMessage'
+          ? errorMessage(code as OutcomeCode, 'x')
+          : builder === 'warningMessage'
+            ? warningMessage(code, 'x')
+            : infoMessage(code, 'x');
+      expect(SEVERITIES).toContain(m.severity);
+      expect(m.severity).toBe(OUTCOME_SEVERITY[code as OutcomeCode]);
+    },
+  );
 
   it('already_in_state (an info message) carries its severity', () => {
     expect(infoMessage('already_in_state', 'The booking is already canceled.').severity).toBe('recoverable');
@@ -65,7 +90,9 @@ describe('every message carries a severity', () => {
 describeConformance('codes of the spec table carry the spec severity', () => {
   it('each spec business outcome code in OUTCOME_SEVERITY has the severity of spec 9.4', () => {
     const spec = readFileSync(join(specDir!, 'specification.md'), 'utf8');
-    const rows = [...spec.matchAll(/^\| `([a-z_]+)`\s*\|[^|]*\|\s*`200 OK`\s*\|\s*`([a-z_]+)`\s*\|$/gm)].map((m) => [m[1], m[2]] as const);
+    const rows = [...spec.matchAll(/^\| `([a-z_]+)`\s*\|[^|]*\|\s*`200 OK`\s*\|\s*`([a-z_]+)`\s*\|$/gm)].map(
+      (m) => [m[1], m[2]] as const,
+    );
     expect(rows.length).toBeGreaterThan(15);
     for (const [code, severity] of rows) {
       if (code in OUTCOME_SEVERITY) expect(OUTCOME_SEVERITY[code as OutcomeCode], code).toBe(severity);
@@ -75,25 +102,36 @@ describeConformance('codes of the spec table carry the spec severity', () => {
 
 /** Every `new ProtocolError('code', ..., { ..., detailCode: 'finer' })` in src. */
 const DETAILED = FILES.flatMap(({ file, text }) =>
-  [...text.matchAll(/new ProtocolError\(\s*'([a-z_]+)'[\s\S]{0,300}?detailCode: '([a-z_]+)'/g)].map((m) => ({ file, code: m[1] as ProtocolErrorCode, detail: m[2] })),
+  [...text.matchAll(/new ProtocolError\(\s*'([a-z_]+)'[\s\S]{0,300}?detailCode: '([a-z_]+)'/g)].map((m) => ({
+    file,
+    code: m[1] as ProtocolErrorCode,
+    detail: m[2],
+  })),
 );
 
 describe('the problem type matches the code the problem carries', () => {
   it('the walk finds the state-conflict errors (guards the walk itself)', () => {
-    expect(DETAILED.map((d) => d.detail)).toEqual(expect.arrayContaining(['entry_state_conflict', 'dispute_state_conflict', 'subscription_not_found']));
+    expect(DETAILED.map((d) => d.detail)).toEqual(
+      expect.arrayContaining(['entry_state_conflict', 'dispute_state_conflict', 'subscription_not_found']),
+    );
   });
 
-  it.each(DETAILED.filter((d) => TYPED_BY_DETAIL.includes(d.code)))('$file: $code / $detail is sent under the type named by its code member', ({ code, detail }) => {
-    const body = problemBody(new ProtocolError(code, 'x', { detailCode: detail }));
-    expect(body.code).toBe(detail);
-    expect(body.type).toBe(`https://usp-protocol.dev/errors/${detail.replace(/_/g, '-')}`);
-  });
+  it.each(DETAILED.filter((d) => TYPED_BY_DETAIL.includes(d.code)))(
+    '$file: $code / $detail is sent under the type named by its code member',
+    ({ code, detail }) => {
+      const body = problemBody(new ProtocolError(code, 'x', { detailCode: detail }));
+      expect(body.code).toBe(detail);
+      expect(body.type).toBe(`https://usp-protocol.dev/errors/${detail.replace(/_/g, '-')}`);
+    },
+  );
 
   it('an entry state conflict is entry-state-conflict, a booking one booking-state-conflict', () => {
-    expect(problemBody(new ProtocolError('booking_state_conflict', 'x', { detailCode: 'entry_state_conflict' })).type).toBe('https://usp-protocol.dev/errors/entry-state-conflict');
-    expect(problemBody(new ProtocolError('booking_state_conflict', 'x', { detailCode: 'booking_state_conflict' })).type).toBe(
-      'https://usp-protocol.dev/errors/booking-state-conflict',
-    );
+    expect(
+      problemBody(new ProtocolError('booking_state_conflict', 'x', { detailCode: 'entry_state_conflict' })).type,
+    ).toBe('https://usp-protocol.dev/errors/entry-state-conflict');
+    expect(
+      problemBody(new ProtocolError('booking_state_conflict', 'x', { detailCode: 'booking_state_conflict' })).type,
+    ).toBe('https://usp-protocol.dev/errors/booking-state-conflict');
   });
 
   it('without a finer code, every protocol error is typed by its own code', () => {
@@ -107,7 +145,9 @@ describe('the problem type matches the code the problem carries', () => {
 });
 
 /** The outcome built inside `new MissingResource(...)`: the pinned answer, sent only to a platform of an older negotiated version (D3). */
-const PINNED_ONLY = FILES.flatMap(({ text }) => [...text.matchAll(/new MissingResource\(\s*errorMessage\(\s*'([a-z_]+)'/g)].map((m) => m[1]));
+const PINNED_ONLY = FILES.flatMap(({ text }) =>
+  [...text.matchAll(/new MissingResource\(\s*errorMessage\(\s*'([a-z_]+)'/g)].map((m) => m[1]),
+);
 
 describe('a code is a business outcome or a protocol error, never both (spec-next 9.4.1)', () => {
   it('the walk finds the not-found errors of a path (guards the walk itself)', () => {
@@ -126,5 +166,8 @@ describe('a code is a business outcome or a protocol error, never both (spec-nex
 /** A builder call that is the argument of `new MissingResource(`. */
 function isPinnedOnly(c: { file: string; code: string }): boolean {
   const text = FILES.find((f) => f.file === c.file)?.text ?? '';
-  return new RegExp(`new MissingResource\\(\\s*errorMessage\\(\\s*'${c.code}'`).test(text) && !new RegExp(`(?<!MissingResource\\(\\s*)errorMessage\\(\\s*'${c.code}'`).test(text);
+  return (
+    new RegExp(`new MissingResource\\(\\s*errorMessage\\(\\s*'${c.code}'`).test(text) &&
+    !new RegExp(`(?<!MissingResource\\(\\s*)errorMessage\\(\\s*'${c.code}'`).test(text)
+  );
 }

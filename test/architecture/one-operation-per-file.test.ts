@@ -22,7 +22,10 @@ function walk(dir: string): string[] {
 }
 
 /** For each module, the names of the operations among its exported values (`file -> [name]`). */
-export function rowsByFile(modules: ReadonlyMap<string, Record<string, unknown>>, rows: readonly OperationDef[]): Map<string, string[]> {
+export function rowsByFile(
+  modules: ReadonlyMap<string, Record<string, unknown>>,
+  rows: readonly OperationDef[],
+): Map<string, string[]> {
   const isRow = new Set<unknown>(rows);
   const out = new Map<string, string[]>();
   for (const [file, mod] of modules) {
@@ -33,9 +36,14 @@ export function rowsByFile(modules: ReadonlyMap<string, Record<string, unknown>>
 }
 
 /** What breaks the rule: a file exporting more than one row, a row exported by no file or by two. */
-export function oneOperationPerFile(modules: ReadonlyMap<string, Record<string, unknown>>, rows: readonly OperationDef[]): string[] {
+export function oneOperationPerFile(
+  modules: ReadonlyMap<string, Record<string, unknown>>,
+  rows: readonly OperationDef[],
+): string[] {
   const byFile = rowsByFile(modules, rows);
-  const problems = [...byFile].filter(([, names]) => names.length > 1).map(([file, names]) => `${file} defines ${names.length} operations: ${names.join(', ')}`);
+  const problems = [...byFile]
+    .filter(([, names]) => names.length > 1)
+    .map(([file, names]) => `${file} defines ${names.length} operations: ${names.join(', ')}`);
   for (const row of rows) {
     const files = [...byFile].filter(([, names]) => names.includes(row.name)).map(([file]) => file);
     if (files.length === 0) problems.push(`${row.name} is exported by no file of src/operations`);
@@ -50,7 +58,10 @@ describe('every file of src/operations that defines operations defines exactly o
   test('each row of the tables is exported by one file, and each file exports at most one row', async () => {
     const modules = new Map<string, Record<string, unknown>>();
     for (const full of walk(join(ROOT, 'src', 'operations'))) {
-      modules.set(relative(ROOT, full).split('\\').join('/'), (await import(pathToFileURL(full).href)) as Record<string, unknown>);
+      modules.set(
+        relative(ROOT, full).split('\\').join('/'),
+        (await import(pathToFileURL(full).href)) as Record<string, unknown>,
+      );
     }
     expect(rowsByFile(modules, ROWS).size).toBeGreaterThan(80);
     expect(oneOperationPerFile(modules, ROWS)).toEqual([]);

@@ -18,7 +18,8 @@ interface Source {
 /** Every string a file spells: string literals, template chunks and identifier keys of object literals. */
 export function spelledStrings(src: Source): Array<{ line: number; value: string }> {
   const result = parseSync(src.path, src.text, { lang: 'ts', sourceType: 'module' });
-  if (result.errors.length > 0) throw new Error(`${src.path} does not parse: ${result.errors.map((e) => e.message).join('; ')}`);
+  if (result.errors.length > 0)
+    throw new Error(`${src.path} does not parse: ${result.errors.map((e) => e.message).join('; ')}`);
   const lineOf = (offset: number) => src.text.slice(0, offset).split('\n').length;
   const out: Array<{ line: number; value: string }> = [];
   const visit = (node: unknown): void => {
@@ -29,8 +30,10 @@ export function spelledStrings(src: Source): Array<{ line: number; value: string
     if (!node || typeof node !== 'object') return;
     const n = node as Record<string, any>;
     if (n.type === 'Literal' && typeof n.value === 'string') out.push({ line: lineOf(n.start), value: n.value });
-    if (n.type === 'TemplateElement' && typeof n.value?.cooked === 'string') out.push({ line: lineOf(n.start), value: n.value.cooked });
-    if (n.type === 'Property' && n.key?.type === 'Identifier' && !n.computed) out.push({ line: lineOf(n.key.start), value: n.key.name });
+    if (n.type === 'TemplateElement' && typeof n.value?.cooked === 'string')
+      out.push({ line: lineOf(n.start), value: n.value.cooked });
+    if (n.type === 'Property' && n.key?.type === 'Identifier' && !n.computed)
+      out.push({ line: lineOf(n.key.start), value: n.key.name });
     for (const [k, v] of Object.entries(n)) if (k !== 'parent') visit(v);
   };
   visit(result.program);
@@ -42,7 +45,8 @@ export function namedOperations(src: Source, names: readonly string[]): string[]
   const found: string[] = [];
   for (const s of spelledStrings(src)) {
     for (const name of names) {
-      if (new RegExp(`(^|[^a-z0-9_])${name}([^a-z0-9_]|$)`).test(s.value)) found.push(`${src.path}:${s.line} names '${name}'`);
+      if (new RegExp(`(^|[^a-z0-9_])${name}([^a-z0-9_]|$)`).test(s.value))
+        found.push(`${src.path}:${s.line} names '${name}'`);
     }
   }
   return found;
@@ -57,7 +61,10 @@ function walk(dir: string): string[] {
   });
 }
 const DOORS: Source[] = ['src/bindings', 'src/server'].flatMap((dir) =>
-  walk(join(ROOT, dir)).map((full) => ({ path: relative(ROOT, full).split('\\').join('/'), text: readFileSync(full, 'utf8') })),
+  walk(join(ROOT, dir)).map((full) => ({
+    path: relative(ROOT, full).split('\\').join('/'),
+    text: readFileSync(full, 'utf8'),
+  })),
 );
 /** Every role's operations: the business's and the registry's. */
 const ALL_OPERATIONS = [...OPERATIONS, ...REGISTRY_OPERATIONS];
@@ -77,7 +84,13 @@ const TOOL_COPY = [
 
 describe('a door never names an operation: every fact about one is read from its row', () => {
   test('the doors are walked and the table has names to look for', () => {
-    expect(DOORS.map((d) => d.path)).toEqual(expect.arrayContaining(['src/bindings/mcp/tools.ts', 'src/bindings/rest/openapi.ts', 'src/server/cli/bookings.ts']));
+    expect(DOORS.map((d) => d.path)).toEqual(
+      expect.arrayContaining([
+        'src/bindings/mcp/tools.ts',
+        'src/bindings/rest/openapi.ts',
+        'src/server/cli/bookings.ts',
+      ]),
+    );
     expect(OPERATION_NAMES.length).toBeGreaterThan(30);
     expect(OPERATION_NAMES).toEqual(expect.arrayContaining(REGISTRY_OPERATIONS.map((o) => o.name)));
   });
@@ -119,9 +132,12 @@ describe('a door never names an operation: every fact about one is read from its
 describe('the operation-name checker reports what names an operation and nothing else', () => {
   const names = ['create_booking', 'hold_slot', 'release_hold'];
   test('a literal, a template chunk, an object key and a quoted key are each reported with file:line', () => {
-    const text = ["if (op.name === 'create_booking') x();", 'const s = `run ${a} hold_slot now`;', 'const MAP = { release_hold: 1 };', "const MAP2 = { 'hold_slot': 2 };"].join(
-      '\n',
-    );
+    const text = [
+      "if (op.name === 'create_booking') x();",
+      'const s = `run ${a} hold_slot now`;',
+      'const MAP = { release_hold: 1 };',
+      "const MAP2 = { 'hold_slot': 2 };",
+    ].join('\n');
     expect(namedOperations({ path: 'src/bindings/x.ts', text }, names)).toEqual([
       "src/bindings/x.ts:1 names 'create_booking'",
       "src/bindings/x.ts:2 names 'hold_slot'",

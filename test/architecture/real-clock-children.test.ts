@@ -66,7 +66,8 @@ export function findFixedInstantsForRealClockChildren(path: string, text: string
   const imported = new Set<string>();
   const walk = (node: Node, parent: Node | null) => {
     node.parent = parent;
-    if (node.type === 'VariableDeclarator' && node.id?.type === 'Identifier' && node.init) inits.set(node.id.name, source(node.init));
+    if (node.type === 'VariableDeclarator' && node.id?.type === 'Identifier' && node.init)
+      inits.set(node.id.name, source(node.init));
     if (node.type === 'ImportSpecifier' && node.local?.type === 'Identifier') imported.add(node.local.name);
     if (node.type === 'CallExpression' || node.type === 'NewExpression') {
       const name = calleeName(node);
@@ -95,7 +96,13 @@ export function findFixedInstantsForRealClockChildren(path: string, text: string
   /** The innermost block around `node`, or the function whose body is an expression. */
   const enclosingBlock = (node: Node): Node => {
     let n = node.parent;
-    while (n && n.type !== 'BlockStatement' && n.type !== 'Program' && !(n.type === 'ArrowFunctionExpression' && n.expression)) n = n.parent;
+    while (
+      n &&
+      n.type !== 'BlockStatement' &&
+      n.type !== 'Program' &&
+      !(n.type === 'ArrowFunctionExpression' && n.expression)
+    )
+      n = n.parent;
     return n ?? program;
   };
   const scopeOf = (start: Node): Node => {
@@ -104,7 +111,10 @@ export function findFixedInstantsForRealClockChildren(path: string, text: string
     for (;;) {
       const fn = block.parent;
       const call = fn?.parent;
-      const isHookBody = (fn?.type === 'ArrowFunctionExpression' || fn?.type === 'FunctionExpression') && call?.type === 'CallExpression' && HOOKS.has(calleeName(call) ?? '');
+      const isHookBody =
+        (fn?.type === 'ArrowFunctionExpression' || fn?.type === 'FunctionExpression') &&
+        call?.type === 'CallExpression' &&
+        HOOKS.has(calleeName(call) ?? '');
       if (!isHookBody) return block;
       block = enclosingBlock(call);
     }
@@ -116,20 +126,36 @@ export function findFixedInstantsForRealClockChildren(path: string, text: string
     const name = calleeName(start) ?? '';
     if (!/^Stdio/.test(name) || !/usp-server\.js|\bBIN\b|STDIO_ARGS/.test(source(start))) continue;
     const options = start.arguments[0];
-    const hasEnv = options?.type === 'ObjectExpression' && options.properties.some((p: Node) => p.key?.name === 'env' || p.type === 'SpreadElement');
-    if (!hasEnv) findings.push({ file: path, line: lineOf(start.start), what: `a stdio transport without env: its usp-server child does not share a shifted clock` });
+    const hasEnv =
+      options?.type === 'ObjectExpression' &&
+      options.properties.some((p: Node) => p.key?.name === 'env' || p.type === 'SpreadElement');
+    if (!hasEnv)
+      findings.push({
+        file: path,
+        line: lineOf(start.start),
+        what: `a stdio transport without env: its usp-server child does not share a shifted clock`,
+      });
   }
   for (const start of starts) {
     const scope = ONE_SHOT.has(calleeName(start) ?? '') ? start : scopeOf(start);
     const startLine = lineOf(start.start);
     const visit = (n: Node) => {
       let what: string | undefined;
-      if (n.type === 'Identifier' && isFixed(n.name) && !(n.parent?.type === 'MemberExpression' && n.parent.property === n)) what = n.name;
+      if (
+        n.type === 'Identifier' &&
+        isFixed(n.name) &&
+        !(n.parent?.type === 'MemberExpression' && n.parent.property === n)
+      )
+        what = n.name;
       if (n.type === 'Literal' && typeof n.value === 'string' && DATE_LITERAL.test(n.value)) what = `'${n.value}'`;
       if (n.type === 'TemplateElement' && DATE_LITERAL.test(n.value?.cooked ?? '')) what = `\`${n.value.cooked}\``;
       if (what && !seen.has(n.start)) {
         seen.add(n.start);
-        findings.push({ file: path, line: lineOf(n.start), what: `${what} in the block that starts a real-clock usp-server at line ${startLine}` });
+        findings.push({
+          file: path,
+          line: lineOf(n.start),
+          what: `${what} in the block that starts a real-clock usp-server at line ${startLine}`,
+        });
       }
       for (const c of children(n)) visit(c);
     };
@@ -152,7 +178,9 @@ describe('no fixed instant reaches a process on the real clock', () => {
   test('the benchmarks and the tests hand real-clock children only dates from their clock', () => {
     const files = [...filesUnder('bench', /\.mjs$/), ...filesUnder('test', /\.ts$/)];
     expect(files.length).toBeGreaterThan(100);
-    const findings = files.flatMap((f) => findFixedInstantsForRealClockChildren(relative(ROOT, join(ROOT, f)), readFileSync(join(ROOT, f), 'utf8')));
+    const findings = files.flatMap((f) =>
+      findFixedInstantsForRealClockChildren(relative(ROOT, join(ROOT, f)), readFileSync(join(ROOT, f), 'utf8')),
+    );
     expect(findings.map((f) => `${f.file}:${f.line}: ${f.what}`)).toEqual([]);
   });
 
@@ -195,13 +223,9 @@ describe('no fixed instant reaches a process on the real clock', () => {
         await runCli(['webhooks', 'list', '--db', db]);
         await runCli(['availability', '--date', '2026-12-03']);
       });`;
-    expect(findFixedInstantsForRealClockChildren('test/x.test.ts', src).map((f) => `${f.line} ${f.what.split(' ')[0]}`)).toEqual([
-      '5 a',
-      "7 '2026-12-04'",
-      '7 TEST_NOW',
-      '7 day',
-      "20 '2026-12-03'",
-    ]);
+    expect(
+      findFixedInstantsForRealClockChildren('test/x.test.ts', src).map((f) => `${f.line} ${f.what.split(' ')[0]}`),
+    ).toEqual(['5 a', "7 '2026-12-04'", '7 TEST_NOW', '7 day', "20 '2026-12-03'"]);
   });
 
   test('a date from the child clock (liveDate, Date.now) is fine', () => {

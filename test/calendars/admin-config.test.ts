@@ -20,7 +20,9 @@ let feed: FeedServer;
 const open: Array<TestServer | McpConn> = [];
 beforeAll(async () => {
   feed = await startFeedServer();
-  feed.body = calendar([vevent({ UID: 'dentist@test', DTSTART: '20261028T140000Z', DTEND: '20261028T150000Z', SUMMARY: 'Dentist' })]);
+  feed.body = calendar([
+    vevent({ UID: 'dentist@test', DTSTART: '20261028T140000Z', DTEND: '20261028T150000Z', SUMMARY: 'Dentist' }),
+  ]);
 });
 afterAll(async () => feed.close());
 afterEach(async () => {
@@ -31,16 +33,29 @@ afterEach(async () => {
 const business = () => calendarBusiness('https://calendar.example.com/ann.ics', null);
 
 async function start(o: { db?: string; loopback?: boolean } = {}): Promise<TestServer> {
-  const t = await startTestServer({ business: business(), now: DST_NOW, db: o.db, security: { allowLoopbackProfiles: o.loopback ?? true }, calendars: { startWorkers: false } });
+  const t = await startTestServer({
+    business: business(),
+    now: DST_NOW,
+    db: o.db,
+    security: { allowLoopbackProfiles: o.loopback ?? true },
+    calendars: { startWorkers: false },
+  });
   open.push(t);
   return t;
 }
 
-const patch = (t: TestServer, body: Record<string, unknown>) => t.call('PATCH', '/admin/resources/res_b', body, { apiKey: ADMIN_KEY, profile: null });
-const local = (rfc3339: string) => new Date(rfc3339).toLocaleTimeString('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit' });
+const patch = (t: TestServer, body: Record<string, unknown>) =>
+  t.call('PATCH', '/admin/resources/res_b', body, { apiKey: ADMIN_KEY, profile: null });
+const local = (rfc3339: string) =>
+  new Date(rfc3339).toLocaleTimeString('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit' });
 
 async function restStarts(t: TestServer): Promise<string[]> {
-  const r = await t.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28', limit: 500 }, { profile: null });
+  const r = await t.call(
+    'POST',
+    '/availability/query',
+    { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28', limit: 500 },
+    { profile: null },
+  );
   expect(r.status).toBe(200);
   return r.body.slots.map((s: { start: string }) => local(s.start));
 }
@@ -48,7 +63,12 @@ async function restStarts(t: TestServer): Promise<string[]> {
 async function mcpStarts(t: TestServer): Promise<string[]> {
   const mcp = await connectMcp('v2', 'memory', t);
   open.push(mcp);
-  const r = await mcp.call('usp_availability_query', { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28', limit: 500 });
+  const r = await mcp.call('usp_availability_query', {
+    service_id: 'svc_b',
+    start_date: '2026-10-28',
+    end_date: '2026-10-28',
+    limit: 500,
+  });
   expect(r.isError ?? false).toBe(false);
   return r.structuredContent.slots.map((s: { start: string }) => local(s.start));
 }
@@ -80,16 +100,22 @@ describe("a resource's calendars through PATCH /admin/resources/{id}", () => {
     expect(await pollResB(t)).toHaveLength(0);
     expect(await restStarts(t)).toContain('10:00');
     expect(await mcpStarts(t)).toContain('10:00');
-    expect(await t.server.store.read((tx) => tx.calendars.busyOn(['res_b'], DST_NOW, DST_NOW + 7 * 86_400_000))).toEqual([]);
+    expect(
+      await t.server.store.read((tx) => tx.calendars.busyOn(['res_b'], DST_NOW, DST_NOW + 7 * 86_400_000)),
+    ).toEqual([]);
   });
 
   it('a password in clear, a variable that is not a name, or credentials in the URL are refused, naming the field', async () => {
     const t = await start();
-    const clear = await patch(t, { calendars: [{ type: 'caldav', url: 'https://dav.example.com/cal/', username: 'bo', password: 'hunter2' }] });
+    const clear = await patch(t, {
+      calendars: [{ type: 'caldav', url: 'https://dav.example.com/cal/', username: 'bo', password: 'hunter2' }],
+    });
     expect(clear.status).toBe(400);
     expect(JSON.stringify(clear.body)).toMatch(/calendars\[0\]/);
     expect(JSON.stringify(clear.body)).not.toContain('hunter2');
-    const notName = await patch(t, { calendars: [{ type: 'caldav', url: 'https://dav.example.com/cal/', username: 'bo', password_env: 'not a name' }] });
+    const notName = await patch(t, {
+      calendars: [{ type: 'caldav', url: 'https://dav.example.com/cal/', username: 'bo', password_env: 'not a name' }],
+    });
     expect(notName.status).toBe(400);
     expect(JSON.stringify(notName.body)).toMatch(/environment variable starting with USP_CALENDAR_SECRET_/);
     const inUrl = await patch(t, { calendars: [{ type: 'ics', url: 'https://bo:secret@dav.example.com/cal.ics' }] });
@@ -110,11 +136,30 @@ describe("a resource's calendars through PATCH /admin/resources/{id}", () => {
   it('a booking made right after a writable CalDAV calendar is added by PATCH is queued for it, before any worker pass', async () => {
     const t = await start();
     expect(
-      (await patch(t, { calendars: [{ type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'USP_CALENDAR_SECRET_BIZ_CAL__BO', write: true }] }))
-        .status,
+      (
+        await patch(t, {
+          calendars: [
+            {
+              type: 'caldav',
+              url: 'https://dav.example.com/cal/bo/',
+              username: 'bo',
+              password_env: 'USP_CALENDAR_SECRET_BIZ_CAL__BO',
+              write: true,
+            },
+          ],
+        })
+      ).status,
     ).toBe(200);
-    const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28' })).body.slots;
-    expect((await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slots[0].id, buyer: BUYER })).status).toBe(201);
+    const slots = (
+      await t.call('POST', '/availability/query', {
+        service_id: 'svc_b',
+        start_date: '2026-10-28',
+        end_date: '2026-10-28',
+      })
+    ).body.slots;
+    expect(
+      (await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slots[0].id, buyer: BUYER })).status,
+    ).toBe(201);
     expect(await t.server.store.read((tx) => tx.calendars.pushBacklog(10))).toHaveLength(1);
   });
 
@@ -124,10 +169,18 @@ describe("a resource's calendars through PATCH /admin/resources/{id}", () => {
     try {
       const db = join(dir, 'biz.db');
       const t = await start({ db });
-      const cal = { type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'USP_CALENDAR_SECRET_BIZ_CAL__BO_CALDAV', write: true };
+      const cal = {
+        type: 'caldav',
+        url: 'https://dav.example.com/cal/bo/',
+        username: 'bo',
+        password_env: 'USP_CALENDAR_SECRET_BIZ_CAL__BO_CALDAV',
+        write: true,
+      };
       expect((await patch(t, { calendars: [cal] })).status).toBe(200);
       await open.pop()!.close();
-      const out = JSON.parse(execFileSync(process.execPath, ['bin/usp-server.js', 'export', '--db', db], { encoding: 'utf8' }));
+      const out = JSON.parse(
+        execFileSync(process.execPath, ['bin/usp-server.js', 'export', '--db', db], { encoding: 'utf8' }),
+      );
       expect(out.resources.find((r: { id: string }) => r.id === 'res_b').calendars).toEqual([cal]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -11,15 +11,32 @@ describe('calendars in the business file', () => {
   it('an iCalendar address, a webcal address and a CalDAV calendar with its password named by a variable are accepted', () => {
     expect(issues({ type: 'ics', url: 'https://calendar.google.com/calendar/ical/x/private-y/basic.ics' })).toEqual([]);
     expect(issues({ type: 'ics', url: 'webcal://p01-caldav.icloud.com/published/2/abc' })).toEqual([]);
-    expect(issues({ type: 'caldav', url: 'https://dav.example.com/cal/ava/', username: 'ava', password_env: 'USP_CALENDAR_SECRET_AVA', write: true })).toEqual([]);
+    expect(
+      issues({
+        type: 'caldav',
+        url: 'https://dav.example.com/cal/ava/',
+        username: 'ava',
+        password_env: 'USP_CALENDAR_SECRET_AVA',
+        write: true,
+      }),
+    ).toEqual([]);
   });
 
   it('a password in the file, in the URL or as a variable that is not a name, is refused', () => {
-    expect(issues({ type: 'caldav', url: 'https://dav.example.com/cal/', username: 'ava', password: 'secret' }).join()).toMatch(/password/);
-    expect(issues({ type: 'ics', url: 'https://ava:secret@dav.example.com/cal.ics' }).join()).toMatch(/must not carry credentials/);
-    expect(issues({ type: 'caldav', url: 'https://dav.example.com/cal/', username: 'ava', password_env: 'not a name' }).join()).toMatch(
-      /environment variable starting with USP_CALENDAR_SECRET_/,
+    expect(
+      issues({ type: 'caldav', url: 'https://dav.example.com/cal/', username: 'ava', password: 'secret' }).join(),
+    ).toMatch(/password/);
+    expect(issues({ type: 'ics', url: 'https://ava:secret@dav.example.com/cal.ics' }).join()).toMatch(
+      /must not carry credentials/,
     );
+    expect(
+      issues({
+        type: 'caldav',
+        url: 'https://dav.example.com/cal/',
+        username: 'ava',
+        password_env: 'not a name',
+      }).join(),
+    ).toMatch(/environment variable starting with USP_CALENDAR_SECRET_/);
   });
 
   it('an address that is not a URL, or of another scheme, is refused', () => {

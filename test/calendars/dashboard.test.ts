@@ -16,7 +16,12 @@ let post: (formPage: string, action: string, fields: Record<string, string>) => 
 
 beforeAll(async () => {
   feed = await startFeedServer();
-  t = await startTestServer({ business: calendarBusiness(feed.url, null), now: DST_NOW, security: { allowLoopbackProfiles: true }, calendars: { startWorkers: false } });
+  t = await startTestServer({
+    business: calendarBusiness(feed.url, null),
+    now: DST_NOW,
+    security: { allowLoopbackProfiles: true },
+    calendars: { startWorkers: false },
+  });
   await addBusinessUser(t.server.store, 'owner@studio.example', 'correct horse battery staple', DST_NOW);
   await signIn();
 });
@@ -26,7 +31,10 @@ async function signIn(): Promise<void> {
   let cookie = '';
   const keep = (r: Response) => {
     const set = r.headers.getSetCookie().map((c) => c.split(';')[0]);
-    if (set.length) cookie = [...new Map([...cookie.split('; ').filter(Boolean), ...set].map((p) => [p.split('=')[0], p])).values()].join('; ');
+    if (set.length)
+      cookie = [
+        ...new Map([...cookie.split('; ').filter(Boolean), ...set].map((p) => [p.split('=')[0], p])).values(),
+      ].join('; ');
     return r;
   };
   const login = await keep(await fetch(`${t.url}/admin/login`)).text();
@@ -36,7 +44,11 @@ async function signIn(): Promise<void> {
       method: 'POST',
       redirect: 'manual',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, email: 'owner@studio.example', password: 'correct horse battery staple' }),
+      body: new URLSearchParams({
+        _csrf: csrf,
+        email: 'owner@studio.example',
+        password: 'correct horse battery staple',
+      }),
     }),
   );
   expect(signed.status).toBe(303);
@@ -66,7 +78,9 @@ describe('the dashboard shows calendar sync', () => {
     await t.server.calendars!.poller!.pollAll();
     const day = await page('/admin/ui/calendar?date=2026-10-28&view=day&resource_id=res_a');
     expect(day).toContain('busy (from calendar)');
-    expect(await page('/admin/ui/calendar?date=2026-10-29&view=day&resource_id=res_a')).not.toContain('busy (from calendar)');
+    expect(await page('/admin/ui/calendar?date=2026-10-29&view=day&resource_id=res_a')).not.toContain(
+      'busy (from calendar)',
+    );
     feed.status = 503;
     await t.server.calendars!.poller!.pollAll();
     const sync = await page('/admin/ui/calendars');
@@ -74,14 +88,21 @@ describe('the dashboard shows calendar sync', () => {
     expect(sync).toContain('the last busy times read are kept');
     expect(sync).toMatch(/\/calendars\/res_a\.ics\?token=[A-Za-z0-9_-]{32}/);
     expect(sync).toMatch(/\/calendars\/_business\.ics\?token=/);
-    expect(await page('/admin/ui/calendar?date=2026-10-28&view=day&resource_id=res_a')).toContain('busy (from calendar)');
+    expect(await page('/admin/ui/calendar?date=2026-10-28&view=day&resource_id=res_a')).toContain(
+      'busy (from calendar)',
+    );
   });
 
   it('the admin API says a feed is stale once its busy times are a day old', async () => {
     t.clock.advance(25 * 3_600_000);
-    const r = await t.call('GET', '/admin/calendars', undefined, { apiKey: 'test-admin-key-0123456789', profile: null });
+    const r = await t.call('GET', '/admin/calendars', undefined, {
+      apiKey: 'test-admin-key-0123456789',
+      profile: null,
+    });
     expect(r.status).toBe(200);
-    expect(r.body.feeds).toEqual([expect.objectContaining({ resource_id: 'res_a', type: 'ics', stale: true, error: 'answered HTTP 503' })]);
+    expect(r.body.feeds).toEqual([
+      expect.objectContaining({ resource_id: 'res_a', type: 'ics', stale: true, error: 'answered HTTP 503' }),
+    ]);
   });
 });
 
@@ -105,7 +126,9 @@ describe("the dashboard's staff screen sets a resource's calendars", () => {
       password_env: 'USP_CALENDAR_SECRET_BIZ_CAL__BO',
       write: '1',
     });
-    expect(kept).toContain('CalDAV https://dav.example.com/cal/bo/ as bo (password in $USP_CALENDAR_SECRET_BIZ_CAL__BO), bookings pushed');
+    expect(kept).toContain(
+      'CalDAV https://dav.example.com/cal/bo/ as bo (password in $USP_CALENDAR_SECRET_BIZ_CAL__BO), bookings pushed',
+    );
     expect(resB().map((f) => f.type)).toEqual(['ics', 'caldav']);
     const removed = await post(screen, screen, {});
     expect(removed).toContain('None yet.');
@@ -113,12 +136,22 @@ describe("the dashboard's staff screen sets a resource's calendars", () => {
   });
 
   it('what the business file refuses comes back in the flash, naming the field, and nothing is stored', async () => {
-    const refused = await post(screen, screen, { type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: 'not a name' });
+    const refused = await post(screen, screen, {
+      type: 'caldav',
+      url: 'https://dav.example.com/cal/bo/',
+      username: 'bo',
+      password_env: 'not a name',
+    });
     expect(refused).toMatch(/environment variable starting with USP_CALENDAR_SECRET_/);
     expect(resB()).toEqual([]);
     // Another business's calendar secret (and the name without a business, as before) is not this one's to name.
     for (const name of ['USP_CALENDAR_SECRET_BIZ_OTHER__BO', 'USP_CALENDAR_SECRET_BO']) {
-      const theirs = await post(screen, screen, { type: 'caldav', url: 'https://dav.example.com/cal/bo/', username: 'bo', password_env: name });
+      const theirs = await post(screen, screen, {
+        type: 'caldav',
+        url: 'https://dav.example.com/cal/bo/',
+        username: 'bo',
+        password_env: name,
+      });
       expect(theirs).toMatch(/environment variable starting with USP_CALENDAR_SECRET_BIZ_CAL__/);
       expect(resB()).toEqual([]);
     }

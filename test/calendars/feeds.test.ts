@@ -26,13 +26,25 @@ afterEach(async () => {
 const DENTIST = calendar([vevent({ UID: 'd@test', DTSTART: '20261028T140000Z', DTEND: '20261028T150000Z' })]);
 
 async function start(limits: Record<string, number> = {}): Promise<TestServer> {
-  t = await startTestServer({ business: calendarBusiness(feed.url, null), now: DST_NOW, security: { allowLoopbackProfiles: true }, calendars: { startWorkers: false, limits } });
+  t = await startTestServer({
+    business: calendarBusiness(feed.url, null),
+    now: DST_NOW,
+    security: { allowLoopbackProfiles: true },
+    calendars: { startWorkers: false, limits },
+  });
   return t;
 }
 
 async function starts(date = '2026-10-28'): Promise<string[]> {
-  const r = await t!.call('POST', '/availability/query', { service_id: 'svc_a', start_date: date, end_date: date, limit: 500 }, { profile: null });
-  return r.body.slots.map((s: { start: string }) => new Date(s.start).toLocaleTimeString('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit' }));
+  const r = await t!.call(
+    'POST',
+    '/availability/query',
+    { service_id: 'svc_a', start_date: date, end_date: date, limit: 500 },
+    { profile: null },
+  );
+  return r.body.slots.map((s: { start: string }) =>
+    new Date(s.start).toLocaleTimeString('en-GB', { timeZone: ZONE, hour: '2-digit', minute: '2-digit' }),
+  );
 }
 
 const poll = async () => (await t!.server.calendars!.poller!.pollAll())[0];
@@ -42,7 +54,11 @@ describe('a failing feed keeps its last good busy times and is reported', () => 
   const failures: Array<[string, () => void, RegExp]> = [
     ['an unreachable feed (HTTP 503)', () => void (feed.status = 503), /HTTP 503/],
     ['a malformed feed', () => void (feed.body = 'this is not a calendar'), /not iCalendar|VCALENDAR/],
-    ['an HTML page instead of a calendar', () => void (feed.body = '<html><body>Sign in</body></html>'), /not iCalendar|VCALENDAR/],
+    [
+      'an HTML page instead of a calendar',
+      () => void (feed.body = '<html><body>Sign in</body></html>'),
+      /not iCalendar|VCALENDAR/,
+    ],
     ['a connection reset', () => void (feed.handler = (req) => req.socket.destroy()), /socket hang up|ECONNRESET/],
   ];
   for (const [name, breakIt, reason] of failures) {
@@ -79,7 +95,14 @@ describe('a feed is cut off when it answers too much or never ends', () => {
     feed.body = DENTIST;
     await poll();
     feed.body = calendar(
-      Array.from({ length: 2000 }, (_, i) => vevent({ UID: `big${i}@test`, DTSTART: '20261029T140000Z', DTEND: '20261029T150000Z', DESCRIPTION: 'x'.repeat(40) })),
+      Array.from({ length: 2000 }, (_, i) =>
+        vevent({
+          UID: `big${i}@test`,
+          DTSTART: '20261029T140000Z',
+          DTEND: '20261029T150000Z',
+          DESCRIPTION: 'x'.repeat(40),
+        }),
+      ),
     );
     const r = await poll();
     expect(r.outcome).toBe('failed');
@@ -120,7 +143,15 @@ describe('a feed is cut off when it answers too much or never ends', () => {
 describe('a calendar holding more events than a calendar may (--calendar-max-events) is refused whole', () => {
   /** `n` small events, one hour each, one a day from 2026-11-10 (none over the dentist's hour). */
   const manyEvents = (n: number) =>
-    calendar(Array.from({ length: n }, (_, i) => vevent({ UID: `e${i}@test`, DTSTART: `${20261110 + (i % 10)}T140000Z`, DTEND: `${20261110 + (i % 10)}T150000Z` })));
+    calendar(
+      Array.from({ length: n }, (_, i) =>
+        vevent({
+          UID: `e${i}@test`,
+          DTSTART: `${20261110 + (i % 10)}T140000Z`,
+          DTEND: `${20261110 + (i % 10)}T150000Z`,
+        }),
+      ),
+    );
 
   it('10,001 small events (under the size cap) are not read at the default 10,000: the feed fails saying so, and the health is degraded naming its resource', async () => {
     await start();
@@ -136,7 +167,10 @@ describe('a calendar holding more events than a calendar may (--calendar-max-eve
     expect(sync.status).toBe(200);
     expect(JSON.stringify(sync.body.feeds)).toMatch(/holds 10001 events/);
     const profile = await t!.call('GET', '/.well-known/usp', undefined, { profile: null });
-    expect(profile.body.usp.capabilities['dev.usp-server.health'][0]).toMatchObject({ status: 'degraded', calendars: [{ resource_id: 'res_a', status: 'stale' }] });
+    expect(profile.body.usp.capabilities['dev.usp-server.health'][0]).toMatchObject({
+      status: 'degraded',
+      calendars: [{ resource_id: 'res_a', status: 'stale' }],
+    });
   });
 
   it('at the limit the calendar is read; over it (folded or lower-case lines counted too) its last busy times are kept', async () => {
@@ -146,7 +180,10 @@ describe('a calendar holding more events than a calendar may (--calendar-max-eve
     expect((await poll()).outcome).toBe('updated');
     expect(await starts()).not.toContain('10:00');
     // A third event, its BEGIN line folded and in lower case, is still an event.
-    feed.body = calendar([dentist, 'begin:VEV\r\n ENT\r\nUID:e2@test\r\nDTSTART:20261030T140000Z\r\nDTEND:20261030T150000Z\r\nEND:VEVENT']);
+    feed.body = calendar([
+      dentist,
+      'begin:VEV\r\n ENT\r\nUID:e2@test\r\nDTSTART:20261030T140000Z\r\nDTEND:20261030T150000Z\r\nEND:VEVENT',
+    ]);
     expect((await poll()).outcome).toBe('updated');
     feed.body = calendar([
       dentist,
@@ -181,9 +218,9 @@ describe('an unchanged feed is asked conditionally', () => {
 
 describe('calendar URLs on loopback or private addresses are refused unless --allow-loopback-profiles', () => {
   it('a loopback feed URL is refused at start without the flag', async () => {
-    await expect(startTestServer({ business: calendarBusiness(feed.url, null), now: DST_NOW, calendars: { startWorkers: false } })).rejects.toThrow(
-      /res_a\.calendars: ics calendar URL must use https/,
-    );
+    await expect(
+      startTestServer({ business: calendarBusiness(feed.url, null), now: DST_NOW, calendars: { startWorkers: false } }),
+    ).rejects.toThrow(/res_a\.calendars: ics calendar URL must use https/);
   });
 
   it('an https feed whose name resolves to a private address is never contacted', async () => {
@@ -208,7 +245,9 @@ describe('calendar URLs on loopback or private addresses are refused unless --al
   });
 
   it('webcal:// addresses are read over https', () => {
-    const feeds = calendarFeeds([{ id: 'r', calendars: [{ type: 'ics', url: 'webcal://p01-caldav.icloud.com/published/2/abc' }] }]);
+    const feeds = calendarFeeds([
+      { id: 'r', calendars: [{ type: 'ics', url: 'webcal://p01-caldav.icloud.com/published/2/abc' }] },
+    ]);
     expect(feeds[0].url).toBe('https://p01-caldav.icloud.com/published/2/abc');
   });
 });

@@ -10,9 +10,18 @@ import { parseBusinessFile } from '../../src/server/business-file.js';
 export const ZONE = 'America/New_York';
 /** The environment variable the Radicale calendar's password is read from (a calendar secret's name). */
 export const CALDAV_SECRET_ENV = 'USP_CALENDAR_SECRET_BIZ_CAL__RADICALE';
-const EVERY_DAY = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ opens: '09:00', closes: '17:00' }]]));
+const EVERY_DAY = Object.fromEntries(
+  ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [
+    d,
+    [{ opens: '09:00', closes: '17:00' }],
+  ]),
+);
 
-export function calendarBusiness(icsUrl: string, caldavUrl: string | null, opts: { write?: boolean } = {}): BusinessDef {
+export function calendarBusiness(
+  icsUrl: string,
+  caldavUrl: string | null,
+  opts: { write?: boolean } = {},
+): BusinessDef {
   const service = (id: string, resource: string) => ({
     id,
     name: id === 'svc_a' ? 'Consultation A' : 'Consultation B',
@@ -31,16 +40,41 @@ export function calendarBusiness(icsUrl: string, caldavUrl: string | null, opts:
     location_ids: ['loc_main'],
   });
   const raw = {
-    business: { id: 'biz_cal', name: 'Calendar Test Studio', timezone: ZONE, currency: 'USD', locations: [{ id: 'loc_main', name: 'Main' }] },
+    business: {
+      id: 'biz_cal',
+      name: 'Calendar Test Studio',
+      timezone: ZONE,
+      currency: 'USD',
+      locations: [{ id: 'loc_main', name: 'Main' }],
+    },
     resources: [
-      { id: 'res_a', type: 'staff', name: 'Ann', location_id: 'loc_main', schedule: EVERY_DAY, calendars: [{ type: 'ics', url: icsUrl }] },
+      {
+        id: 'res_a',
+        type: 'staff',
+        name: 'Ann',
+        location_id: 'loc_main',
+        schedule: EVERY_DAY,
+        calendars: [{ type: 'ics', url: icsUrl }],
+      },
       {
         id: 'res_b',
         type: 'staff',
         name: 'Bo',
         location_id: 'loc_main',
         schedule: EVERY_DAY,
-        ...(caldavUrl ? { calendars: [{ type: 'caldav', url: caldavUrl, username: 'staff', password_env: CALDAV_SECRET_ENV, write: opts.write ?? true }] } : {}),
+        ...(caldavUrl
+          ? {
+              calendars: [
+                {
+                  type: 'caldav',
+                  url: caldavUrl,
+                  username: 'staff',
+                  password_env: CALDAV_SECRET_ENV,
+                  write: opts.write ?? true,
+                },
+              ],
+            }
+          : {}),
       },
     ],
     services: [service('svc_a', 'res_a'), service('svc_b', 'res_b')],
@@ -115,7 +149,12 @@ export function calendar(events: readonly string[]): string {
 }
 
 export function vevent(fields: Record<string, string>): string {
-  return ['BEGIN:VEVENT', `DTSTAMP:20261001T000000Z`, ...Object.entries(fields).map(([k, v]) => `${k}${v.startsWith(':') ? '' : ':'}${v}`), 'END:VEVENT'].join('\r\n');
+  return [
+    'BEGIN:VEVENT',
+    `DTSTAMP:20261001T000000Z`,
+    ...Object.entries(fields).map(([k, v]) => `${k}${v.startsWith(':') ? '' : ':'}${v}`),
+    'END:VEVENT',
+  ].join('\r\n');
 }
 
 /**
@@ -139,10 +178,27 @@ export const DST_WEEK_EVENTS: readonly string[] = [
     'DTEND;TZID=America/New_York': ':20261102T150000',
     SUMMARY: 'Stand-up (moved)',
   }),
-  vevent({ UID: 'offsite@test', 'DTSTART;VALUE=DATE': ':20261031', 'DTEND;VALUE=DATE': ':20261101', SUMMARY: 'Off-site' }),
+  vevent({
+    UID: 'offsite@test',
+    'DTSTART;VALUE=DATE': ':20261031',
+    'DTEND;VALUE=DATE': ':20261101',
+    SUMMARY: 'Off-site',
+  }),
   vevent({ UID: 'lunch@test', DTSTART: '20261103T120000', DTEND: '20261103T130000', SUMMARY: 'Lunch (floating)' }),
-  vevent({ UID: 'free@test', DTSTART: '20261029T190000Z', DTEND: '20261029T200000Z', TRANSP: 'TRANSPARENT', SUMMARY: 'Free' }),
-  vevent({ UID: 'gone@test', DTSTART: '20261029T200000Z', DTEND: '20261029T210000Z', STATUS: 'CANCELLED', SUMMARY: 'Cancelled' }),
+  vevent({
+    UID: 'free@test',
+    DTSTART: '20261029T190000Z',
+    DTEND: '20261029T200000Z',
+    TRANSP: 'TRANSPARENT',
+    SUMMARY: 'Free',
+  }),
+  vevent({
+    UID: 'gone@test',
+    DTSTART: '20261029T200000Z',
+    DTEND: '20261029T210000Z',
+    STATUS: 'CANCELLED',
+    SUMMARY: 'Cancelled',
+  }),
 ];
 
 /** Per local day of the DST week: the hours (local HH:MM slot starts) busy and free. */

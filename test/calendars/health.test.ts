@@ -49,7 +49,11 @@ describe("a stale calendar is in the profile's health and on /metrics", () => {
     await start(2);
     expect((await poll())[0].outcome).toBe('updated');
     const fresh = await health();
-    expect(fresh).toMatchObject({ status: 'healthy', calendars: [], extends: 'dev.usp-protocol.services.availability' });
+    expect(fresh).toMatchObject({
+      status: 'healthy',
+      calendars: [],
+      extends: 'dev.usp-protocol.services.availability',
+    });
     expect(fresh.spec).toMatch(/^https:\/\/usp-server\.dev\//);
     expect(await staleGauge()).toBe('0');
 
@@ -62,11 +66,15 @@ describe("a stale calendar is in the profile's health and on /metrics", () => {
     expect((await poll())[0].outcome).toBe('failed');
     const h = await health();
     expect(h.status).toBe('degraded');
-    expect(h.calendars).toEqual([{ resource_id: 'res_a', status: 'stale', last_good_read_at: expect.stringMatching(/^2026-10-27T12:00:00/) }]);
+    expect(h.calendars).toEqual([
+      { resource_id: 'res_a', status: 'stale', last_good_read_at: expect.stringMatching(/^2026-10-27T12:00:00/) },
+    ]);
     expect(Date.parse(h.calendars[0].last_good_read_at)).toBe(DST_NOW);
     expect(await staleGauge()).toBe('1');
     const sync = await t!.call('GET', '/admin/calendars', undefined, { apiKey: ADMIN_KEY, profile: null });
-    expect(sync.body.feeds.find((f: { resource_id: string }) => f.resource_id === 'res_a')).toMatchObject({ stale: true });
+    expect(sync.body.feeds.find((f: { resource_id: string }) => f.resource_id === 'res_a')).toMatchObject({
+      stale: true,
+    });
 
     feed.status = 200;
     await poll();
@@ -91,7 +99,10 @@ describe("a stale calendar is in the profile's health and on /metrics", () => {
     await start();
     feed.status = 404;
     await poll();
-    expect(await health()).toMatchObject({ status: 'degraded', calendars: [{ resource_id: 'res_a', status: 'stale', last_good_read_at: null }] });
+    expect(await health()).toMatchObject({
+      status: 'degraded',
+      calendars: [{ resource_id: 'res_a', status: 'stale', last_good_read_at: null }],
+    });
   });
 
   it('a business without calendars publishes no health capability', async () => {

@@ -14,7 +14,14 @@ import { bookingCalendar } from '../../src/domain/index.js';
 import { radicaleInstalled, startRadicale, type Radicale } from '../support/radicale.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink } from '../support/smtp-sink.js';
-import { CALDAV_SECRET_ENV, calendar, calendarBusiness, DST_NOW, startFeedServer, type FeedServer } from './fixtures.js';
+import {
+  CALDAV_SECRET_ENV,
+  calendar,
+  calendarBusiness,
+  DST_NOW,
+  startFeedServer,
+  type FeedServer,
+} from './fixtures.js';
 
 const hasRadicale = radicaleInstalled();
 let radicale: Radicale;
@@ -64,7 +71,11 @@ async function bookWithStoredInjection(s: TestServer, serviceId: string, slotId:
     buyer: { first_name: INJECTED_FIRST, last_name: INJECTED_LAST, email: 'eve@example.com' },
   });
   expect(refused.status).toBe(400);
-  const booked = await s.call('POST', '/bookings', { service_id: serviceId, slot_id: slotId, buyer: { ...BUYER, email: 'eve@example.com' } });
+  const booked = await s.call('POST', '/bookings', {
+    service_id: serviceId,
+    slot_id: slotId,
+    buyer: { ...BUYER, email: 'eve@example.com' },
+  });
   expect(booked.status).toBe(201);
   await s.server.store.transaction(async (tx) => {
     const rec = (await tx.bookings.get(booked.body.booking.id))!;
@@ -88,23 +99,34 @@ function icalJsEvents(text: string): Array<{ props: string[]; summary: string }>
 function expectOneEscapedEvent(text: string): void {
   const events = icalJsEvents(text);
   expect(events).toHaveLength(1);
-  expect(events[0].props.filter((p) => ['attendee', 'transp', 'x-injected', 'x-separator', 'x-nel', 'x-vt'].includes(p))).toEqual([]);
+  expect(
+    events[0].props.filter((p) => ['attendee', 'transp', 'x-injected', 'x-separator', 'x-nel', 'x-vt'].includes(p)),
+  ).toEqual([]);
   expect(events[0].summary).toContain('ATTENDEE:mailto:thief@example.com');
   expect(events[0].summary).toContain('X-VT:yes');
   // A reader that ends a content line at CR LF, LF or a bare CR (as some clients do) sees the same.
   const lines = text.split(/\r\n|\r|\n/).filter((l) => !l.startsWith(' '));
   expect(lines.filter((l) => l === 'BEGIN:VEVENT')).toHaveLength(1);
   expect(lines.filter((l) => /^(ATTENDEE|TRANSP|X-INJECTED|X-SEPARATOR|X-NEL|X-VT)\b/.test(l))).toEqual([]);
-  const parsed = Object.values(ical.sync.parseICS(text)).filter((c) => c?.type === 'VEVENT') as Array<Record<string, unknown>>;
+  const parsed = Object.values(ical.sync.parseICS(text)).filter((c) => c?.type === 'VEVENT') as Array<
+    Record<string, unknown>
+  >;
   expect(parsed).toHaveLength(1);
-  for (const key of ['attendee', 'transparency', 'X-INJECTED', 'X-SEPARATOR', 'X-NEL', 'X-VT']) expect(parsed[0][key]).toBeUndefined();
+  for (const key of ['attendee', 'transparency', 'X-INJECTED', 'X-SEPARATOR', 'X-NEL', 'X-VT'])
+    expect(parsed[0][key]).toBeUndefined();
   // No line break but the CR LF line ends survives in the text.
   expect(text.replace(/\r\n/g, '')).not.toMatch(/[\r\n\u000b\u000c\u0085\u2028\u2029]/);
 }
 
 describe.skipIf(!hasRadicale)('a stored buyer name with bare carriage returns cannot inject into the calendars', () => {
   it("booked on the REST door, it is one escaped SUMMARY in the staff feed and in the event Radicale stores, with no ATTENDEE or TRANSP of the buyer's", async () => {
-    const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28' })).body.slots;
+    const slots = (
+      await t.call('POST', '/availability/query', {
+        service_id: 'svc_b',
+        start_date: '2026-10-28',
+        end_date: '2026-10-28',
+      })
+    ).body.slots;
     await bookWithStoredInjection(t, 'svc_b', slots[0].id);
 
     expect(await t.server.calendars!.pusher!.tick()).toBe(1);
@@ -112,7 +134,9 @@ describe.skipIf(!hasRadicale)('a stored buyer name with bare carriage returns ca
     expect(stored).toHaveLength(1);
     expectOneEscapedEvent(stored[0].data);
 
-    const url = (await t.call('GET', '/admin/resources/res_b/calendar-feed', undefined, { apiKey: ADMIN_KEY, profile: null })).body.url as string;
+    const url = (
+      await t.call('GET', '/admin/resources/res_b/calendar-feed', undefined, { apiKey: ADMIN_KEY, profile: null })
+    ).body.url as string;
     const u = new URL(url);
     const res = await fetch(`${t.url}${u.pathname}${u.search}`);
     expect(res.status).toBe(200);
@@ -123,15 +147,27 @@ describe.skipIf(!hasRadicale)('a stored buyer name with bare carriage returns ca
 describe('the mailed invitation of a booking by such a buyer', () => {
   it('(the cancellation) carries one VEVENT whose one ATTENDEE is the buyer, with the name as its CN and nothing injected', async () => {
     const sink = await startSmtpSink();
-    const s = await startTestServer({ mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
+    const s = await startTestServer({
+      mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false },
+    });
     try {
-      const q = await s.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
+      const q = await s.call('POST', '/availability/query', {
+        service_id: 'svc_haircut',
+        start_date: day(3),
+        end_date: day(3),
+      });
       const id = await bookWithStoredInjection(s, 'svc_haircut', q.body.slots[0].id);
       await s.server.mailWorker!.tick();
       // The confirmation was written before the name was stored; the cancellation reads it from the record.
       expect((await s.call('POST', `/bookings/${id}/cancel`, {})).status).toBe(200);
       await s.server.mailWorker!.tick();
-      const mail = sink.to('eve@example.com').find((m) => m.attachments.some((p) => p.contentType === 'text/calendar' && p.content.toString('utf8').includes('METHOD:CANCEL')));
+      const mail = sink
+        .to('eve@example.com')
+        .find((m) =>
+          m.attachments.some(
+            (p) => p.contentType === 'text/calendar' && p.content.toString('utf8').includes('METHOD:CANCEL'),
+          ),
+        );
       expect(mail, 'the cancellation with its invitation').toBeDefined();
       const part = mail!.attachments.find((p) => p.contentType === 'text/calendar');
       expect(part, 'a text/calendar part').toBeDefined();
@@ -139,7 +175,9 @@ describe('the mailed invitation of a booking by such a buyer', () => {
       const events = icalJsEvents(text);
       expect(events).toHaveLength(1);
       expect(events[0].props.filter((p) => p === 'attendee')).toHaveLength(1);
-      expect(events[0].props.filter((p) => ['transp', 'x-injected', 'x-separator', 'x-nel', 'x-vt'].includes(p))).toEqual([]);
+      expect(
+        events[0].props.filter((p) => ['transp', 'x-injected', 'x-separator', 'x-nel', 'x-vt'].includes(p)),
+      ).toEqual([]);
       const root = new ICAL.Component(ICAL.parse(text) as any);
       const attendee = root.getFirstSubcomponent('vevent')!.getFirstProperty('attendee')!;
       expect(attendee.getFirstValue()).toBe('mailto:eve@example.com');

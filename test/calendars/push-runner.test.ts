@@ -56,11 +56,15 @@ async function holdingProxy(target: string): Promise<HoldingProxy> {
       if (puts.length === 1) await gate;
     }
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
     const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
     const r = await fetch(`${target}${req.url}`, { method: req.method, headers, body });
     const out = Buffer.from(await r.arrayBuffer());
-    res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain', ...(r.headers.get('etag') ? { etag: r.headers.get('etag')! } : {}) });
+    res.writeHead(r.status, {
+      'content-type': r.headers.get('content-type') ?? 'text/plain',
+      ...(r.headers.get('etag') ? { etag: r.headers.get('etag')! } : {}),
+    });
     res.end(out);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -86,14 +90,27 @@ describe.skipIf(!hasRadicale)('calendar pushes on the shared leased runner', () 
       security: { allowLoopbackProfiles: true },
       calendars: { startWorkers: false, env: { [CALDAV_SECRET_ENV]: radicale.password } },
     });
-    const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-29', end_date: '2026-10-29' })).body.slots;
-    for (const slot of slots.slice(0, 2)) expect((await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slot.id, buyer: BUYER })).status).toBe(201);
+    const slots = (
+      await t.call('POST', '/availability/query', {
+        service_id: 'svc_b',
+        start_date: '2026-10-29',
+        end_date: '2026-10-29',
+      })
+    ).body.slots;
+    for (const slot of slots.slice(0, 2))
+      expect((await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slot.id, buyer: BUYER })).status).toBe(
+        201,
+      );
 
     const pass = t.server.calendars!.pusher.tick();
     const p = proxy;
     await waitFor(() => p.puts.length >= 1, 5000, "the first booking's PUT reached the calendar server");
     // While that PUT hangs, the other booking's event lands in Radicale.
-    await waitFor(async () => (await radicale.objects(caldav)).length === 1, 5000, "the second booking's push while the first one's PUT hangs");
+    await waitFor(
+      async () => (await radicale.objects(caldav)).length === 1,
+      5000,
+      "the second booking's push while the first one's PUT hangs",
+    );
     p.release();
     expect(await pass).toBe(2);
     expect(await radicale.objects(caldav)).toHaveLength(2);

@@ -22,16 +22,30 @@ afterEach(async () => {
 
 /** Local HH:MM (in `zone`) of svc_a's free slot starts on DATE, through REST. */
 async function freeStarts(zone: string): Promise<string[]> {
-  const r = await t!.call('POST', '/availability/query', { service_id: 'svc_a', start_date: DATE, end_date: DATE, limit: 500 }, { profile: null });
+  const r = await t!.call(
+    'POST',
+    '/availability/query',
+    { service_id: 'svc_a', start_date: DATE, end_date: DATE, limit: 500 },
+    { profile: null },
+  );
   expect(r.status).toBe(200);
-  return r.body.slots.map((s: { start: string }) => new Date(s.start).toLocaleTimeString('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit' }));
+  return r.body.slots.map((s: { start: string }) =>
+    new Date(s.start).toLocaleTimeString('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit' }),
+  );
 }
 
 describe("the calendar poller follows the business's time zone", () => {
   it('after PATCH /admin/business moves the zone, the next pass places a floating lunch at noon in the new zone (no restart)', async () => {
     feed = await startFeedServer();
-    feed.body = calendar([vevent({ UID: 'lunch@test', DTSTART: '20261103T120000', DTEND: '20261103T130000', SUMMARY: 'Lunch (floating)' })]);
-    t = await startTestServer({ business: calendarBusiness(feed.url, null), now: DST_NOW, security: { allowLoopbackProfiles: true }, calendars: { startWorkers: false } });
+    feed.body = calendar([
+      vevent({ UID: 'lunch@test', DTSTART: '20261103T120000', DTEND: '20261103T130000', SUMMARY: 'Lunch (floating)' }),
+    ]);
+    t = await startTestServer({
+      business: calendarBusiness(feed.url, null),
+      now: DST_NOW,
+      security: { allowLoopbackProfiles: true },
+      calendars: { startWorkers: false },
+    });
     const poller = t.server.calendars!.poller;
     expect((await poller.pollAll()).map((r) => r.outcome)).toEqual(['updated']);
     const ny = await freeStarts('America/New_York');

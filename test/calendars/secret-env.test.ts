@@ -15,7 +15,12 @@ import { calendarBusiness, DST_NOW, ZONE } from './fixtures.js';
 
 const STRIPE_KEY = 'sk_live_operator_secret_do_not_send';
 const OTHER_TOKEN = 'token-of-another-business-on-this-deployment';
-const ENV = { STRIPE_SECRET_KEY: STRIPE_KEY, USP_CALENDAR_SECRET_BIZ_CAL__BO: 'bo-app-token', USP_CALENDAR_SECRET_BIZ_OTHER__BO: OTHER_TOKEN, USP_CALENDAR_SECRET_BO: 'unscoped' };
+const ENV = {
+  STRIPE_SECRET_KEY: STRIPE_KEY,
+  USP_CALENDAR_SECRET_BIZ_CAL__BO: 'bo-app-token',
+  USP_CALENDAR_SECRET_BIZ_OTHER__BO: OTHER_TOKEN,
+  USP_CALENDAR_SECRET_BO: 'unscoped',
+};
 /** A calendar secret of business biz_other, hosted beside biz_cal. */
 const OTHERS = 'USP_CALENDAR_SECRET_BIZ_OTHER__BO';
 
@@ -65,12 +70,18 @@ describe("a calendar's password_env names only a calendar secret", () => {
     const r = await t.call(
       'PATCH',
       '/admin/resources/res_b',
-      { calendars: [{ type: 'caldav', url: recorderUrl, username: 'bo', password_env: 'STRIPE_SECRET_KEY', write: true }] },
+      {
+        calendars: [
+          { type: 'caldav', url: recorderUrl, username: 'bo', password_env: 'STRIPE_SECRET_KEY', write: true },
+        ],
+      },
       { apiKey: ADMIN_KEY, profile: null },
     );
     expect(r.status).toBe(400);
     expect(r.body.code).toBe('invalid_request');
-    expect(JSON.stringify(r.body)).toMatch(/calendars\[0\]\.password_env.*must name an environment variable starting with USP_CALENDAR_SECRET_/);
+    expect(JSON.stringify(r.body)).toMatch(
+      /calendars\[0\]\.password_env.*must name an environment variable starting with USP_CALENDAR_SECRET_/,
+    );
     await t.server.calendars!.poller.pollAll();
     expect(t.server.calendars!.poller.feeds.filter((f) => f.resourceId === 'res_b')).toEqual([]);
     expect(sentStripeKey()).toBe(false);
@@ -79,12 +90,18 @@ describe("a calendar's password_env names only a calendar secret", () => {
     const ok = await t.call(
       'PATCH',
       '/admin/resources/res_b',
-      { calendars: [{ type: 'caldav', url: recorderUrl, username: 'bo', password_env: 'USP_CALENDAR_SECRET_BIZ_CAL__BO' }] },
+      {
+        calendars: [
+          { type: 'caldav', url: recorderUrl, username: 'bo', password_env: 'USP_CALENDAR_SECRET_BIZ_CAL__BO' },
+        ],
+      },
       { apiKey: ADMIN_KEY, profile: null },
     );
     expect(ok.status).toBe(200);
     await t.server.calendars!.poller.pollAll();
-    expect(seen.some((s) => s.authorization === `Basic ${Buffer.from('bo:bo-app-token').toString('base64')}`)).toBe(true);
+    expect(seen.some((s) => s.authorization === `Basic ${Buffer.from('bo:bo-app-token').toString('base64')}`)).toBe(
+      true,
+    );
     expect(sentStripeKey()).toBe(false);
   });
 
@@ -92,12 +109,26 @@ describe("a calendar's password_env names only a calendar secret", () => {
     const def = calendarBusiness('https://calendar.example.com/ann.ics', 'https://dav.example.com/cal/bo/');
     const raw = JSON.parse(JSON.stringify(def));
     raw.resources[1].calendars[0].password_env = 'DATABASE_URL';
-    expect(() => parseBusinessFile(raw, 'business.json')).toThrow(/resources\[1\]\.calendars\[0\]\.password_env.*USP_CALENDAR_SECRET_/);
+    expect(() => parseBusinessFile(raw, 'business.json')).toThrow(
+      /resources\[1\]\.calendars\[0\]\.password_env.*USP_CALENDAR_SECRET_/,
+    );
   });
 
   it('the poller and the push worker refuse such a calendar at use too: nothing is read from the variable, nothing sent', async () => {
-    t = await startTestServer({ business: calendarBusiness('https://calendar.example.com/ann.ics', null), now: DST_NOW, calendars: { startWorkers: false } });
-    const feed: CalendarFeed = { key: 'k1', resourceId: 'res_b', type: 'caldav', url: recorderUrl, username: 'bo', passwordEnv: 'STRIPE_SECRET_KEY', write: true };
+    t = await startTestServer({
+      business: calendarBusiness('https://calendar.example.com/ann.ics', null),
+      now: DST_NOW,
+      calendars: { startWorkers: false },
+    });
+    const feed: CalendarFeed = {
+      key: 'k1',
+      resourceId: 'res_b',
+      type: 'caldav',
+      url: recorderUrl,
+      username: 'bo',
+      passwordEnv: 'STRIPE_SECRET_KEY',
+      write: true,
+    };
     const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
     const poller = new CalendarPoller({
       store: t.server.store,
@@ -123,8 +154,16 @@ describe("a calendar's password_env names only a calendar secret", () => {
       eventText: () => ({ summary: 'x' }),
     });
     await pusher.prepare();
-    const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28' })).body.slots;
-    expect((await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slots[0].id, buyer: BUYER })).status).toBe(201);
+    const slots = (
+      await t.call('POST', '/availability/query', {
+        service_id: 'svc_b',
+        start_date: '2026-10-28',
+        end_date: '2026-10-28',
+      })
+    ).body.slots;
+    expect(
+      (await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slots[0].id, buyer: BUYER })).status,
+    ).toBe(201);
     expect(await pusher.tick()).toBe(0);
     const [job] = await t.server.store.read((tx) => tx.calendars.pushBacklog(10));
     expect(job.last_error).toMatch(/STRIPE_SECRET_KEY is not a calendar secret/);
@@ -134,9 +173,13 @@ describe("a calendar's password_env names only a calendar secret", () => {
 
   it("another business's calendar secret (USP_CALENDAR_SECRET_BIZ_OTHER__…), or a name without a business, is refused by the file's check and the admin API, naming this business's prefix", async () => {
     for (const name of [OTHERS, 'USP_CALENDAR_SECRET_BO']) {
-      const raw = JSON.parse(JSON.stringify(calendarBusiness('https://calendar.example.com/ann.ics', 'https://dav.example.com/cal/bo/')));
+      const raw = JSON.parse(
+        JSON.stringify(calendarBusiness('https://calendar.example.com/ann.ics', 'https://dav.example.com/cal/bo/')),
+      );
       raw.resources[1].calendars[0].password_env = name;
-      expect(() => parseBusinessFile(raw, 'business.json')).toThrow(/resources\[1\]\.calendars\[0\]\.password_env.*starting with USP_CALENDAR_SECRET_BIZ_CAL__/);
+      expect(() => parseBusinessFile(raw, 'business.json')).toThrow(
+        /resources\[1\]\.calendars\[0\]\.password_env.*starting with USP_CALENDAR_SECRET_BIZ_CAL__/,
+      );
     }
     t = await startTestServer({
       business: calendarBusiness('https://calendar.example.com/ann.ics', null),
@@ -152,7 +195,9 @@ describe("a calendar's password_env names only a calendar secret", () => {
         { apiKey: ADMIN_KEY, profile: null },
       );
       expect(r.status).toBe(400);
-      expect(JSON.stringify(r.body)).toMatch(/calendars\[0\]\.password_env.*must name an environment variable starting with USP_CALENDAR_SECRET_BIZ_CAL__/);
+      expect(JSON.stringify(r.body)).toMatch(
+        /calendars\[0\]\.password_env.*must name an environment variable starting with USP_CALENDAR_SECRET_BIZ_CAL__/,
+      );
     }
     await t.server.calendars!.poller.pollAll();
     expect(t.server.calendars!.poller.feeds.filter((f) => f.resourceId === 'res_b')).toEqual([]);
@@ -160,8 +205,20 @@ describe("a calendar's password_env names only a calendar secret", () => {
   });
 
   it("the poller and the push worker of one business refuse another business's calendar secret at use: nothing read, nothing sent", async () => {
-    t = await startTestServer({ business: calendarBusiness('https://calendar.example.com/ann.ics', null), now: DST_NOW, calendars: { startWorkers: false } });
-    const feed: CalendarFeed = { key: 'k2', resourceId: 'res_b', type: 'caldav', url: recorderUrl, username: 'bo', passwordEnv: OTHERS, write: true };
+    t = await startTestServer({
+      business: calendarBusiness('https://calendar.example.com/ann.ics', null),
+      now: DST_NOW,
+      calendars: { startWorkers: false },
+    });
+    const feed: CalendarFeed = {
+      key: 'k2',
+      resourceId: 'res_b',
+      type: 'caldav',
+      url: recorderUrl,
+      username: 'bo',
+      passwordEnv: OTHERS,
+      write: true,
+    };
     const log = { info: () => undefined, warn: () => undefined, error: () => undefined };
     const poller = new CalendarPoller({
       store: t.server.store,
@@ -187,8 +244,16 @@ describe("a calendar's password_env names only a calendar secret", () => {
       eventText: () => ({ summary: 'x' }),
     });
     await pusher.prepare();
-    const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28' })).body.slots;
-    expect((await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slots[0].id, buyer: BUYER })).status).toBe(201);
+    const slots = (
+      await t.call('POST', '/availability/query', {
+        service_id: 'svc_b',
+        start_date: '2026-10-28',
+        end_date: '2026-10-28',
+      })
+    ).body.slots;
+    expect(
+      (await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slots[0].id, buyer: BUYER })).status,
+    ).toBe(201);
     expect(await pusher.tick()).toBe(0);
     const [job] = await t.server.store.read((tx) => tx.calendars.pushBacklog(10));
     expect(job.last_error).toMatch(/is not a calendar secret of this business/);

@@ -33,67 +33,89 @@ const engines: Array<[string, (() => Promise<Store>) | null]> = [
 ];
 
 for (const [engine, open] of engines) {
-  describe.skipIf(!open)(open ? `calendar claims and the push queue (${engine})` : noteSkipped(`calendar claims (${engine})`), () => {
-    test('busy intervals are claims on the resource, replaced per feed, and bump its availability version', async () => {
-      const store = await open!();
-      try {
-        const v0 = await store.read((tx) => tx.claims.version(['res_a']));
-        await store.transaction((tx) =>
-          tx.calendars.replaceBusy('feed1', 'res_a', [
-            { start_ms: NOW + H, end_ms: NOW + 2 * H },
-            { start_ms: NOW + 5 * H, end_ms: NOW + 6 * H },
-          ]),
-        );
-        // A second feed of the same resource may overlap the first.
-        await store.transaction((tx) => tx.calendars.replaceBusy('feed2', 'res_a', [{ start_ms: NOW + H, end_ms: NOW + 3 * H }]));
-        const active = await store.read((tx) => tx.claims.active(['res_a'], NOW, NOW + 24 * H, NOW));
-        expect(active).toHaveLength(3);
-        expect(await store.read((tx) => tx.claims.version(['res_a']))).toBeGreaterThan(v0);
-        await store.transaction((tx) => tx.calendars.replaceBusy('feed1', 'res_a', [{ start_ms: NOW + 8 * H, end_ms: NOW + 9 * H }]));
-        expect(await store.read((tx) => tx.calendars.busy('feed1'))).toEqual([{ start_ms: NOW + 8 * H, end_ms: NOW + 9 * H }]);
-        expect((await store.read((tx) => tx.calendars.busyOn(['res_a'], NOW, NOW + 24 * H))).map((b) => b.feed_key).sort()).toEqual(['feed1', 'feed2']);
-        await store.transaction((tx) => tx.calendars.forgetFeedsExcept(['feed2']));
-        expect(await store.read((tx) => tx.calendars.busy('feed1'))).toEqual([]);
-        expect(await store.read((tx) => tx.calendars.busy('feed2'))).toHaveLength(1);
-      } finally {
-        await store.close();
-      }
-    });
+  describe.skipIf(!open)(
+    open ? `calendar claims and the push queue (${engine})` : noteSkipped(`calendar claims (${engine})`),
+    () => {
+      test('busy intervals are claims on the resource, replaced per feed, and bump its availability version', async () => {
+        const store = await open!();
+        try {
+          const v0 = await store.read((tx) => tx.claims.version(['res_a']));
+          await store.transaction((tx) =>
+            tx.calendars.replaceBusy('feed1', 'res_a', [
+              { start_ms: NOW + H, end_ms: NOW + 2 * H },
+              { start_ms: NOW + 5 * H, end_ms: NOW + 6 * H },
+            ]),
+          );
+          // A second feed of the same resource may overlap the first.
+          await store.transaction((tx) =>
+            tx.calendars.replaceBusy('feed2', 'res_a', [{ start_ms: NOW + H, end_ms: NOW + 3 * H }]),
+          );
+          const active = await store.read((tx) => tx.claims.active(['res_a'], NOW, NOW + 24 * H, NOW));
+          expect(active).toHaveLength(3);
+          expect(await store.read((tx) => tx.claims.version(['res_a']))).toBeGreaterThan(v0);
+          await store.transaction((tx) =>
+            tx.calendars.replaceBusy('feed1', 'res_a', [{ start_ms: NOW + 8 * H, end_ms: NOW + 9 * H }]),
+          );
+          expect(await store.read((tx) => tx.calendars.busy('feed1'))).toEqual([
+            { start_ms: NOW + 8 * H, end_ms: NOW + 9 * H },
+          ]);
+          expect(
+            (await store.read((tx) => tx.calendars.busyOn(['res_a'], NOW, NOW + 24 * H))).map((b) => b.feed_key).sort(),
+          ).toEqual(['feed1', 'feed2']);
+          await store.transaction((tx) => tx.calendars.forgetFeedsExcept(['feed2']));
+          expect(await store.read((tx) => tx.calendars.busy('feed1'))).toEqual([]);
+          expect(await store.read((tx) => tx.calendars.busy('feed2'))).toHaveLength(1);
+        } finally {
+          await store.close();
+        }
+      });
 
-    test.skipIf(engine !== 'postgres')('the exclusion constraint refuses busy time over a confirmed booking', async () => {
-      const store = await open!();
-      try {
-        await store.transaction((tx) => tx.claims.add([claim('bkg_1', 'res_a', NOW + H, NOW + 2 * H)]));
-        await expect(store.transaction((tx) => tx.calendars.replaceBusy('feed1', 'res_a', [{ start_ms: NOW + H, end_ms: NOW + 2 * H }]))).rejects.toThrow();
-      } finally {
-        await store.close();
-      }
-    });
+      test.skipIf(engine !== 'postgres')(
+        'the exclusion constraint refuses busy time over a confirmed booking',
+        async () => {
+          const store = await open!();
+          try {
+            await store.transaction((tx) => tx.claims.add([claim('bkg_1', 'res_a', NOW + H, NOW + 2 * H)]));
+            await expect(
+              store.transaction((tx) =>
+                tx.calendars.replaceBusy('feed1', 'res_a', [{ start_ms: NOW + H, end_ms: NOW + 2 * H }]),
+              ),
+            ).rejects.toThrow();
+          } finally {
+            await store.close();
+          }
+        },
+      );
 
-    test('a change to a booking on a push target is queued in its own transaction; one elsewhere is not', async () => {
-      const store = await open!();
-      try {
-        await store.transaction((tx) => tx.calendars.setPushTargets(['res_alice']));
-        await store.transaction((tx) => tx.bookings.insert(booking('bkg_1')));
-        const other = booking('bkg_2');
-        other.priv.resource_ids = ['res_bob'];
-        await store.transaction((tx) => tx.bookings.insert(other));
-        let jobs = await store.transaction((tx) => tx.calendars.duePushes(NOW, 10, NOW + 60_000));
-        expect(jobs.map((j) => [j.booking_id, j.version])).toEqual([['bkg_1', 1]]);
-        // A change while the job is leased: finishing the old version leaves the new one due.
-        const rec = booking('bkg_1', { status: 'canceled' });
-        await store.transaction((tx) => tx.bookings.update(rec));
-        await store.transaction((tx) => tx.calendars.finishPush('bkg_1', 1));
-        jobs = await store.transaction((tx) => tx.calendars.duePushes(NOW, 10, NOW + 60_000));
-        expect(jobs.map((j) => [j.booking_id, j.version])).toEqual([['bkg_1', 2]]);
-        await store.transaction((tx) => tx.calendars.failPush('bkg_1', 1, NOW + 10_000, 'HTTP 503'));
-        expect(await store.transaction((tx) => tx.calendars.duePushes(NOW, 10, NOW + 60_000))).toEqual([]);
-        expect((await store.read((tx) => tx.calendars.pushBacklog(10)))[0]).toMatchObject({ booking_id: 'bkg_1', attempts: 1, last_error: 'HTTP 503' });
-        await store.transaction((tx) => tx.calendars.finishPush('bkg_1', 2));
-        expect(await store.read((tx) => tx.calendars.pushBacklog(10))).toEqual([]);
-      } finally {
-        await store.close();
-      }
-    });
-  });
+      test('a change to a booking on a push target is queued in its own transaction; one elsewhere is not', async () => {
+        const store = await open!();
+        try {
+          await store.transaction((tx) => tx.calendars.setPushTargets(['res_alice']));
+          await store.transaction((tx) => tx.bookings.insert(booking('bkg_1')));
+          const other = booking('bkg_2');
+          other.priv.resource_ids = ['res_bob'];
+          await store.transaction((tx) => tx.bookings.insert(other));
+          let jobs = await store.transaction((tx) => tx.calendars.duePushes(NOW, 10, NOW + 60_000));
+          expect(jobs.map((j) => [j.booking_id, j.version])).toEqual([['bkg_1', 1]]);
+          // A change while the job is leased: finishing the old version leaves the new one due.
+          const rec = booking('bkg_1', { status: 'canceled' });
+          await store.transaction((tx) => tx.bookings.update(rec));
+          await store.transaction((tx) => tx.calendars.finishPush('bkg_1', 1));
+          jobs = await store.transaction((tx) => tx.calendars.duePushes(NOW, 10, NOW + 60_000));
+          expect(jobs.map((j) => [j.booking_id, j.version])).toEqual([['bkg_1', 2]]);
+          await store.transaction((tx) => tx.calendars.failPush('bkg_1', 1, NOW + 10_000, 'HTTP 503'));
+          expect(await store.transaction((tx) => tx.calendars.duePushes(NOW, 10, NOW + 60_000))).toEqual([]);
+          expect((await store.read((tx) => tx.calendars.pushBacklog(10)))[0]).toMatchObject({
+            booking_id: 'bkg_1',
+            attempts: 1,
+            last_error: 'HTTP 503',
+          });
+          await store.transaction((tx) => tx.calendars.finishPush('bkg_1', 2));
+          expect(await store.read((tx) => tx.calendars.pushBacklog(10))).toEqual([]);
+        } finally {
+          await store.close();
+        }
+      });
+    },
+  );
 }

@@ -11,9 +11,20 @@ let t: TestServer;
 let bookingId: string;
 beforeAll(async () => {
   t = await startTestServer();
-  const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2), resource_ids: ['res_stylist_ava'] })).body.slots;
+  const slots = (
+    await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(2),
+      end_date: day(2),
+      resource_ids: ['res_stylist_ava'],
+    })
+  ).body.slots;
   const slot = slots.find((s: any) => s.resources?.some((r: any) => r.id === 'res_stylist_ava')) ?? slots[0];
-  const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: { ...BUYER, phone_number: '+12125550100' } });
+  const b = await t.call('POST', '/bookings', {
+    service_id: 'svc_haircut',
+    slot_id: slot.id,
+    buyer: { ...BUYER, phone_number: '+12125550100' },
+  });
   expect(b.status).toBe(201);
   bookingId = b.body.booking.id;
 });
@@ -66,10 +77,17 @@ describe('secret calendar feeds of bookings to subscribe to', () => {
 describe("a feed's secret token never reaches the log", () => {
   it('a debug-level log of a feed read shows the call and its resource, never the token', async () => {
     const lines: string[] = [];
-    const log = createLogger({ level: 'debug', format: 'json', destination: { write: (l: string) => void lines.push(l) } });
+    const log = createLogger({
+      level: 'debug',
+      format: 'json',
+      destination: { write: (l: string) => void lines.push(l) },
+    });
     const s = await startTestServer({ log });
     try {
-      const r = await s.call('GET', '/admin/resources/res_stylist_ava/calendar-feed', undefined, { apiKey: ADMIN_KEY, profile: null });
+      const r = await s.call('GET', '/admin/resources/res_stylist_ava/calendar-feed', undefined, {
+        apiKey: ADMIN_KEY,
+        profile: null,
+      });
       const u = new URL(r.body.url);
       const token = u.searchParams.get('token')!;
       expect(token.length).toBeGreaterThan(20);

@@ -8,7 +8,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp, type McpConn } from '../mcp/helpers.js';
 import { BUYER, startTestServer, type TestServer } from '../support/server.js';
 import { radicaleInstalled, startRadicale, type Radicale } from '../support/radicale.js';
-import { CALDAV_SECRET_ENV, calendar, calendarBusiness, DST_NOW, DST_WEEK_EVENTS, DST_WEEK_EXPECTED, startFeedServer, vevent, ZONE, type FeedServer } from './fixtures.js';
+import {
+  CALDAV_SECRET_ENV,
+  calendar,
+  calendarBusiness,
+  DST_NOW,
+  DST_WEEK_EVENTS,
+  DST_WEEK_EXPECTED,
+  startFeedServer,
+  vevent,
+  ZONE,
+  type FeedServer,
+} from './fixtures.js';
 
 const hasRadicale = radicaleInstalled();
 let radicale: Radicale;
@@ -36,7 +47,10 @@ afterEach(async () => {
 });
 
 let calendarCount = 0;
-async function start(now: number, opts: { write?: boolean; limits?: Record<string, number> } = {}): Promise<{ t: TestServer; caldav: string }> {
+async function start(
+  now: number,
+  opts: { write?: boolean; limits?: Record<string, number> } = {},
+): Promise<{ t: TestServer; caldav: string }> {
   const caldav = await radicale.makeCalendar(`cal${++calendarCount}`);
   t = await startTestServer({
     business: calendarBusiness(feed.url, caldav, { write: opts.write }),
@@ -49,14 +63,24 @@ async function start(now: number, opts: { write?: boolean; limits?: Record<strin
 
 /** Local HH:MM starts of the free slots of a service on one local date (REST). */
 async function restStarts(serviceId: string, date: string): Promise<string[]> {
-  const r = await t!.call('POST', '/availability/query', { service_id: serviceId, start_date: date, end_date: date, limit: 500 }, { profile: null });
+  const r = await t!.call(
+    'POST',
+    '/availability/query',
+    { service_id: serviceId, start_date: date, end_date: date, limit: 500 },
+    { profile: null },
+  );
   expect(r.status).toBe(200);
   return r.body.slots.map((s: { start: string }) => local(s.start));
 }
 
 async function mcpStarts(serviceId: string, date: string): Promise<string[]> {
   mcp ??= await connectMcp('v2', 'memory', t!);
-  const r = await mcp.call('usp_availability_query', { service_id: serviceId, start_date: date, end_date: date, limit: 500 });
+  const r = await mcp.call('usp_availability_query', {
+    service_id: serviceId,
+    start_date: date,
+    end_date: date,
+    limit: 500,
+  });
   expect(r.isError ?? false).toBe(false);
   return r.structuredContent.slots.map((s: { start: string }) => local(s.start));
 }
@@ -72,7 +96,12 @@ describe.skipIf(!hasRadicale)("busy times from a resource's calendars take its s
     const { caldav } = await start(DST_NOW);
     expect(await restStarts('svc_b', '2026-10-28')).toContain('10:00');
     expect(
-      await radicale.put(`${caldav}dentist.ics`, calendar([vevent({ UID: 'dentist@test', DTSTART: '20261028T140000Z', DTEND: '20261028T151500Z', SUMMARY: 'Dentist' })])),
+      await radicale.put(
+        `${caldav}dentist.ics`,
+        calendar([
+          vevent({ UID: 'dentist@test', DTSTART: '20261028T140000Z', DTEND: '20261028T151500Z', SUMMARY: 'Dentist' }),
+        ]),
+      ),
     ).toBe(201);
     const results = await poll();
     expect(results.map((r) => r.outcome)).toEqual(['unchanged', 'updated']);
@@ -87,7 +116,10 @@ describe.skipIf(!hasRadicale)("busy times from a resource's calendars take its s
 
   it('an event deleted in Radicale frees its slots at the next poll', async () => {
     const { caldav } = await start(DST_NOW);
-    await radicale.put(`${caldav}dentist.ics`, calendar([vevent({ UID: 'dentist2@test', DTSTART: '20261028T140000Z', DTEND: '20261028T150000Z' })]));
+    await radicale.put(
+      `${caldav}dentist.ics`,
+      calendar([vevent({ UID: 'dentist2@test', DTSTART: '20261028T140000Z', DTEND: '20261028T150000Z' })]),
+    );
     await poll();
     expect(await restStarts('svc_b', '2026-10-28')).not.toContain('10:00');
     expect(await radicale.remove(`${caldav}dentist.ics`)).toBe(200);
@@ -98,7 +130,12 @@ describe.skipIf(!hasRadicale)("busy times from a resource's calendars take its s
 
   it("a held or booked slot refuses a calendar's busy time: a hold over a busy hour answers slot_unavailable", async () => {
     await start(DST_NOW);
-    const before = await t!.call('POST', '/availability/query', { service_id: 'svc_a', start_date: '2026-10-28', end_date: '2026-10-28' }, { profile: null });
+    const before = await t!.call(
+      'POST',
+      '/availability/query',
+      { service_id: 'svc_a', start_date: '2026-10-28', end_date: '2026-10-28' },
+      { profile: null },
+    );
     const ten = before.body.slots.find((s: { start: string }) => local(s.start) === '10:00');
     feed.body = calendar([vevent({ UID: 'x@test', DTSTART: '20261028T140000Z', DTEND: '20261028T150000Z' })]);
     await poll();
@@ -107,36 +144,46 @@ describe.skipIf(!hasRadicale)("busy times from a resource's calendars take its s
   });
 });
 
-describe.skipIf(!hasRadicale)('a DST week with recurring events reads as a calendar client shows it (iCalendar feed and Radicale alike)', () => {
-  for (const source of ['ics feed', 'radicale'] as const) {
-    it(`${source}: daily event with an excluded day and a moved instance, all-day, floating, transparent and cancelled events`, async () => {
-      const { caldav } = await start(DST_NOW);
-      const service = source === 'ics feed' ? 'svc_a' : 'svc_b';
-      if (source === 'ics feed') feed.body = calendar(DST_WEEK_EVENTS);
-      else {
-        // A CalDAV calendar holds one object per UID: the series with its moved instance, and the others.
-        await radicale.put(`${caldav}standup.ics`, calendar(DST_WEEK_EVENTS.slice(0, 2)));
-        for (const [i, e] of DST_WEEK_EVENTS.slice(2).entries()) await radicale.put(`${caldav}e${i}.ics`, calendar([e]));
-      }
-      const results = await poll();
-      expect(
-        results.every((r) => r.outcome !== 'failed'),
-        JSON.stringify(results),
-      ).toBe(true);
-      for (const row of DST_WEEK_EXPECTED) {
-        const starts = await restStarts(service, row.date);
-        for (const h of row.busy) expect(starts, `${row.date} ${h} busy`).not.toContain(h);
-        for (const h of row.free) expect(starts, `${row.date} ${h} free`).toContain(h);
-      }
-      expect(await restStarts(service, '2026-10-31')).toEqual([]);
-    });
-  }
-});
+describe.skipIf(!hasRadicale)(
+  'a DST week with recurring events reads as a calendar client shows it (iCalendar feed and Radicale alike)',
+  () => {
+    for (const source of ['ics feed', 'radicale'] as const) {
+      it(`${source}: daily event with an excluded day and a moved instance, all-day, floating, transparent and cancelled events`, async () => {
+        const { caldav } = await start(DST_NOW);
+        const service = source === 'ics feed' ? 'svc_a' : 'svc_b';
+        if (source === 'ics feed') feed.body = calendar(DST_WEEK_EVENTS);
+        else {
+          // A CalDAV calendar holds one object per UID: the series with its moved instance, and the others.
+          await radicale.put(`${caldav}standup.ics`, calendar(DST_WEEK_EVENTS.slice(0, 2)));
+          for (const [i, e] of DST_WEEK_EVENTS.slice(2).entries())
+            await radicale.put(`${caldav}e${i}.ics`, calendar([e]));
+        }
+        const results = await poll();
+        expect(
+          results.every((r) => r.outcome !== 'failed'),
+          JSON.stringify(results),
+        ).toBe(true);
+        for (const row of DST_WEEK_EXPECTED) {
+          const starts = await restStarts(service, row.date);
+          for (const h of row.busy) expect(starts, `${row.date} ${h} busy`).not.toContain(h);
+          for (const h of row.free) expect(starts, `${row.date} ${h} free`).toContain(h);
+        }
+        expect(await restStarts(service, '2026-10-31')).toEqual([]);
+      });
+    }
+  },
+);
 
 describe.skipIf(!hasRadicale)('a booking on a resource with a writable CalDAV calendar becomes an event there', () => {
   it('a booking appears in Radicale, moves on reschedule with the same UID, and goes on cancel; our own event is never read back as busy', async () => {
     const { caldav } = await start(DST_NOW);
-    const slots = (await t!.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-28', end_date: '2026-10-28' })).body.slots;
+    const slots = (
+      await t!.call('POST', '/availability/query', {
+        service_id: 'svc_b',
+        start_date: '2026-10-28',
+        end_date: '2026-10-28',
+      })
+    ).body.slots;
     const created = await t!.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slots[0].id, buyer: BUYER });
     expect(created.status).toBe(201);
     const id = created.body.booking.id;
@@ -145,7 +192,9 @@ describe.skipIf(!hasRadicale)('a booking on a resource with a writable CalDAV ca
     expect(objects).toHaveLength(1);
     const uid = /UID:(.*)\r?\n/.exec(objects[0].data)![1];
     expect(uid).toContain(id);
-    expect(objects[0].data).toContain(`DTSTART:${slots[0].start.replace(/[-:]/g, '').replace(/\.\d+/, '').replace(/Z?$/, '')}`.slice(0, 16));
+    expect(objects[0].data).toContain(
+      `DTSTART:${slots[0].start.replace(/[-:]/g, '').replace(/\.\d+/, '').replace(/Z?$/, '')}`.slice(0, 16),
+    );
 
     // Read back: the pushed event is not busy time (the booking's own claim already is).
     await poll();
@@ -176,7 +225,13 @@ describe.skipIf(!hasRadicale)('a booking on a resource with a writable CalDAV ca
       security: { allowLoopbackProfiles: true },
       calendars: { startWorkers: false, env },
     });
-    const slots = (await t.call('POST', '/availability/query', { service_id: 'svc_b', start_date: '2026-10-29', end_date: '2026-10-29' })).body.slots;
+    const slots = (
+      await t.call('POST', '/availability/query', {
+        service_id: 'svc_b',
+        start_date: '2026-10-29',
+        end_date: '2026-10-29',
+      })
+    ).body.slots;
     const created = await t.call('POST', '/bookings', { service_id: 'svc_b', slot_id: slots[0].id, buyer: BUYER });
     expect(created.status).toBe(201);
     expect(await t.server.calendars!.pusher!.tick()).toBe(0);

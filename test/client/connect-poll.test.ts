@@ -28,7 +28,12 @@ const updated: string[] = [];
 /** The business's day `n` days after its own today (its clock is what counts), in its time zone. */
 async function businessDay(n: number): Promise<string> {
   const now = Date.parse((await fetch(`${business.url}/.well-known/usp`)).headers.get('date')!);
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(now + n * 86_400_000));
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/New_York',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(now + n * 86_400_000));
 }
 
 beforeAll(async () => {
@@ -59,21 +64,33 @@ async function events(): Promise<any[]> {
 describe('usp-server connect polls a business that cannot reach its webhook port', () => {
   it("tells the business's cancellation of a booking made through it, as a polled event", async () => {
     const { tools } = await client.listTools();
-    const prefix = tools.find((t) => t.name.endsWith('__usp_bookings_create'))!.name.slice(0, -'usp_bookings_create'.length);
+    const prefix = tools
+      .find((t) => t.name.endsWith('__usp_bookings_create'))!
+      .name.slice(0, -'usp_bookings_create'.length);
     let slot: any;
     for (let d = 2; !slot && d < 16; d++) {
       const date = await businessDay(d);
-      const q: any = await client.callTool({ name: `${prefix}usp_availability_query`, arguments: { service_id: 'svc_haircut', start_date: date, end_date: date } });
+      const q: any = await client.callTool({
+        name: `${prefix}usp_availability_query`,
+        arguments: { service_id: 'svc_haircut', start_date: date, end_date: date },
+      });
       slot = q.structuredContent?.slots?.[0];
     }
-    const made: any = await client.callTool({ name: `${prefix}usp_bookings_create`, arguments: { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER } });
+    const made: any = await client.callTool({
+      name: `${prefix}usp_bookings_create`,
+      arguments: { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER },
+    });
     expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
     const id = made.structuredContent.booking.id;
     expect(stderr).toContain('by polling every 1 s');
 
     const cancel = await fetch(`${business.url}/bookings/${id}/cancel`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'Content-Type': 'application/json', 'Idempotency-Key': `cancel-${id}` },
+      headers: {
+        Authorization: `Bearer ${ADMIN_KEY}`,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': `cancel-${id}`,
+      },
       body: JSON.stringify({ reason: 'The stylist is ill.' }),
     });
     expect(cancel.status, await cancel.clone().text()).toBe(200);
@@ -84,7 +101,11 @@ describe('usp-server connect polls a business that cannot reach its webhook port
       if (canceled.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
     expect(canceled, `${stderr}\n${JSON.stringify(await events())}`).toHaveLength(1);
-    expect(canceled[0]).toMatchObject({ via: 'poll', business: 'Maple & Pine Salon and Studio', data: { id, status: 'canceled' } });
+    expect(canceled[0]).toMatchObject({
+      via: 'poll',
+      business: 'Maple & Pine Salon and Studio',
+      data: { id, status: 'canceled' },
+    });
     expect(updated).toContain('usp-connect://events');
     // Nothing came by webhook: the business could not deliver to loopback.
     expect((await events()).filter((e) => e.via === 'webhook')).toEqual([]);

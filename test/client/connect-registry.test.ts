@@ -32,7 +32,15 @@ async function connectClient(extra: string[]): Promise<{ client: Client; changed
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, 'connect', '--registry', registry.url, '--identity', join(dir, `identity-${clients.length}.json`), ...extra],
+      args: [
+        BIN,
+        'connect',
+        '--registry',
+        registry.url,
+        '--identity',
+        join(dir, `identity-${clients.length}.json`),
+        ...extra,
+      ],
       env: inheritedEnv(),
       stderr: 'ignore',
     }),
@@ -44,17 +52,36 @@ async function connectClient(extra: string[]): Promise<{ client: Client; changed
 /** The business's day `n` days after its own today, in its time zone. */
 async function businessDay(n: number): Promise<string> {
   const now = Date.parse((await fetch(`${business.url}/.well-known/usp`)).headers.get('date')!);
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(now + n * 86_400_000));
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/New_York',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(now + n * 86_400_000));
 }
 
 beforeAll(async () => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'usp-connect-registry-'));
-  registry = await startRegistryCli(['--port', '0', '--db', ':memory:', '--allow-loopback-profiles', '--no-rate-limit']);
-  business = await startServeCli(['--demo', '--port', '0', '--db', ':memory:', '--register-with', registry.url, '--allow-loopback-profiles'], { timeoutMs: 20_000 });
+  registry = await startRegistryCli([
+    '--port',
+    '0',
+    '--db',
+    ':memory:',
+    '--allow-loopback-profiles',
+    '--no-rate-limit',
+  ]);
+  business = await startServeCli(
+    ['--demo', '--port', '0', '--db', ':memory:', '--register-with', registry.url, '--allow-loopback-profiles'],
+    { timeoutMs: 20_000 },
+  );
   await eventually(
     async () => {
-      const res = await fetch(`${registry.url}/registry/search_services`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"query":"haircut"}' });
+      const res = await fetch(`${registry.url}/registry/search_services`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"query":"haircut"}',
+      });
       return ((await res.json()) as any).services?.length > 0;
     },
     20_000,
@@ -73,7 +100,10 @@ describe('usp-server connect with a registry', () => {
     const before = (await client.listTools()).tools.map((t) => t.name);
     expect(before).toEqual(['registry__search_services', 'registry__search_businesses', 'registry__use_business']);
 
-    const made: any = await client.callTool({ name: 'registry__use_business', arguments: { profile_url: `${business.url}/.well-known/usp` } });
+    const made: any = await client.callTool({
+      name: 'registry__use_business',
+      arguments: { profile_url: `${business.url}/.well-known/usp` },
+    });
     expect(made.isError).toBe(true);
     expect(made.content[0].text).toContain('search first');
 
@@ -82,7 +112,10 @@ describe('usp-server connect with a registry', () => {
     const hit = found.structuredContent.services.find((s: any) => s.service_id === 'svc_haircut');
     expect(hit.business.profile_url).toBe(`${business.url}/.well-known/usp`);
 
-    const used: any = await client.callTool({ name: 'registry__use_business', arguments: { profile_url: hit.business.profile_url } });
+    const used: any = await client.callTool({
+      name: 'registry__use_business',
+      arguments: { profile_url: hit.business.profile_url },
+    });
     expect(used.isError, JSON.stringify(used.content)).toBeFalsy();
     expect(used.structuredContent.business).toBe('Maple & Pine Salon and Studio');
     await eventually(async () => changed.length > 0, 5_000, 'tools/list_changed');
@@ -94,10 +127,16 @@ describe('usp-server connect with a registry', () => {
     let slot: any;
     for (let d = 2; !slot && d < 16; d++) {
       const date = await businessDay(d);
-      const q: any = await client.callTool({ name: `${prefix}usp_availability_query`, arguments: { service_id: 'svc_haircut', start_date: date, end_date: date } });
+      const q: any = await client.callTool({
+        name: `${prefix}usp_availability_query`,
+        arguments: { service_id: 'svc_haircut', start_date: date, end_date: date },
+      });
       slot = q.structuredContent?.slots?.[0];
     }
-    const booked: any = await client.callTool({ name: create.name, arguments: { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER } });
+    const booked: any = await client.callTool({
+      name: create.name,
+      arguments: { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER },
+    });
     expect(booked.isError, JSON.stringify(booked.content)).toBeFalsy();
     expect(booked.structuredContent.booking.status).toBe('confirmed');
   }, 60_000);
@@ -110,6 +149,10 @@ describe('usp-server connect with a registry', () => {
     const used: any = await client.callTool({ name: 'registry__use_business', arguments: { profile_url: url } });
     expect(used.isError).toBe(true);
     expect(used.content[0].text).toMatch(/address_refused: .*must use https/);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['registry__search_services', 'registry__search_businesses', 'registry__use_business']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
+      'registry__search_services',
+      'registry__search_businesses',
+      'registry__use_business',
+    ]);
   }, 60_000);
 });

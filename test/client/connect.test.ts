@@ -17,7 +17,9 @@ import { BIN, REPO_ROOT, inheritedEnv, runCli, startServeCli, type RunningCli } 
 
 const ZONE = 'America/New_York';
 const dayAhead = (n: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(Date.now() + n * 86_400_000));
+  new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(Date.now() + n * 86_400_000),
+  );
 const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
 
 let maple: RunningCli;
@@ -32,7 +34,10 @@ beforeAll(async () => {
   demo.business = { ...demo.business, id: 'biz_harbor', name: 'Harbor Barbers' };
   writeFileSync(join(dir, 'harbor.json'), JSON.stringify(demo));
   const common = ['--require-auth', '--allow-loopback-profiles', '--db', ':memory:', '--port', '0'];
-  [maple, harbor] = await Promise.all([startServeCli(['--demo', ...common]), startServeCli(['--config', join(dir, 'harbor.json'), ...common])]);
+  [maple, harbor] = await Promise.all([
+    startServeCli(['--demo', ...common]),
+    startServeCli(['--config', join(dir, 'harbor.json'), ...common]),
+  ]);
   client = new Client({ name: 'connect-test', version: '1' });
   await client.connect(
     new StdioClientTransport({
@@ -53,7 +58,10 @@ describe('usp-server connect fronts two businesses in one MCP session', () => {
   it('lists each business tools under its name, books at each, and relays their webhooks as events', async () => {
     const { tools } = await client.listTools();
     const create = tools.filter((t) => t.name.endsWith('__usp_bookings_create'));
-    expect(create.map((t) => t.description?.slice(0, 20)).sort()).toEqual(['At Harbor Barbers (h', 'At Maple & Pine Salo']);
+    expect(create.map((t) => t.description?.slice(0, 20)).sort()).toEqual([
+      'At Harbor Barbers (h',
+      'At Maple & Pine Salo',
+    ]);
     expect(statSync(join(dir, 'identity.json')).mode & 0o777).toBe(0o600);
 
     const booked: string[] = [];
@@ -61,10 +69,16 @@ describe('usp-server connect fronts two businesses in one MCP session', () => {
       const prefix = tool.name.slice(0, -'usp_bookings_create'.length);
       let slot: any;
       for (let d = 2; !slot && d < 16; d++) {
-        const q: any = await client.callTool({ name: `${prefix}usp_availability_query`, arguments: { service_id: 'svc_haircut', start_date: dayAhead(d), end_date: dayAhead(d) } });
+        const q: any = await client.callTool({
+          name: `${prefix}usp_availability_query`,
+          arguments: { service_id: 'svc_haircut', start_date: dayAhead(d), end_date: dayAhead(d) },
+        });
         slot = q.structuredContent?.slots?.[0];
       }
-      const made: any = await client.callTool({ name: tool.name, arguments: { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER } });
+      const made: any = await client.callTool({
+        name: tool.name,
+        arguments: { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER },
+      });
       expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
       expect(made.structuredContent.booking.status).toBe('confirmed');
       expect((made.content[0] as { text: string }).text.length).toBeGreaterThan(0);
@@ -74,7 +88,9 @@ describe('usp-server connect fronts two businesses in one MCP session', () => {
     let events: any[] = [];
     for (let i = 0; i < 100 && events.length < 2; i++) {
       const r = await client.readResource({ uri: 'usp-connect://events' });
-      events = JSON.parse((r.contents[0] as { text: string }).text).events.filter((e: any) => e.event === 'booking.confirmed');
+      events = JSON.parse((r.contents[0] as { text: string }).text).events.filter(
+        (e: any) => e.event === 'booking.confirmed',
+      );
       if (events.length < 2) await new Promise((res) => setTimeout(res, 100));
     }
     expect(events.map((e) => `${e.business}:${e.booking_id}`).sort()).toEqual(booked.sort());

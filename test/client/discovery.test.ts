@@ -26,12 +26,21 @@ let base = '';
 const seen: Array<{ path: string; ifNoneMatch?: string }> = [];
 beforeAll(async () => {
   server = createServer((req, res) => {
-    seen.push({ path: req.url ?? '', ...(req.headers['if-none-match'] ? { ifNoneMatch: String(req.headers['if-none-match']) } : {}) });
+    seen.push({
+      path: req.url ?? '',
+      ...(req.headers['if-none-match'] ? { ifNoneMatch: String(req.headers['if-none-match']) } : {}),
+    });
     if (req.url === '/cached/.well-known/usp') {
-      if (req.headers['if-none-match'] === '"v1"') return void res.writeHead(304, { ETag: '"v1"', 'Cache-Control': 'max-age=60' }).end();
-      return void res.writeHead(200, { 'Content-Type': 'application/json', ETag: '"v1"', 'Cache-Control': 'public, max-age=60' }).end(JSON.stringify(PROFILE));
+      if (req.headers['if-none-match'] === '"v1"')
+        return void res.writeHead(304, { ETag: '"v1"', 'Cache-Control': 'max-age=60' }).end();
+      return void res
+        .writeHead(200, { 'Content-Type': 'application/json', ETag: '"v1"', 'Cache-Control': 'public, max-age=60' })
+        .end(JSON.stringify(PROFILE));
     }
-    if (req.url === '/nostore/.well-known/usp') return void res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(JSON.stringify(PROFILE));
+    if (req.url === '/nostore/.well-known/usp')
+      return void res
+        .writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+        .end(JSON.stringify(PROFILE));
     res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"hello":"world"}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -51,7 +60,10 @@ describe('the profile cache follows the business profile HTTP caching headers', 
     expect(seen.slice(from)).toEqual([{ path: '/cached/.well-known/usp' }]);
     now += 2_000;
     const again = await cache.get(url);
-    expect(seen.slice(from)).toEqual([{ path: '/cached/.well-known/usp' }, { path: '/cached/.well-known/usp', ifNoneMatch: '"v1"' }]);
+    expect(seen.slice(from)).toEqual([
+      { path: '/cached/.well-known/usp' },
+      { path: '/cached/.well-known/usp', ifNoneMatch: '"v1"' },
+    ]);
     expect(again.profile.usp.version).toBe('2026-08-20');
     expect(again.freshUntil).toBe(now + 60_000);
   });
@@ -63,7 +75,12 @@ describe('the profile cache follows the business profile HTTP caching headers', 
     await cache.get(`${base}/nostore/.well-known/usp`);
     await cache.get(`${base}/cached/.well-known/usp`);
     await cache.get(`${base}/cached/.well-known/usp`, { force: true });
-    expect(seen.slice(from).map((s) => s.path)).toEqual(['/nostore/.well-known/usp', '/nostore/.well-known/usp', '/cached/.well-known/usp', '/cached/.well-known/usp']);
+    expect(seen.slice(from).map((s) => s.path)).toEqual([
+      '/nostore/.well-known/usp',
+      '/nostore/.well-known/usp',
+      '/cached/.well-known/usp',
+      '/cached/.well-known/usp',
+    ]);
   });
 
   it('a document that is not a profile is refused as a verification error naming why', async () => {
@@ -76,13 +93,19 @@ describe('the profile cache follows the business profile HTTP caching headers', 
 
 describe('negotiation keeps what both declare and prunes orphaned extensions', () => {
   it('a platform without bookings gets no waitlist (its base), and keeps the catalog', () => {
-    const n = negotiate(PROFILE, { 'dev.usp-protocol.services.catalog': [{ version: '2026-08-20' }], 'dev.usp-protocol.services.waitlist': [{ version: '2026-08-20' }] });
+    const n = negotiate(PROFILE, {
+      'dev.usp-protocol.services.catalog': [{ version: '2026-08-20' }],
+      'dev.usp-protocol.services.waitlist': [{ version: '2026-08-20' }],
+    });
     expect(Object.keys(n.capabilities)).toEqual(['dev.usp-protocol.services.catalog']);
     expect(n.pruned).toEqual(['dev.usp-protocol.services.waitlist']);
   });
 
   it('a capability at a version only one side lists is not agreed', () => {
-    const n = negotiate(PROFILE, { 'dev.usp-protocol.services.bookings': [{ version: '2026-01-15' }], 'dev.usp-protocol.services.catalog': [{ version: '2026-08-20' }] });
+    const n = negotiate(PROFILE, {
+      'dev.usp-protocol.services.bookings': [{ version: '2026-01-15' }],
+      'dev.usp-protocol.services.catalog': [{ version: '2026-08-20' }],
+    });
     expect(Object.keys(n.capabilities)).toEqual(['dev.usp-protocol.services.catalog']);
   });
 });

@@ -43,7 +43,12 @@ let trusted: string[] = [];
 beforeAll(async () => {
   t = await startWebhookServer();
   trusted = [t.url];
-  const receiver = new WebhookReceiver({ businesses: () => trusted, profiles, now: () => t.clock.now(), onEvent: (e) => void events.push(e) });
+  const receiver = new WebhookReceiver({
+    businesses: () => trusted,
+    profiles,
+    now: () => t.clock.now(),
+    onEvent: (e) => void events.push(e),
+  });
   const receive = receiver.receive.bind(receiver);
   receiver.receive = async (req) => {
     const a = await receive(req);
@@ -80,7 +85,8 @@ async function startLosingProxy(target: string): Promise<{ url: string; keys: st
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
     const body = chunks.length ? Buffer.concat(chunks) : undefined;
     const answer = await fetch(target + req.url, { method: req.method, headers, body });
     let text = await answer.text();
@@ -93,7 +99,9 @@ async function startLosingProxy(target: string): Promise<{ url: string; keys: st
         return;
       }
     }
-    res.writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? 'application/json' }).end(text);
+    res
+      .writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? 'application/json' })
+      .end(text);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -110,9 +118,16 @@ async function startLosingProxy(target: string): Promise<{ url: string; keys: st
 
 describe('a business that is down or loses an answer', () => {
   it('connecting to a business nobody answers for is a transport error whose next step is retry', async () => {
-    const err = await BusinessClient.connect(`http://127.0.0.1:${await freePort()}`, { identity, profiles }).catch((e) => e);
+    const err = await BusinessClient.connect(`http://127.0.0.1:${await freePort()}`, { identity, profiles }).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(UspError);
-    expect(err).toMatchObject({ kind: 'transport', code: 'business_unreachable', next: 'retry', severity: 'recoverable' });
+    expect(err).toMatchObject({
+      kind: 'transport',
+      code: 'business_unreachable',
+      next: 'retry',
+      severity: 'recoverable',
+    });
   });
 
   it('a business gone after discovery: the call is retried, then answered as unreachable with the attempts made', async () => {
@@ -127,14 +142,23 @@ describe('a business that is down or loses an answer', () => {
 
   it('a business too slow to answer within the deadline: each attempt times out, the answer says unreachable, retry', async () => {
     const proxy = await startLosingProxy(t.url);
-    const biz = await BusinessClient.connect(proxy.url, { identity, profiles: new ProfileCache(), retries: 1, timeoutMs: 300 });
+    const biz = await BusinessClient.connect(proxy.url, {
+      identity,
+      profiles: new ProfileCache(),
+      retries: 1,
+      timeoutMs: 300,
+    });
     await proxy.close();
     // Now the business's address accepts connections and never answers.
     const silent = createServer(() => undefined);
     await new Promise<void>((r) => silent.listen(Number(new URL(proxy.url).port), '127.0.0.1', r));
     try {
       const started = Date.now();
-      const a = await biz.call('query_availability', { service_id: 'svc_haircut', start_date: day(4), end_date: day(4) });
+      const a = await biz.call('query_availability', {
+        service_id: 'svc_haircut',
+        start_date: day(4),
+        end_date: day(4),
+      });
       expect(a.error).toMatchObject({ kind: 'transport', code: 'business_unreachable', next: 'retry' });
       expect(a.attempts).toBe(2);
       expect(Date.now() - started).toBeLessThan(5_000);
@@ -157,8 +181,13 @@ describe('a business that is down or loses an answer', () => {
       // The caller retrying by hand with the key it was given gets the same booking again.
       const again = await biz.call('create_booking', a.input, { idempotencyKey: a.idempotencyKey });
       expect(again.data.booking.id).toBe(a.data.booking.id);
-      const listed = await t.call('GET', '/admin/bookings?view=all&buyer=lovelace', undefined, null, { apiKey: ADMIN_KEY });
-      const mine = (listed.body.bookings ?? []).filter((b: any) => (b.booking ?? b).service_id === 'svc_haircut' && (b.booking ?? b).slot?.start === a.data.booking.slot.start);
+      const listed = await t.call('GET', '/admin/bookings?view=all&buyer=lovelace', undefined, null, {
+        apiKey: ADMIN_KEY,
+      });
+      const mine = (listed.body.bookings ?? []).filter(
+        (b: any) =>
+          (b.booking ?? b).service_id === 'svc_haircut' && (b.booking ?? b).slot?.start === a.data.booking.slot.start,
+      );
       expect(listed.status).toBe(200);
       expect(mine).toHaveLength(1);
     } finally {
@@ -180,7 +209,9 @@ async function startMovingProxy(target: string) {
     if (url === '/.well-known/usp') {
       const answer = await fetch(`${target}${url}`);
       const text = (await answer.text()).split(target).join(`${origin}${prefix}`);
-      res.writeHead(answer.status, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' }).end(text);
+      res
+        .writeHead(answer.status, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' })
+        .end(text);
       return;
     }
     if (!url.startsWith(`${prefix}/`)) {
@@ -189,10 +220,17 @@ async function startMovingProxy(target: string) {
       return;
     }
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
-    const answer = await fetch(target + url.slice(prefix.length), { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+    const answer = await fetch(target + url.slice(prefix.length), {
+      method: req.method,
+      headers,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
     seen.push({ path: url, ...(key ? { key } : {}), status: answer.status });
-    res.writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? 'application/json' }).end(await answer.text());
+    res
+      .writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? 'application/json' })
+      .end(await answer.text());
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -214,11 +252,19 @@ describe('a profile gone stale', () => {
     try {
       const cache = new ProfileCache();
       const biz = await BusinessClient.connect(proxy.url, { identity, profiles: cache });
-      const q = await biz.call('query_availability', { service_id: 'svc_haircut', start_date: day(9), end_date: day(9) });
+      const q = await biz.call('query_availability', {
+        service_id: 'svc_haircut',
+        start_date: day(9),
+        end_date: day(9),
+      });
       expect(q.ok).toBe(true);
       const reads = cache.requests;
       proxy.move('/v2');
-      const made = await biz.call('create_booking', { service_id: 'svc_haircut', slot_id: q.data.slots[0].id, buyer: BUYER });
+      const made = await biz.call('create_booking', {
+        service_id: 'svc_haircut',
+        slot_id: q.data.slots[0].id,
+        buyer: BUYER,
+      });
       expect(made.error).toBeNull();
       expect(made.data.booking.status).toBe('confirmed');
       expect(made.attempts).toBe(1);
@@ -242,7 +288,10 @@ describe('a business somebody else named, reached through pinnedFetch', () => {
   it('a name resolving to a private address, a plain-http URL and a loopback one are refused before any connection, each saying why', async () => {
     const lookups: string[] = [];
     const fetcher = pinnedFetch({ allowLoopback: false, lookup: async (host) => (lookups.push(host), ['10.1.2.3']) });
-    const privateName = await BusinessClient.connect('https://salon.example', { identity, profiles: new ProfileCache({ fetch: fetcher }) }).catch((e) => e);
+    const privateName = await BusinessClient.connect('https://salon.example', {
+      identity,
+      profiles: new ProfileCache({ fetch: fetcher }),
+    }).catch((e) => e);
     expect(privateName).toBeInstanceOf(UspError);
     expect(privateName).toMatchObject({ kind: 'verification', code: 'address_refused', next: 'give_up' });
     expect(privateName.message).toContain('10.1.2.3 is a special-use address');
@@ -250,7 +299,10 @@ describe('a business somebody else named, reached through pinnedFetch', () => {
     const plain = await BusinessClient.connect('http://salon.example', { identity, fetch: fetcher }).catch((e) => e);
     expect(plain).toMatchObject({ code: 'address_refused' });
     expect(plain.message).toContain('must use https');
-    const loopback = await BusinessClient.connect(t.url, { identity, fetch: pinnedFetch({ allowLoopback: false }) }).catch((e) => e);
+    const loopback = await BusinessClient.connect(t.url, {
+      identity,
+      fetch: pinnedFetch({ allowLoopback: false }),
+    }).catch((e) => e);
     expect(loopback).toMatchObject({ code: 'address_refused' });
     // In development the same business is reached through it.
     const allowed = await BusinessClient.connect(t.url, { identity, fetch: pinnedFetch({ allowLoopback: true }) });
@@ -263,7 +315,9 @@ describe('a credential the business no longer honours', () => {
     const biz = await BusinessClient.connect(t.url, { identity, profiles: new ProfileCache() });
     const made = await bookFirst(biz, 'svc_haircut', day(8));
     const id = made.data.booking.id;
-    const canceled = await t.call('POST', `/bookings/${id}/cancel`, { reason: 'The stylist is ill.' }, null, { apiKey: ADMIN_KEY });
+    const canceled = await t.call('POST', `/bookings/${id}/cancel`, { reason: 'The stylist is ill.' }, null, {
+      apiKey: ADMIN_KEY,
+    });
     expect(canceled.status).toBe(200);
     const read = await biz.call('get_booking', { booking_id: id });
     expect(read.error).toBeNull();
@@ -293,10 +347,15 @@ describe('webhooks that do not verify are refused, and each event is handed on o
     const made = await bookFirst(biz, 'svc_haircut', day(5));
     const id = made.data.booking.id;
     await waitFor(() => events.some((e) => isBookingEvent(e) && e.booking_id === id));
-    const genuine = received.find((r) => r.status === 200 && String(r.body instanceof Uint8Array ? new TextDecoder().decode(r.body) : r.body).includes(id))!;
+    const genuine = received.find(
+      (r) =>
+        r.status === 200 &&
+        String(r.body instanceof Uint8Array ? new TextDecoder().decode(r.body) : r.body).includes(id),
+    )!;
     const bodyText = new TextDecoder().decode(genuine.body as Uint8Array);
     const { 'content-length': _length, ...headers } = genuine.headers as Record<string, string>;
-    const post = (body: string, h: Record<string, string>) => fetch(platform.webhookUrl, { method: 'POST', headers: h, body });
+    const post = (body: string, h: Record<string, string>) =>
+      fetch(platform.webhookUrl, { method: 'POST', headers: h, body });
     const before = events.length;
 
     const tampered = bodyText.replace('"booking.confirmed"', '"booking.canceled"');
@@ -345,7 +404,9 @@ describe('webhooks that do not verify are refused, and each event is handed on o
     const made = await bookFirst(biz, 'svc_haircut', day(7));
     const id = made.data.booking.id;
     await waitFor(() => events.some((e) => isBookingEvent(e) && e.booking_id === id));
-    const delivery = received.find((r) => r.status === 200 && new TextDecoder().decode(r.body as Uint8Array).includes(id))!;
+    const delivery = received.find(
+      (r) => r.status === 200 && new TextDecoder().decode(r.body as Uint8Array).includes(id),
+    )!;
     const kid = /keyid="([^"]+)"/.exec((delivery.headers as Record<string, string>)['signature-input'])![1];
     expect(oldKids).not.toContain(kid);
     expect(profiles.requests).toBeGreaterThan(requests);

@@ -18,7 +18,9 @@ import { BIN, REPO_ROOT, inheritedEnv, startServeCli, type RunningCli } from '..
 
 // The Inspector reads its own package.json through `../package.json` checked against the working
 // directory (a quirk of v1): it runs from its build directory, which writes nothing there.
-const INSPECTOR_DIR = dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/build/cli.js'));
+const INSPECTOR_DIR = dirname(
+  createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/build/cli.js'),
+);
 const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
 
 let maple: RunningCli;
@@ -27,27 +29,55 @@ let dir: string;
 
 /** One Inspector CLI run against `usp-server connect` in front of both businesses; its JSON output. */
 function inspect(...method: string[]): Promise<any> {
-  const args = ['cli.js', '--cli', process.execPath, BIN, 'connect', maple.url, harbor.url, '--identity', join(dir, 'identity.json'), ...method];
+  const args = [
+    'cli.js',
+    '--cli',
+    process.execPath,
+    BIN,
+    'connect',
+    maple.url,
+    harbor.url,
+    '--identity',
+    join(dir, 'identity.json'),
+    ...method,
+  ];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: INSPECTOR_DIR, env: inheritedEnv(), timeout: 30_000, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`inspector ${method.join(' ')} failed: ${err.message}\n${stderr}`));
-      try {
-        resolve(JSON.parse(stdout));
-      } catch {
-        reject(new Error(`inspector ${method.join(' ')} printed no JSON: ${stdout}\n${stderr}`));
-      }
-    });
+    execFile(
+      process.execPath,
+      args,
+      { cwd: INSPECTOR_DIR, env: inheritedEnv(), timeout: 30_000, maxBuffer: 8 << 20 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`inspector ${method.join(' ')} failed: ${err.message}\n${stderr}`));
+        try {
+          resolve(JSON.parse(stdout));
+        } catch {
+          reject(new Error(`inspector ${method.join(' ')} printed no JSON: ${stdout}\n${stderr}`));
+        }
+      },
+    );
   });
 }
 
 const call = (tool: string, args: Record<string, unknown>) =>
-  inspect('--method', 'tools/call', '--tool-name', tool, '--tool-arg', ...Object.entries(args).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`));
+  inspect(
+    '--method',
+    'tools/call',
+    '--tool-name',
+    tool,
+    '--tool-arg',
+    ...Object.entries(args).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`),
+  );
 
 /** The business's day `n` days after its own today, in its time zone. */
 async function businessDay(url: string, n: number): Promise<string> {
   const res = await fetch(`${url}/.well-known/usp`);
   const now = Date.parse(res.headers.get('date')!);
-  return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(now + n * 86_400_000));
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/New_York',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(now + n * 86_400_000));
 }
 
 beforeAll(async () => {
@@ -59,7 +89,10 @@ beforeAll(async () => {
   const common = ['--allow-loopback-profiles', '--db', ':memory:', '--port', '0'];
   const slow = { timeoutMs: 60_000 }; // two servers starting at once on a loaded 2-core machine
   // Both settle before either is kept, so a server that started is stopped in afterAll even when the other did not start.
-  const [m, h] = await Promise.allSettled([startServeCli(['--demo', '--require-auth', ...common], slow), startServeCli(['--config', join(dir, 'harbor.json'), ...common], slow)]);
+  const [m, h] = await Promise.allSettled([
+    startServeCli(['--demo', '--require-auth', ...common], slow),
+    startServeCli(['--config', join(dir, 'harbor.json'), ...common], slow),
+  ]);
   if (m.status === 'fulfilled') maple = m.value;
   if (h.status === 'fulfilled') harbor = h.value;
   for (const r of [m, h]) if (r.status === 'rejected') throw r.reason;
@@ -73,7 +106,10 @@ describe('the official MCP Inspector CLI over stdio to usp-server connect with t
   it('lists tools naming both businesses, and holds, books and reads back a booking at each', async () => {
     const { tools } = await inspect('--method', 'tools/list');
     const holds = tools.filter((t: any) => t.name.endsWith('__usp_availability_hold'));
-    expect(holds.map((t: any) => t.description.split(' (')[0]).sort()).toEqual(['At Harbor Barbers', 'At Maple & Pine Salon and Studio']);
+    expect(holds.map((t: any) => t.description.split(' (')[0]).sort()).toEqual([
+      'At Harbor Barbers',
+      'At Maple & Pine Salon and Studio',
+    ]);
 
     for (const [hold, url] of [
       [holds.find((t: any) => t.description.includes('Maple')), maple.url],
@@ -83,7 +119,11 @@ describe('the official MCP Inspector CLI over stdio to usp-server connect with t
       let slot: any;
       for (let d = 2; !slot && d < 16; d++) {
         const date = await businessDay(url, d);
-        const q = await call(`${prefix}usp_availability_query`, { service_id: 'svc_haircut', start_date: date, end_date: date });
+        const q = await call(`${prefix}usp_availability_query`, {
+          service_id: 'svc_haircut',
+          start_date: date,
+          end_date: date,
+        });
         slot = q.structuredContent?.slots?.[0];
       }
       expect(slot, `a haircut slot at ${url}`).toBeDefined();
@@ -92,14 +132,23 @@ describe('the official MCP Inspector CLI over stdio to usp-server connect with t
       expect(held.isError, JSON.stringify(held.content)).toBeFalsy();
       expect(held.structuredContent.hold.status).toBe('active');
 
-      const made = await call(`${prefix}usp_bookings_create`, { service_id: 'svc_haircut', slot_id: slot.id, hold_id: held.structuredContent.hold.id, buyer: BUYER });
+      const made = await call(`${prefix}usp_bookings_create`, {
+        service_id: 'svc_haircut',
+        slot_id: slot.id,
+        hold_id: held.structuredContent.hold.id,
+        buyer: BUYER,
+      });
       expect(made.isError, JSON.stringify(made.content)).toBeFalsy();
       expect(made.structuredContent.booking.status).toBe('confirmed');
 
       const read = await call(`${prefix}usp_bookings_get`, { booking_id: made.structuredContent.booking.id });
       expect(read.isError, JSON.stringify(read.content)).toBeFalsy();
       expect(read.structuredContent.business).toBe(hold.description.slice(3).split(' (')[0]);
-      expect(read.structuredContent.booking).toMatchObject({ id: made.structuredContent.booking.id, status: 'confirmed', slot: { id: slot.id } });
+      expect(read.structuredContent.booking).toMatchObject({
+        id: made.structuredContent.booking.id,
+        status: 'confirmed',
+        slot: { id: slot.id },
+      });
     }
   }, 120_000);
 });

@@ -6,12 +6,23 @@
  * is bound to).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BusinessClient, PlatformIdentity, ProfileCache, servePlatform, type PlatformServer } from '../../src/client/index.js';
+import {
+  BusinessClient,
+  PlatformIdentity,
+  ProfileCache,
+  servePlatform,
+  type PlatformServer,
+} from '../../src/client/index.js';
 import { ensureBuilt } from '../support/build.js';
 import { startServeCli, type RunningCli } from '../support/cli.js';
 
 const dayAhead = (n: number) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(Date.now() + n * 86_400_000));
+  new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/New_York',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(Date.now() + n * 86_400_000));
 
 let cli: RunningCli;
 let platform: PlatformServer;
@@ -19,7 +30,16 @@ const identity = new PlatformIdentity();
 
 beforeAll(async () => {
   ensureBuilt();
-  cli = await startServeCli(['--demo', '--require-auth', '--require-pop-nonce', '--allow-loopback-profiles', '--db', ':memory:', '--port', '0']);
+  cli = await startServeCli([
+    '--demo',
+    '--require-auth',
+    '--require-pop-nonce',
+    '--allow-loopback-profiles',
+    '--db',
+    ':memory:',
+    '--port',
+    '0',
+  ]);
   platform = await servePlatform(identity);
 }, 120_000);
 afterAll(async () => {
@@ -33,7 +53,13 @@ describe.each(['rest', 'mcp'] as const)('a nonce challenge on %s is answered onc
     try {
       let slot: any;
       for (let d = 2; !slot && d < 16; d++)
-        slot = (await biz.call('query_availability', { service_id: 'svc_haircut', start_date: dayAhead(d), end_date: dayAhead(d) })).data.slots?.[0];
+        slot = (
+          await biz.call('query_availability', {
+            service_id: 'svc_haircut',
+            start_date: dayAhead(d),
+            end_date: dayAhead(d),
+          })
+        ).data.slots?.[0];
       const hold = await biz.call('hold_slot', { service_id: 'svc_haircut', slot_id: slot.id });
       expect(hold.error).toBeNull();
       expect(hold.data.hold.status).toBe('active');
@@ -54,7 +80,13 @@ describe('the platform rotates its proof key', () => {
     try {
       let slot: any;
       for (let d = 3; !slot && d < 16; d++)
-        slot = (await biz.call('query_availability', { service_id: 'svc_haircut', start_date: dayAhead(d), end_date: dayAhead(d) })).data.slots?.[0];
+        slot = (
+          await biz.call('query_availability', {
+            service_id: 'svc_haircut',
+            start_date: dayAhead(d),
+            end_date: dayAhead(d),
+          })
+        ).data.slots?.[0];
       const hold = await biz.call('hold_slot', { service_id: 'svc_haircut', slot_id: slot.id });
       expect(hold.error).toBeNull();
       const before = own.popKey.jkt;

@@ -12,7 +12,15 @@ describe("the client's operations match the server's operations table", () => {
     it(`${name}: route, tool, write, condition, capability and access`, () => {
       const row = OPERATIONS.find((o) => o.name === name);
       expect(row, `${name} is not in the server's table`).toBeDefined();
-      expect({ method: op.method, path: op.path, tool: op.tool, input: op.input, mutating: op.mutating, conditional: op.conditional, capability: op.capability }).toEqual({
+      expect({
+        method: op.method,
+        path: op.path,
+        tool: op.tool,
+        input: op.input,
+        mutating: op.mutating,
+        conditional: op.conditional,
+        capability: op.capability,
+      }).toEqual({
         method: row!.rest.method,
         path: row!.rest.path,
         tool: row!.tool,

@@ -40,10 +40,17 @@ describe('the README example of a platform runs as written', () => {
     expect(code).toContain("from 'usp-server/client'");
     const dir = mkdtempSync(join(tmpdir(), 'usp-readme-platform-'));
     const file = join(dir, 'platform.mjs');
-    writeFileSync(file, code.replace("'usp-server/client'", `'${pathToFileURL(join(REPO_ROOT, 'dist/client/index.js')).href}'`));
+    writeFileSync(
+      file,
+      code.replace("'usp-server/client'", `'${pathToFileURL(join(REPO_ROOT, 'dist/client/index.js')).href}'`),
+    );
     const { stdout } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) =>
-      execFile(process.execPath, [file], { cwd: dir, env: { ...process.env, USP_BUSINESS: cli.url }, timeout: 30_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve({ stdout, stderr }),
+      execFile(
+        process.execPath,
+        [file],
+        { cwd: dir, env: { ...process.env, USP_BUSINESS: cli.url }, timeout: 30_000 },
+        (err, stdout, stderr) =>
+          err ? reject(new Error(`${err.message}\n${stdout}\n${stderr}`)) : resolve({ stdout, stderr }),
       ),
     );
     const lines = stdout.trim().split('\n');

@@ -116,7 +116,12 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
     }
     // The Host the client used is passed on (as a reverse proxy does), so a DPoP proof made for the
     // proxy's URL matches the URL the business sees.
-    const upstream = await forward(target + path, req.method ?? 'GET', { ...headers, host: req.headers.host ?? new URL(target).host }, body);
+    const upstream = await forward(
+      target + path,
+      req.method ?? 'GET',
+      { ...headers, host: req.headers.host ?? new URL(target).host },
+      body,
+    );
     let text = upstream.text;
     let status = upstream.status;
     const out = upstream.headers;
@@ -128,7 +133,8 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
     }
     if (variant === 'unknown-tool-with-code' && path.startsWith('/mcp')) {
       text = rewriteRpc(text, (m) => {
-        if (m?.error?.data?.reason === 'unknown_tool' || /No tool named/.test(m?.error?.message ?? '')) m.error.data = { ...(m.error.data ?? {}), code: 'invalid_request' };
+        if (m?.error?.data?.reason === 'unknown_tool' || /No tool named/.test(m?.error?.message ?? ''))
+          m.error.data = { ...(m.error.data ?? {}), code: 'invalid_request' };
       });
       if (json !== undefined) json = JSON.parse(text);
     }
@@ -136,8 +142,17 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       text = rewriteRpc(text, (m) => {
         const code = m?.error?.data?.code;
         if (typeof code !== 'string' || !PATH_NOT_FOUND.test(code)) return;
-        const message = { type: 'error', code, severity: 'recoverable', content: m.error.data.content ?? m.error.message };
-        m.result = { content: [{ type: 'text', text: m.error.message }], structuredContent: { messages: [message] }, isError: true };
+        const message = {
+          type: 'error',
+          code,
+          severity: 'recoverable',
+          content: m.error.data.content ?? m.error.message,
+        };
+        m.result = {
+          content: [{ type: 'text', text: m.error.message }],
+          structuredContent: { messages: [message] },
+          isError: true,
+        };
         delete m.error;
       });
       if (json !== undefined) json = JSON.parse(text);
@@ -145,23 +160,42 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
     if (variant === 'not-found-as-outcome' && status === 404 && PATH_NOT_FOUND.test(String(json?.code ?? ''))) {
       status = 200;
       out['content-type'] = 'application/json';
-      json = { usp: { version: '2026-08-20', capabilities: {} }, messages: [{ type: 'error', code: json.code, severity: 'recoverable', content: json.detail }] };
+      json = {
+        usp: { version: '2026-08-20', capabilities: {} },
+        messages: [{ type: 'error', code: json.code, severity: 'recoverable', content: json.detail }],
+      };
       text = JSON.stringify(json);
     }
     if (variant === 'minted-405' && status === 405) {
       delete out.allow;
-      json = { ...(json ?? {}), type: 'https://usp-protocol.dev/errors/method-not-allowed', code: 'method_not_allowed' };
+      json = {
+        ...(json ?? {}),
+        type: 'https://usp-protocol.dev/errors/method-not-allowed',
+        code: 'method_not_allowed',
+      };
       text = JSON.stringify(json);
     }
     if (json && typeof json === 'object') {
-      if (variant === '409-for-invalid-transition' && (json.messages ?? []).some((m: any) => m.code === 'invalid_transition')) {
+      if (
+        variant === '409-for-invalid-transition' &&
+        (json.messages ?? []).some((m: any) => m.code === 'invalid_transition')
+      ) {
         status = 409;
         out['content-type'] = 'application/problem+json';
-        json = { type: 'https://usp-protocol.dev/errors/invalid-transition', title: 'Not allowed in the current state', status: 409, code: 'invalid_transition' };
+        json = {
+          type: 'https://usp-protocol.dev/errors/invalid-transition',
+          title: 'Not allowed in the current state',
+          status: 409,
+          code: 'invalid_transition',
+        };
       }
       if (variant === 'offers-unpayable-service' && req.method === 'POST' && path === '/bookings') {
         const paying = (json.booking?.actions ?? []).some((a: any) => a.type === 'payment' && a.status === 'pending');
-        if (paying) json = { usp: json.usp, messages: [{ type: 'error', code: 'payment_not_configured', content: 'Online payment is not set up.' }] };
+        if (paying)
+          json = {
+            usp: json.usp,
+            messages: [{ type: 'error', code: 'payment_not_configured', content: 'Online payment is not set up.' }],
+          };
       }
       if (variant === 'lookup-says-service-not-found' && path === '/services/lookup') {
         for (const m of json.messages ?? []) if (m.code === 'service_unresolved') m.code = 'service_not_found';
@@ -169,8 +203,10 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
       if (variant === 'availability-says-service-not-found' && path === '/availability/query') {
         for (const m of json.messages ?? []) if (m.code === 'service_unresolved') m.code = 'service_not_found';
       }
-      if (variant === 'keeps-old-credential' && req.method === 'POST' && /\/reschedule$/.test(path)) delete json.booking_scoped_credential;
-      if (variant === 'leaks-extension-data' && json.service?.capacity && json.service.type === 'group') json.service.capacity.waitlist = true;
+      if (variant === 'keeps-old-credential' && req.method === 'POST' && /\/reschedule$/.test(path))
+        delete json.booking_scoped_credential;
+      if (variant === 'leaks-extension-data' && json.service?.capacity && json.service.type === 'group')
+        json.service.capacity.waitlist = true;
       if (variant === 'drops-envelope' && path !== '/.well-known/usp') delete json.usp;
       if (variant === 'skips-pruning' && path.startsWith('/waitlist') && json.usp) {
         const v = [{ version: json.usp.version }];
@@ -186,7 +222,11 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
           json.signing_keys = json.keys;
         }
       }
-      if (variant === 'double-books' && req.method === 'POST' && (path === '/availability/holds' || path === '/bookings')) {
+      if (
+        variant === 'double-books' &&
+        req.method === 'POST' &&
+        (path === '/availability/holds' || path === '/bookings')
+      ) {
         const lost = (json.messages ?? []).some((m: any) => m.code === 'slot_unavailable');
         if (lost) {
           const id = `dbl_${createHash('sha256').update(body).update(String(Math.random())).digest('hex').slice(0, 12)}`;
@@ -194,19 +234,31 @@ export async function startBrokenProxy(target: string, variant: Variant): Promis
           const parsed = JSON.parse(body.toString('utf8'));
           json =
             path === '/bookings'
-              ? { usp: json.usp, booking: { id, status: 'confirmed', service_id: parsed.service_id, slot: { id: parsed.slot_id } } }
+              ? {
+                  usp: json.usp,
+                  booking: { id, status: 'confirmed', service_id: parsed.service_id, slot: { id: parsed.slot_id } },
+                }
               : {
                   usp: json.usp,
-                  hold: { id, slot_id: parsed.slot_id, service_id: parsed.service_id, spots: 1, status: 'active', expires_at: new Date(Date.now() + 600_000).toISOString() },
+                  hold: {
+                    id,
+                    slot_id: parsed.slot_id,
+                    service_id: parsed.service_id,
+                    spots: 1,
+                    status: 'active',
+                    expires_at: new Date(Date.now() + 600_000).toISOString(),
+                  },
                 };
         }
       }
       text = JSON.stringify(json);
     }
     if (variant === 'hides-ratelimit-status') delete out.ratelimit;
-    if (variant === 'reflects-any-origin' && asking) Object.assign(out, { 'access-control-allow-origin': asking, 'access-control-allow-credentials': 'true' });
+    if (variant === 'reflects-any-origin' && asking)
+      Object.assign(out, { 'access-control-allow-origin': asking, 'access-control-allow-credentials': 'true' });
     // A served answer is kept for the replay: a 404 for an unknown id is one (the probe reads an id never issued).
-    if (variant === 'accepts-replayed-proof' && proof && (status < 400 || status === 404)) replays.set(proof, { status, headers: out, body: text });
+    if (variant === 'accepts-replayed-proof' && proof && (status < 400 || status === 404))
+      replays.set(proof, { status, headers: out, body: text });
     res.writeHead(status, out).end(text);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -250,19 +302,29 @@ function isWellFormed(body: Buffer): boolean {
  * One request to the business with the Host header as given (fetch would replace it), so a proof
  * made for the proxy's URL still matches the URL the business reconstructs.
  */
-function forward(url: string, method: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+function forward(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; headers: Record<string, string>; text: string }> {
   return new Promise((resolve, reject) => {
     const send = method === 'GET' || method === 'HEAD' ? undefined : body;
-    const r = request(url, { method, headers: send ? { ...headers, 'content-length': String(send.length) } : headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const out: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined && !HOP.has(k)) out[k] = Array.isArray(v) ? v.join(', ') : v;
-        resolve({ status: res.statusCode ?? 502, headers: out, text: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', reject);
-    });
+    const r = request(
+      url,
+      { method, headers: send ? { ...headers, 'content-length': String(send.length) } : headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const out: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined && !HOP.has(k)) out[k] = Array.isArray(v) ? v.join(', ') : v;
+          resolve({ status: res.statusCode ?? 502, headers: out, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
     r.on('error', reject);
     r.end(send);
   });

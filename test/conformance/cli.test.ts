@@ -19,7 +19,13 @@ let url: string;
 
 beforeAll(async () => {
   ensureBuilt();
-  server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0 });
+  server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: true,
+    log: silentLogger,
+    sweepIntervalMs: 0,
+  });
   url = await server.listen(0, '127.0.0.1');
 }, 120_000);
 afterAll(async () => {
@@ -28,22 +34,31 @@ afterAll(async () => {
 
 describe('usp-server conformance URL', () => {
   test('prints one line per check with verdict, level and clause, a summary, and exits 0 when no MUST failed', async () => {
-    const r = await runCli(['conformance', url, '--only', 'discovery.', '--only', 'envelope.rest'], { timeoutMs: 60_000 });
+    const r = await runCli(['conformance', url, '--only', 'discovery.', '--only', 'envelope.rest'], {
+      timeoutMs: 60_000,
+    });
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^PASS MUST +§8\.2\.2 +discovery\.profile-hosting: /m);
     expect(r.stdout).toMatch(/^PASS MUST +§8\.3 step 5 +envelope\.rest: /m);
     expect(r.stdout).toContain('Summary by section:');
     // Only some checks ran: no failure, but not a verdict of conformance.
-    expect(r.stdout).toMatch(/^INCOMPLETE \(over REST and MCP Streamable HTTP\): no MUST-level check failed, but \d+ MUST-level check\(s\) did not run/m);
+    expect(r.stdout).toMatch(
+      /^INCOMPLETE \(over REST and MCP Streamable HTTP\): no MUST-level check failed, but \d+ MUST-level check\(s\) did not run/m,
+    );
     expect(r.stdout).toMatch(/^ {2}- the suite: run without --only: \d+ not selected$/m);
     expect(r.code).toBe(0);
   }, 60_000);
 
   test('--json prints the report; a MUST failure (no business at the URL) exits 1', async () => {
-    const r = await runCli(['conformance', 'http://127.0.0.1:9', '--json', '--only', 'discovery.profile-hosting', '--timeout', '2000'], { timeoutMs: 60_000 });
+    const r = await runCli(
+      ['conformance', 'http://127.0.0.1:9', '--json', '--only', 'discovery.profile-hosting', '--timeout', '2000'],
+      { timeoutMs: 60_000 },
+    );
     const report = JSON.parse(r.stdout);
     expect(report.passed).toBe(false);
-    expect(report.results).toEqual([expect.objectContaining({ id: 'discovery.profile-hosting', clause: '8.2.2', level: 'MUST', verdict: 'FAIL' })]);
+    expect(report.results).toEqual([
+      expect.objectContaining({ id: 'discovery.profile-hosting', clause: '8.2.2', level: 'MUST', verdict: 'FAIL' }),
+    ]);
     expect(r.code).toBe(1);
   }, 60_000);
 

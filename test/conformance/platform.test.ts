@@ -11,7 +11,10 @@ import { NEWER_VERSION, startPlatform, type SuitePlatform } from '../../src/conf
 const BUSINESS = {
   usp: {
     version: '2026-08-20',
-    capabilities: { 'dev.usp-protocol.services.catalog': [{ version: '2026-08-20' }], 'dev.usp-protocol.services.bookings': [{ version: '2026-08-20' }] },
+    capabilities: {
+      'dev.usp-protocol.services.catalog': [{ version: '2026-08-20' }],
+      'dev.usp-protocol.services.bookings': [{ version: '2026-08-20' }],
+    },
   },
 };
 
@@ -34,7 +37,13 @@ describe("the suite's platform", () => {
     const normal = await fetchProfile(platform.profile);
     expect(normal).toEqual(doc);
     expect(normal.keys).toContainEqual(expect.objectContaining({ ...platform.key.publicJwk, alg: 'EdDSA' }));
-    expect(normal.signing_keys).toEqual([expect.objectContaining({ ...platform.identity.signing.publicJwk, kid: platform.identity.signing.kid, alg: 'ES256' })]);
+    expect(normal.signing_keys).toEqual([
+      expect.objectContaining({
+        ...platform.identity.signing.publicJwk,
+        kid: platform.identity.signing.kid,
+        alg: 'ES256',
+      }),
+    ]);
     expect(normal.webhook_url).toBe(platform.webhookUrl);
     expect(Object.keys(normal.usp.capabilities).sort()).toEqual(Object.keys(BUSINESS.usp.capabilities).sort());
 

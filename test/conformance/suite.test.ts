@@ -15,7 +15,15 @@ import { startBrokenProxy, type BrokenProxy, type Variant } from './broken-proxy
 import { selfSigned } from '../support/tls.js';
 import { openApiProblems } from '../../src/conformance/checks/discovery.js';
 
-const options = (url: string, o: Partial<SuiteOptions> = {}): SuiteOptions => ({ url, specDir, allowWrites: false, registry: false, raceWidth: 6, timeoutMs: 10_000, ...o });
+const options = (url: string, o: Partial<SuiteOptions> = {}): SuiteOptions => ({
+  url,
+  specDir,
+  allowWrites: false,
+  registry: false,
+  raceWidth: 6,
+  timeoutMs: 10_000,
+  ...o,
+});
 
 async function start(sandbox: boolean, business = demoBusiness()): Promise<{ server: UspServer; url: string }> {
   const server = await createUspServer({
@@ -32,7 +40,8 @@ async function start(sandbox: boolean, business = demoBusiness()): Promise<{ ser
   return { server, url: await server.listen(0, '127.0.0.1') };
 }
 
-const mustFailures = (rs: CheckResult[]) => rs.filter((r) => r.level === 'MUST' && r.verdict === 'FAIL').map((r) => `${r.id}: ${r.reason}`);
+const mustFailures = (rs: CheckResult[]) =>
+  rs.filter((r) => r.level === 'MUST' && r.verdict === 'FAIL').map((r) => `${r.id}: ${r.reason}`);
 const verdict = (rs: CheckResult[], id: string) => rs.find((r) => r.id === id);
 
 let sandbox: { server: UspServer; url: string };
@@ -108,20 +117,28 @@ describe('usp-server conformance against our own server', () => {
   }, 120_000);
 
   test('served with no payment provider: the services paid when booking are suspended, so catalog.unpayable-service does not fail and holds.suspended-service passes', async () => {
-    const report = await runSuite(options(secured.url, { allowWrites: true, only: ['catalog.unpayable-service', 'holds.suspended-service'] }));
+    const report = await runSuite(
+      options(secured.url, { allowWrites: true, only: ['catalog.unpayable-service', 'holds.suspended-service'] }),
+    );
     expect(verdict(report.results, 'catalog.unpayable-service')?.verdict).not.toBe('FAIL');
     expect(verdict(report.results, 'holds.suspended-service')?.verdict).toBe('PASS');
   });
 
   test('a live business without --allow-writes is checked read-only: the write checks skip and say why', async () => {
     const report = await runSuite(options(secured.url, { only: ['holds.exclusive', 'discovery.profile-schema'] }));
-    expect(verdict(report.results, 'holds.exclusive')).toMatchObject({ verdict: 'SKIP', reason: expect.stringContaining('--allow-writes') });
+    expect(verdict(report.results, 'holds.exclusive')).toMatchObject({
+      verdict: 'SKIP',
+      reason: expect.stringContaining('--allow-writes'),
+    });
     expect(verdict(report.results, 'discovery.profile-schema')?.verdict).toBe(specDir ? 'PASS' : 'SKIP');
   });
 
   test('a suspended service: the check that catches availability and holds on it passes on ours', async () => {
     const def = demoBusiness();
-    const business = { ...def, services: def.services.map((s) => (s.id === 'svc_color_consult' ? { ...s, status: 'suspended' as const } : s)) };
+    const business = {
+      ...def,
+      services: def.services.map((s) => (s.id === 'svc_color_consult' ? { ...s, status: 'suspended' as const } : s)),
+    };
     const s = await start(true, business);
     try {
       const report = await runSuite(options(s.url, { only: ['holds.suspended-service'] }));
@@ -157,7 +174,8 @@ describe('each check fails on the variant that breaks its rule', () => {
       try {
         proxy = await startBrokenProxy(c.secured ? secured.url : sandbox.url, c.variant);
         const report = await runSuite(options(proxy.url, { only: c.checks, allowWrites: true }));
-        for (const id of c.checks) expect(verdict(report.results, id)?.verdict, `${id}: ${verdict(report.results, id)?.reason}`).toBe('FAIL');
+        for (const id of c.checks)
+          expect(verdict(report.results, id)?.verdict, `${id}: ${verdict(report.results, id)?.reason}`).toBe('FAIL');
         expect(report.passed).toBe(false);
       } finally {
         await proxy?.close();
@@ -168,7 +186,17 @@ describe('each check fails on the variant that breaks its rule', () => {
   test('an honest proxy changes nothing: the same checks pass through it', async () => {
     const proxy = await startBrokenProxy(sandbox.url, 'ignores-nothing' as Variant);
     try {
-      const report = await runSuite(options(proxy.url, { only: ['envelope.rest', 'holds.exclusive', 'conditional.if-match', 'errors.no-server-error', 'webhooks.signed'] }));
+      const report = await runSuite(
+        options(proxy.url, {
+          only: [
+            'envelope.rest',
+            'holds.exclusive',
+            'conditional.if-match',
+            'errors.no-server-error',
+            'webhooks.signed',
+          ],
+        }),
+      );
       expect(mustFailures(report.results)).toEqual([]);
     } finally {
       await proxy.close();
@@ -182,7 +210,9 @@ describe('a credential re-issued on a reschedule past it (newer 5.3.6, a SHOULD)
     expect(verdict(ours.results, 'credentials.reschedule-reissue')?.verdict).toBe('PASS');
     const proxy = await startBrokenProxy(sandbox.url, 'keeps-old-credential');
     try {
-      const report = await runSuite(options(proxy.url, { only: ['credentials.reschedule-reissue'], allowWrites: true }));
+      const report = await runSuite(
+        options(proxy.url, { only: ['credentials.reschedule-reissue'], allowWrites: true }),
+      );
       expect(verdict(report.results, 'credentials.reschedule-reissue')?.verdict).toBe('FAIL');
       expect(report.passed).toBe(true);
     } finally {
@@ -193,7 +223,10 @@ describe('a credential re-issued on a reschedule past it (newer 5.3.6, a SHOULD)
 
 describe('the served OpenAPI check', () => {
   test('fails on a document without answer schemas, the 200 outcome of a creation, webhooks or security schemes', () => {
-    const bare = { openapi: '3.1.0', paths: { '/bookings': { post: { responses: { '201': { description: 'Created' } } } } } };
+    const bare = {
+      openapi: '3.1.0',
+      paths: { '/bookings': { post: { responses: { '201': { description: 'Created' } } } } },
+    };
     expect(openApiProblems(bare)).toEqual([
       'no components.securitySchemes',
       'no webhooks section',
@@ -207,9 +240,20 @@ describe('rate limits are announced (10.2.2)', () => {
   test('our REST answers carry RateLimit-Policy (headers.ratelimit passes); with rate limits off there is none and the check fails', async () => {
     const on = await runSuite(options(sandbox.url, { only: ['headers.ratelimit'] }));
     expect(verdict(on.results, 'headers.ratelimit')?.verdict).toBe('PASS');
-    const list = await fetch(`${sandbox.url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const list = await fetch(`${sandbox.url}/services/list`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(list.headers.get('ratelimit-policy')).toBe('"public";q=12000;w=60');
-    const off = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, security: { rateLimits: false } });
+    const off = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+      security: { rateLimits: false },
+    });
     const url = await off.listen(0, '127.0.0.1');
     try {
       const report = await runSuite(options(url, { only: ['headers.ratelimit'] }));
@@ -224,7 +268,14 @@ describe('rate limits are announced (10.2.2)', () => {
 describe('transport SHOULDs the suite checks (10.2.1)', () => {
   test('over https our server sends Strict-Transport-Security, and headers.hsts passes; over plain http it is absent', async () => {
     const tls = selfSigned();
-    const https = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, tls });
+    const https = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+      tls,
+    });
     const url = await https.listen(0, '127.0.0.1');
     const before = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
     // The test's own self-signed certificate: trusted for this one run of the suite.
@@ -242,7 +293,14 @@ describe('transport SHOULDs the suite checks (10.2.1)', () => {
   });
 
   test('behind a trusted proxy that says https, Strict-Transport-Security is sent', async () => {
-    const s = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, trustProxy: true });
+    const s = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+      trustProxy: true,
+    });
     const url = await s.listen(0, '127.0.0.1');
     try {
       const r = await fetch(`${url}/.well-known/usp`, { headers: { 'X-Forwarded-Proto': 'https' } });

@@ -13,14 +13,31 @@ import { specDir } from '../support/spec.js';
 import { startBrokenProxy } from './broken-proxy.js';
 
 const PLATFORM = 'https://platform.example';
-const options = (url: string, o: Partial<SuiteOptions> = {}): SuiteOptions => ({ url, specDir, allowWrites: false, registry: false, raceWidth: 2, timeoutMs: 10_000, ...o });
+const options = (url: string, o: Partial<SuiteOptions> = {}): SuiteOptions => ({
+  url,
+  specDir,
+  allowWrites: false,
+  registry: false,
+  raceWidth: 2,
+  timeoutMs: 10_000,
+  ...o,
+});
 
 async function start(corsOrigins?: string[]): Promise<{ server: UspServer; url: string }> {
-  const server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, corsOrigins });
+  const server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: true,
+    log: silentLogger,
+    sweepIntervalMs: 0,
+    corsOrigins,
+  });
   return { server, url: await server.listen(0, '127.0.0.1') };
 }
 const verdicts = async (url: string, origin?: string) =>
-  Object.fromEntries((await runSuite(options(url, { only: ['cors.'], origin }))).results.map((r) => [r.id, `${r.verdict}: ${r.reason}`]));
+  Object.fromEntries(
+    (await runSuite(options(url, { only: ['cors.'], origin }))).results.map((r) => [r.id, `${r.verdict}: ${r.reason}`]),
+  );
 
 let withCors: { server: UspServer; url: string };
 beforeAll(async () => {

@@ -43,10 +43,14 @@ describe('usp-server conformance says what it proved', () => {
     const r = await runCli(['conformance', sandbox.url], { timeoutMs: 150_000 });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe(`Checking ${sandbox.url} over REST ${sandbox.url}/ and MCP Streamable HTTP ${sandbox.url}/mcp`);
+    expect(lines[0]).toBe(
+      `Checking ${sandbox.url} over REST ${sandbox.url}/ and MCP Streamable HTTP ${sandbox.url}/mcp`,
+    );
     expect(r.stdout).not.toMatch(/^CONFORMANT/m);
     const incomplete =
-      /^INCOMPLETE \(over REST and MCP Streamable HTTP\): no MUST-level check failed, but (\d+) MUST-level check\(s\) did not run \((\d+) skipped\); to run them:$/m.exec(r.stdout);
+      /^INCOMPLETE \(over REST and MCP Streamable HTTP\): no MUST-level check failed, but (\d+) MUST-level check\(s\) did not run \((\d+) skipped\); to run them:$/m.exec(
+        r.stdout,
+      );
     expect(incomplete, r.stdout.slice(-3000)).not.toBeNull();
     expect(Number(incomplete![1])).toBeGreaterThanOrEqual(8);
     const skippedMust = lines.filter((l) => /^SKIP MUST/.test(l) && !/ registry\./.test(l)).length;
@@ -59,14 +63,21 @@ describe('usp-server conformance says what it proved', () => {
   test('against a server with --require-auth and loopback profiles, with --allow-writes: CONFORMANT, naming what did not apply', async () => {
     const r = await runCli(['conformance', secured.url, '--allow-writes'], { timeoutMs: 150_000 });
     expect(r.code, r.stdout.slice(-3000)).toBe(0);
-    expect(r.stdout).toMatch(/^CONFORMANT \(over REST and MCP Streamable HTTP\): every MUST-level check that applies ran and passed/m);
+    expect(r.stdout).toMatch(
+      /^CONFORMANT \(over REST and MCP Streamable HTTP\): every MUST-level check that applies ran and passed/m,
+    );
     expect(r.stdout).toMatch(/^Not applicable to what this business offers \(\d+ MUST-level\): /m);
   }, 180_000);
 
   test('over --stdio the first line says MCP ran over stdio, and the verdict says so too', async () => {
     const command = `${process.execPath} ${BIN} mcp --demo --db :memory:`;
-    const r = await runCli(['conformance', sandbox.url, '--stdio', command, '--only', 'mapping.mcp-total', '--timeout', '45000'], { timeoutMs: 90_000 });
-    expect(r.stdout.split('\n')[0]).toBe(`Checking ${sandbox.url} over REST ${sandbox.url}/ and MCP stdio (${command})`);
+    const r = await runCli(
+      ['conformance', sandbox.url, '--stdio', command, '--only', 'mapping.mcp-total', '--timeout', '45000'],
+      { timeoutMs: 90_000 },
+    );
+    expect(r.stdout.split('\n')[0]).toBe(
+      `Checking ${sandbox.url} over REST ${sandbox.url}/ and MCP stdio (${command})`,
+    );
     expect(r.stdout).toMatch(/^INCOMPLETE \(over REST and MCP stdio\)/m);
   }, 90_000);
 

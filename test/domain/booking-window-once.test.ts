@@ -12,13 +12,17 @@ import { TEST_NOW } from '../support/time.js';
 
 const H = 3_600_000;
 const D = 24 * H;
-const service = (booking_window?: Record<string, string>) => ({ policies: { booking_window } }) as unknown as ServiceDef;
+const service = (booking_window?: Record<string, string>) =>
+  ({ policies: { booking_window } }) as unknown as ServiceDef;
 
 describe('clipToBookingWindow is the booking-window check', () => {
   const win = service({ min_advance: 'PT2H', max_advance: 'P10D' });
 
   test('a range is clipped to [now + notice, now + horizon], the horizon inclusive', () => {
-    expect(clipToBookingWindow(win, TEST_NOW, TEST_NOW - D, TEST_NOW + 30 * D)).toEqual({ from: TEST_NOW + 2 * H, to: TEST_NOW + 10 * D + 1 });
+    expect(clipToBookingWindow(win, TEST_NOW, TEST_NOW - D, TEST_NOW + 30 * D)).toEqual({
+      from: TEST_NOW + 2 * H,
+      to: TEST_NOW + 10 * D + 1,
+    });
   });
 
   test('one start: inside is a non-empty range, one millisecond before the notice or past the horizon is empty', () => {
@@ -34,7 +38,10 @@ describe('clipToBookingWindow is the booking-window check', () => {
 
   test('aheadMs reaches past the far end only; omitted members are no limit but the past', () => {
     expect(clipToBookingWindow(win, TEST_NOW, TEST_NOW, TEST_NOW + 30 * D, D).to).toBe(TEST_NOW + 11 * D + 1);
-    expect(clipToBookingWindow(service(undefined), TEST_NOW, TEST_NOW - D, TEST_NOW + 400 * D)).toEqual({ from: TEST_NOW, to: TEST_NOW + 400 * D });
+    expect(clipToBookingWindow(service(undefined), TEST_NOW, TEST_NOW - D, TEST_NOW + 400 * D)).toEqual({
+      from: TEST_NOW,
+      to: TEST_NOW + 400 * D,
+    });
   });
 });
 

@@ -23,9 +23,17 @@ describe('booking_window members are optional', () => {
     t = await startTestServer({ business: withWindow(undefined) });
     const svc = (await t.call('GET', '/services/svc_haircut')).body.service;
     expect(svc.policies.booking_window).toBeUndefined();
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(200), end_date: day(200) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(200),
+      end_date: day(200),
+    });
     expect(q.body.slots.length).toBeGreaterThan(0);
-    const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER });
+    const b = await t.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: q.body.slots[0].id,
+      buyer: BUYER,
+    });
     expect(b.body.booking.status).toBe('confirmed');
   });
 
@@ -33,9 +41,17 @@ describe('booking_window members are optional', () => {
     t = await startTestServer({ business: withWindow({ max_advance: 'P10D' }) });
     const svc = (await t.call('GET', '/services/svc_haircut')).body.service;
     expect(svc.policies.booking_window).toEqual({ max_advance: 'P10D' });
-    const near = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) });
+    const near = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(1),
+      end_date: day(1),
+    });
     expect(near.body.slots.length).toBeGreaterThan(0);
-    const far = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(20), end_date: day(20) });
+    const far = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(20),
+      end_date: day(20),
+    });
     expect(far.body.slots).toEqual([]);
   });
 

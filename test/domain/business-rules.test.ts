@@ -33,7 +33,11 @@ describe('service rules: the USP §3.11 payment and pricing combinations and cap
   });
 
   test('a group service without capacity, and a fixed deposit above the price, are reported', () => {
-    const s = { ...paidAppointment, type: 'group', pricing: { model: 'fixed', amount: 1000, deposit: { type: 'fixed', value: 2000 } } };
+    const s = {
+      ...paidAppointment,
+      type: 'group',
+      pricing: { model: 'fixed', amount: 1000, deposit: { type: 'fixed', value: 2000 } },
+    };
     expect(collect((add) => serviceRules(s, add))).toEqual([
       'pricing.deposit.value: must not exceed pricing.amount (1000)',
       'capacity: is required for group services (capacity.max >= 1)',

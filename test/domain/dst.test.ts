@@ -1,10 +1,20 @@
 import { describe, expect, test } from 'vitest';
-import { addDays, formatInstant, generateSlots, localToUtcMs, WEEKDAYS, type ResourceDef, type ServiceDef, type WeeklyHours } from '../../src/domain/index.js';
+import {
+  addDays,
+  formatInstant,
+  generateSlots,
+  localToUtcMs,
+  WEEKDAYS,
+  type ResourceDef,
+  type ServiceDef,
+  type WeeklyHours,
+} from '../../src/domain/index.js';
 
 const ZONE = 'America/New_York';
 const HOUR = 3_600_000;
 
-const everyDay = (opens: string, closes: string): WeeklyHours => Object.fromEntries(WEEKDAYS.map((d) => [d, [{ opens, closes }]]));
+const everyDay = (opens: string, closes: string): WeeklyHours =>
+  Object.fromEntries(WEEKDAYS.map((d) => [d, [{ opens, closes }]]));
 
 const resources = new Map<string, ResourceDef>([
   ['nina', { id: 'nina', type: 'staff', name: 'Nina', schedule: everyDay('09:00', '17:00') }],

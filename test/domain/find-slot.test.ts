@@ -41,7 +41,8 @@ function rng(seed: number) {
 }
 type Rng = ReturnType<typeof rng>;
 
-const hhmm = (m: number) => (m === 1440 ? '24:00' : `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`);
+const hhmm = (m: number) =>
+  m === 1440 ? '24:00' : `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
 
 /** Days whose offset changes (spring forward, fall back), at 02:00, at midnight, by 30 minutes; and plain days. */
 const DAYS: Array<{ zone: string; date: string }> = [
@@ -65,7 +66,10 @@ function randomHours(r: Rng): Array<{ opens: string; closes: string }> {
       { opens: '22:00', closes: '24:00' },
       { opens: '00:00', closes: '03:00' },
     ];
-  if (shape === 2) return [{ opens: hhmm(r.int(0, 8) * 60 + r.pick([0, 15, 30])), closes: hhmm(r.int(12, 23) * 60 + r.pick([0, 10, 45])) }];
+  if (shape === 2)
+    return [
+      { opens: hhmm(r.int(0, 8) * 60 + r.pick([0, 15, 30])), closes: hhmm(r.int(12, 23) * 60 + r.pick([0, 10, 45])) },
+    ];
   if (shape === 3)
     return [
       { opens: '01:00', closes: '04:00' },
@@ -82,16 +86,26 @@ function randomWeek(r: Rng): WeeklyHours {
 }
 
 function randomResource(r: Rng, id: string, date: string): ResourceDef {
-  const res: ResourceDef = { id, type: 'staff', name: id, location_id: r.pick(['downtown', 'downtown', 'uptown']), schedule: randomWeek(r) };
-  if (r.chance(0.3)) res.exceptions = [{ date: r.pick([date, nextDate(date, -1), nextDate(date, 1)]), hours: randomHours(r) }];
+  const res: ResourceDef = {
+    id,
+    type: 'staff',
+    name: id,
+    location_id: r.pick(['downtown', 'downtown', 'uptown']),
+    schedule: randomWeek(r),
+  };
+  if (r.chance(0.3))
+    res.exceptions = [{ date: r.pick([date, nextDate(date, -1), nextDate(date, 1)]), hours: randomHours(r) }];
   if (r.chance(0.3)) {
     const start = Date.parse(`${date}T00:00:00Z`) + r.int(-12, 36) * 60 * MIN;
-    res.time_off = [{ start: new Date(start).toISOString(), end: new Date(start + r.int(1, 10) * 30 * MIN).toISOString() }];
+    res.time_off = [
+      { start: new Date(start).toISOString(), end: new Date(start + r.int(1, 10) * 30 * MIN).toISOString() },
+    ];
   }
   return res;
 }
 
-const nextDate = (date: string, n: number) => new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
+const nextDate = (date: string, n: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10);
 
 function randomService(r: Rng, staff: string[]): ServiceDef {
   const capacity = r.chance(0.3);
@@ -120,7 +134,11 @@ function randomService(r: Rng, staff: string[]): ServiceDef {
     policies: {
       cancellation: { allowed: true },
       rescheduling: { allowed: true },
-      booking_window: { min_advance: r.pick(['PT0M', 'PT1H', 'P2D']), max_advance: r.pick(['P30D', 'P400D']), slot_interval: `PT${interval}M` },
+      booking_window: {
+        min_advance: r.pick(['PT0M', 'PT1H', 'P2D']),
+        max_advance: r.pick(['P30D', 'P400D']),
+        slot_interval: `PT${interval}M`,
+      },
       confirmation_mode: 'auto',
       requires_payment: false,
     },
@@ -142,7 +160,15 @@ function randomClaims(r: Rng, svc: ServiceDef, slots: SlotCandidate[], resources
       const s = r.pick(slots);
       const b = blockedInterval(svc, s.startMs);
       for (const resourceId of s.resourceIds)
-        claims.push({ resourceId, startMs: b.startMs, endMs: b.endMs, slotKey: s.key, ownerId: owner, spots: r.int(1, 3), isHold: r.chance(0.4) });
+        claims.push({
+          resourceId,
+          startMs: b.startMs,
+          endMs: b.endMs,
+          slotKey: s.key,
+          ownerId: owner,
+          spots: r.int(1, 3),
+          isHold: r.chance(0.4),
+        });
     } else {
       const start = dayStart + r.int(-6, 30) * 30 * MIN + r.pick([0, 7 * MIN]);
       const resourceId = r.pick(resources);
@@ -187,11 +213,21 @@ describe("findSlot answers as generating the slot's days and looking it up", () 
         const onGrid = free.length > 0 && r.chance(0.5) ? r.pick(free) : null;
         const startMs = onGrid ? onGrid.startMs : dayStart + r.int(-2, 290) * 5 * MIN + (r.chance(0.05) ? 1 : 0);
         const resourceIds = onGrid && r.chance(0.7) ? [...onGrid.resourceIds] : r.pick(combos);
-        const expected = all.find((s) => s.startMs === startMs && JSON.stringify(s.resourceIds) === JSON.stringify(resourceIds)) ?? null;
+        const expected =
+          all.find((s) => s.startMs === startMs && JSON.stringify(s.resourceIds) === JSON.stringify(resourceIds)) ??
+          null;
         const got = findSlot(q, { startMs, resourceIds });
         if (JSON.stringify(got) !== JSON.stringify(expected)) {
           // Name the case before the diff.
-          expect({ seed, k, zone, date, startMs, resourceIds, got }).toEqual({ seed, k, zone, date, startMs, resourceIds, got: expected });
+          expect({ seed, k, zone, date, startMs, resourceIds, got }).toEqual({
+            seed,
+            k,
+            zone,
+            date,
+            startMs,
+            resourceIds,
+            got: expected,
+          });
         }
         compared++;
         if (expected) found++;

@@ -6,7 +6,16 @@ import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { formatInstant, localDate } from '../../src/domain/time.js';
 
-const ZONES = ['America/New_York', 'Europe/London', 'Australia/Lord_Howe', 'Pacific/Chatham', 'America/St_Johns', 'Asia/Kolkata', 'Asia/Kathmandu', 'UTC'];
+const ZONES = [
+  'America/New_York',
+  'Europe/London',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'America/St_Johns',
+  'Asia/Kolkata',
+  'Asia/Kathmandu',
+  'UTC',
+];
 
 describe('formatInstant agrees with luxon everywhere in 2026', () => {
   it.each(ZONES)('%s, every 4 hours and around every transition', (zone) => {
@@ -21,7 +30,10 @@ describe('formatInstant agrees with luxon everywhere in 2026', () => {
       }
     }
     for (const ms of instants) {
-      const want = DateTime.fromMillis(Math.floor(ms / 1000) * 1000, { zone }).toISO({ suppressMilliseconds: true, includeOffset: true });
+      const want = DateTime.fromMillis(Math.floor(ms / 1000) * 1000, { zone }).toISO({
+        suppressMilliseconds: true,
+        includeOffset: true,
+      });
       expect(formatInstant(ms, zone), `${zone} ${new Date(ms).toISOString()}`).toBe(want);
       expect(localDate(ms, zone)).toBe(DateTime.fromMillis(ms, { zone }).toISODate());
     }

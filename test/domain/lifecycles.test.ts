@@ -23,7 +23,11 @@ import {
 } from '../../src/domain/index.js';
 
 /** Every (from, move) pair, with where it leads or null when refused. */
-function everyPair<S extends string, M extends string>(statuses: readonly S[], moves: readonly M[], next: (from: S, m: M) => S | null): string[] {
+function everyPair<S extends string, M extends string>(
+  statuses: readonly S[],
+  moves: readonly M[],
+  next: (from: S, m: M) => S | null,
+): string[] {
   const out: string[] = [];
   for (const from of statuses) for (const m of moves) out.push(`${from} --${m}--> ${next(from, m) ?? 'refused'}`);
   return out;
@@ -32,8 +36,27 @@ function everyPair<S extends string, M extends string>(statuses: readonly S[], m
 const refused = (pairs: string[]) => pairs.filter((p) => p.endsWith('refused')).length;
 
 describe('the booking state machine allows exactly the moves of spec 5.1', () => {
-  const statuses = ['pending', 'requires_action', 'confirmed', 'in_progress', 'completed', 'no_show', 'canceled'] as const;
-  const moves = ['confirm', 'complete_actions', 'await_confirmation', 'require_action', 'cancel', 'expire', 'reschedule', 'start', 'complete', 'no_show'] as const;
+  const statuses = [
+    'pending',
+    'requires_action',
+    'confirmed',
+    'in_progress',
+    'completed',
+    'no_show',
+    'canceled',
+  ] as const;
+  const moves = [
+    'confirm',
+    'complete_actions',
+    'await_confirmation',
+    'require_action',
+    'cancel',
+    'expire',
+    'reschedule',
+    'start',
+    'complete',
+    'no_show',
+  ] as const;
   test('every legal move leads to its status; all others are refused', () => {
     const legal = everyPair(statuses, moves, nextStatus).filter((p) => !p.endsWith('refused'));
     expect(legal).toEqual([
@@ -70,7 +93,11 @@ describe('the hold lifecycle: an active hold is released, expires or becomes a b
   const moves = ['release', 'expire', 'convert'] as const;
   test('every legal move leads to its status; all others are refused', () => {
     const pairs = everyPair(statuses, moves, nextHoldStatus);
-    expect(pairs.filter((p) => !p.endsWith('refused'))).toEqual(['active --release--> released', 'active --expire--> expired', 'active --convert--> converted']);
+    expect(pairs.filter((p) => !p.endsWith('refused'))).toEqual([
+      'active --release--> released',
+      'active --expire--> expired',
+      'active --convert--> converted',
+    ]);
     expect(refused(pairs)).toBe(9);
     expect(Object.keys(HOLD_TRANSITIONS).sort()).toEqual([...statuses].sort());
   });
@@ -165,7 +192,12 @@ describe('what entering a booking status does is one table, beside the transitio
   test('every final status frees the slot, expires pending actions and withdraws the reminder; only final statuses free it', () => {
     for (const s of Object.keys(BOOKING_ENTRY_EFFECTS) as BookingStatus[]) {
       const fx = BOOKING_ENTRY_EFFECTS[s];
-      expect([s, fx.slot === 'free', fx.pendingActions === 'expire', fx.reminder === 'cancel']).toEqual([s, isTerminal(s), isTerminal(s), isTerminal(s)]);
+      expect([s, fx.slot === 'free', fx.pendingActions === 'expire', fx.reminder === 'cancel']).toEqual([
+        s,
+        isTerminal(s),
+        isTerminal(s),
+        isTerminal(s),
+      ]);
     }
     expect(BOOKING_ENTRY_EFFECTS.canceled.event).toBe('booking.canceled');
     expect(BOOKING_ENTRY_EFFECTS.canceled.amountDue).toBe('zero');

@@ -5,9 +5,22 @@
  * never touches ids, codes or someone else.
  */
 import { describe, expect, it } from 'vitest';
-import { ERASED_BUYER, erasePerson, isPerson, mentionsPerson, personOf, phoneOnlyEmail, samePhone } from '../../src/domain/personal-data.js';
+import {
+  ERASED_BUYER,
+  erasePerson,
+  isPerson,
+  mentionsPerson,
+  personOf,
+  phoneOnlyEmail,
+  samePhone,
+} from '../../src/domain/personal-data.js';
 
-const zelda = { first_name: 'Zelda', last_name: 'Quinton', email: 'Zelda.Quinton@Example.org', phone_number: '+1 (555) 010-7788' };
+const zelda = {
+  first_name: 'Zelda',
+  last_name: 'Quinton',
+  email: 'Zelda.Quinton@Example.org',
+  phone_number: '+1 (555) 010-7788',
+};
 const ada = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
 
 describe('a person is found by email or phone', () => {

@@ -1,5 +1,14 @@
 /** The fixture business of the slot tests (America/New_York): its resources, services, dates and queries. */
-import { blockedInterval, localToUtcMs, type Claim, type ResourceDef, type ServiceDef, type SlotCandidate, type SlotQuery, type WeeklyHours } from '../../src/domain/index.js';
+import {
+  blockedInterval,
+  localToUtcMs,
+  type Claim,
+  type ResourceDef,
+  type ServiceDef,
+  type SlotCandidate,
+  type SlotQuery,
+  type WeeklyHours,
+} from '../../src/domain/index.js';
 
 // ------------------------------------------------------------------------------------------------
 // Fixture business (America/New_York)
@@ -59,7 +68,10 @@ export const yoga = service({
   type: 'group',
   duration: { fixed: 'PT60M' },
   pricing: { model: 'per_person', amount: 20, currency: 'USD' },
-  policies: { ...haircut.policies, booking_window: { min_advance: 'PT1H', max_advance: 'P30D', slot_interval: 'PT60M' } },
+  policies: {
+    ...haircut.policies,
+    booking_window: { min_advance: 'PT1H', max_advance: 'P30D', slot_interval: 'PT60M' },
+  },
   capacity: { max: 12, waitlist: true },
   requirements: [
     { type: 'staff', resource_ids: ['dana'] },
@@ -93,11 +105,20 @@ export function query(svc: ServiceDef, date: string, extra: Partial<SlotQuery> =
   };
 }
 
-export const localTimes = (slots: SlotCandidate[]) => slots.map((s) => new Date(s.startMs - 4 * HOUR).toISOString().slice(11, 16)); // EDT dates in the fixture
+export const localTimes = (slots: SlotCandidate[]) =>
+  slots.map((s) => new Date(s.startMs - 4 * HOUR).toISOString().slice(11, 16)); // EDT dates in the fixture
 
 export function claimsFor(slot: SlotCandidate, svc: ServiceDef, ownerId: string, spots = 1, isHold = false): Claim[] {
   const b = blockedInterval(svc, slot.startMs);
-  return slot.resourceIds.map((resourceId) => ({ resourceId, startMs: b.startMs, endMs: b.endMs, slotKey: slot.key, ownerId, spots, isHold }));
+  return slot.resourceIds.map((resourceId) => ({
+    resourceId,
+    startMs: b.startMs,
+    endMs: b.endMs,
+    slotKey: slot.key,
+    ownerId,
+    spots,
+    isHold,
+  }));
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -9,7 +9,13 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { BusinessDef, ResourceDef, ServiceDef } from '../../src/domain/business.js';
 import { decodeSlotId, encodeSlotId, sameSlotId, slotIdEncoder, slotTag } from '../../src/domain/slot-id.js';
-import { findSlotTagClash, resolveSlotId, serviceCombinations, SlotTagClash, slotTagIndex } from '../../src/domain/slot-tags.js';
+import {
+  findSlotTagClash,
+  resolveSlotId,
+  serviceCombinations,
+  SlotTagClash,
+  slotTagIndex,
+} from '../../src/domain/slot-tags.js';
 import { generateSlots } from '../../src/domain/slots.js';
 import { demoBusiness } from '../support/server.js';
 import { TEST_NOW } from '../support/time.js';
@@ -19,7 +25,12 @@ const DAY = 24 * 60 * MIN;
 const START = Date.parse('2026-12-04T15:00:00Z');
 
 /** The long form issued before short ids: base64url of the start as 6 bytes, then the JSON of service and resources. */
-function longId(serviceId: string, startMs: number, resourceIds: string[], json = JSON.stringify([serviceId, resourceIds])): string {
+function longId(
+  serviceId: string,
+  startMs: number,
+  resourceIds: string[],
+  json = JSON.stringify([serviceId, resourceIds]),
+): string {
   const head = Buffer.alloc(6);
   head.writeUIntBE(startMs, 0, 6);
   return 'slot_' + Buffer.concat([head, Buffer.from(json, 'utf8')]).toString('base64url');
@@ -61,9 +72,15 @@ function reversed(def: BusinessDef): BusinessDef {
 
 describe('a slot id is "slot_" + start + an 8-character tag: short, opaque and canonical', () => {
   test('a start on a whole minute gives a 19-character id, any other millisecond a 21-character one', () => {
-    expect(encodeSlotId({ serviceId: 'svc_haircut', startMs: START, resourceIds: ['res_stylist_ava'] })).toMatch(/^slot_[\w-]{14}$/);
-    expect(encodeSlotId({ serviceId: 'svc_haircut', startMs: START + 1, resourceIds: ['res_stylist_ava'] })).toMatch(/^slot_[\w-]{16}$/);
-    expect(encodeSlotId({ serviceId: 'svc_haircut', startMs: START + 1000, resourceIds: ['res_stylist_ava'] })).toHaveLength(21);
+    expect(encodeSlotId({ serviceId: 'svc_haircut', startMs: START, resourceIds: ['res_stylist_ava'] })).toMatch(
+      /^slot_[\w-]{14}$/,
+    );
+    expect(encodeSlotId({ serviceId: 'svc_haircut', startMs: START + 1, resourceIds: ['res_stylist_ava'] })).toMatch(
+      /^slot_[\w-]{16}$/,
+    );
+    expect(
+      encodeSlotId({ serviceId: 'svc_haircut', startMs: START + 1000, resourceIds: ['res_stylist_ava'] }),
+    ).toHaveLength(21);
   });
 
   test('the tag is the first 48 bits of SHA-256 over the JSON [serviceId, resourceIds], in base64url', () => {
@@ -73,12 +90,23 @@ describe('a slot id is "slot_" + start + an 8-character tag: short, opaque and c
       .subarray(0, 6)
       .toString('base64url');
     expect(slotTag('svc_massage_60', ['res_therapist_dana', 'res_room_treatment_1'])).toBe(expected);
-    const id = encodeSlotId({ serviceId: 'svc_massage_60', startMs: START, resourceIds: ['res_therapist_dana', 'res_room_treatment_1'] });
+    const id = encodeSlotId({
+      serviceId: 'svc_massage_60',
+      startMs: START,
+      resourceIds: ['res_therapist_dana', 'res_room_treatment_1'],
+    });
     expect(id.endsWith(expected)).toBe(true);
   });
 
   test('the tag changes with the service, with any resource and with the requirement order of the resources', () => {
-    const tags = [slotTag('s', ['a', 'b']), slotTag('s', ['b', 'a']), slotTag('t', ['a', 'b']), slotTag('s', ['a', 'c']), slotTag('s', ['a']), slotTag('s', ['ab'])];
+    const tags = [
+      slotTag('s', ['a', 'b']),
+      slotTag('s', ['b', 'a']),
+      slotTag('t', ['a', 'b']),
+      slotTag('s', ['a', 'c']),
+      slotTag('s', ['a']),
+      slotTag('s', ['ab']),
+    ];
     expect(new Set(tags).size).toBe(tags.length);
   });
 
@@ -122,7 +150,16 @@ describe('a slot id is "slot_" + start + an 8-character tag: short, opaque and c
     expect(msForm).toHaveLength(21);
     expect(decodeSlotId(msForm)).toBeNull();
     expect(decodeSlotId('slot______' + '_' + tag)).toBeNull(); // 2^36 - 1 minutes is past 2^48 ms
-    for (const bad of [id.slice(0, -1) + '!', id.slice(0, 6) + '.' + id.slice(7), id.slice(0, -1), id + 'A', id + 'AA' + 'A', 'slot_' + tag, 'SLOT_' + id.slice(5), ' ' + id]) {
+    for (const bad of [
+      id.slice(0, -1) + '!',
+      id.slice(0, 6) + '.' + id.slice(7),
+      id.slice(0, -1),
+      id + 'A',
+      id + 'AA' + 'A',
+      'slot_' + tag,
+      'SLOT_' + id.slice(5),
+      ' ' + id,
+    ]) {
       expect(decodeSlotId(bad), bad).toBeNull();
     }
     expect(decodeSlotId(undefined)).toBeNull();
@@ -144,9 +181,25 @@ describe('long-form ids issued before short ones keep working', () => {
 
   test('sameSlotId tells apart another start, another resource and another service', () => {
     const long = longId('svc_massage_60', START, resources);
-    expect(sameSlotId(long, encodeSlotId({ serviceId: 'svc_massage_60', startMs: START + 15 * MIN, resourceIds: resources }))).toBe(false);
-    expect(sameSlotId(long, encodeSlotId({ serviceId: 'svc_massage_60', startMs: START, resourceIds: ['res_therapist_eli', 'res_room_treatment_1'] }))).toBe(false);
-    expect(sameSlotId(long, encodeSlotId({ serviceId: 'svc_other', startMs: START, resourceIds: resources }))).toBe(false);
+    expect(
+      sameSlotId(
+        long,
+        encodeSlotId({ serviceId: 'svc_massage_60', startMs: START + 15 * MIN, resourceIds: resources }),
+      ),
+    ).toBe(false);
+    expect(
+      sameSlotId(
+        long,
+        encodeSlotId({
+          serviceId: 'svc_massage_60',
+          startMs: START,
+          resourceIds: ['res_therapist_eli', 'res_room_treatment_1'],
+        }),
+      ),
+    ).toBe(false);
+    expect(sameSlotId(long, encodeSlotId({ serviceId: 'svc_other', startMs: START, resourceIds: resources }))).toBe(
+      false,
+    );
     expect(sameSlotId(long, 'slot_x')).toBe(false);
   });
 
@@ -167,9 +220,22 @@ describe('a tag resolves to one resource combination of its service, whatever th
   test('every slot the generator offers resolves to its own service and resources', () => {
     let n = 0;
     for (const s of def.services) {
-      const slots = generateSlots({ service: s, resources, zone: def.business.timezone, fromMs: TEST_NOW, toMs: TEST_NOW + 3 * DAY, nowMs: TEST_NOW, claims: [], partySize: 1 });
+      const slots = generateSlots({
+        service: s,
+        resources,
+        zone: def.business.timezone,
+        fromMs: TEST_NOW,
+        toMs: TEST_NOW + 3 * DAY,
+        nowMs: TEST_NOW,
+        claims: [],
+        partySize: 1,
+      });
       for (const slot of slots) {
-        expect(resolveSlotId(slot.id, s, resources)).toEqual({ serviceId: s.id, startMs: slot.startMs, resourceIds: slot.resourceIds });
+        expect(resolveSlotId(slot.id, s, resources)).toEqual({
+          serviceId: s.id,
+          startMs: slot.startMs,
+          resourceIds: slot.resourceIds,
+        });
         n++;
       }
     }
@@ -195,7 +261,10 @@ describe('a tag resolves to one resource combination of its service, whatever th
   test('an id whose resource has left the service, or of another service, resolves to nothing', () => {
     const haircut = service('svc_haircut');
     const id = encodeSlotId({ serviceId: 'svc_haircut', startMs: START, resourceIds: ['res_stylist_ben'] });
-    const withoutBen: ServiceDef = { ...haircut, requirements: [{ ...haircut.requirements[0], resource_ids: ['res_stylist_ava', 'res_stylist_carla'] }] };
+    const withoutBen: ServiceDef = {
+      ...haircut,
+      requirements: [{ ...haircut.requirements[0], resource_ids: ['res_stylist_ava', 'res_stylist_carla'] }],
+    };
     expect(resolveSlotId(id, withoutBen, resources)).toBeNull();
     expect(resolveSlotId(id, service('svc_color_consult'), resources)).toBeNull();
     const noBen = new Map([...resources].filter(([k]) => k !== 'res_stylist_ben')) as Map<string, ResourceDef>;
@@ -228,7 +297,11 @@ describe('two resource combinations sharing a tag are found when a business is l
 
   test('with a 6-bit tag a service of more than 64 combinations has a clash (pigeonhole), naming both combinations', () => {
     const many: ResourceDef[] = Array.from({ length: 65 }, (_, i) => ({ ...def.resources[0], id: `res_chair_${i}` }));
-    const big: ServiceDef = { ...def.services[0], id: 'svc_big', requirements: [{ type: 'staff', resource_ids: many.map((r) => r.id) }] };
+    const big: ServiceDef = {
+      ...def.services[0],
+      id: 'svc_big',
+      requirements: [{ type: 'staff', resource_ids: many.map((r) => r.id) }],
+    };
     const tiny = (serviceId: string, ids: readonly string[]) => slotTag(serviceId, ids).slice(0, 1);
     const all = new Map([...resources, ...many.map((r) => [r.id, r] as const)]);
     const clash = findSlotTagClash([big], all, tiny);
@@ -244,7 +317,9 @@ describe('two resource combinations sharing a tag are found when a business is l
 
   test('a clash across two services is found too (a tag names at most one combination of the business)', () => {
     const collide = (serviceId: string, ids: readonly string[]) =>
-      ids.includes('res_stylist_ava') && (serviceId === 'svc_haircut' || serviceId === 'svc_color_consult') ? 'same-tag' : slotTag(serviceId, ids);
+      ids.includes('res_stylist_ava') && (serviceId === 'svc_haircut' || serviceId === 'svc_color_consult')
+        ? 'same-tag'
+        : slotTag(serviceId, ids);
     const clash = findSlotTagClash(def.services, resources, collide);
     expect(clash).toMatchObject({
       tag: 'same-tag',

@@ -1,7 +1,31 @@
 /** Slot ids, findSlot, and the durations and hours a slot is cut from (the fixture: slot-fixtures.ts). */
 import { describe, expect, test } from 'vitest';
-import { blockedInterval, decodeSlotId, encodeSlotId, findSlot, generateSlots, openingHours, resolveSlotId, slotDurationMs, slotKey, slotTag } from '../../src/domain/index.js';
-import { MIN, DAY, baseResources, service, haircut, consult, yoga, MONDAY, at, resourcesMap, query, claimsFor } from './slot-fixtures.js';
+import {
+  blockedInterval,
+  decodeSlotId,
+  encodeSlotId,
+  findSlot,
+  generateSlots,
+  openingHours,
+  resolveSlotId,
+  slotDurationMs,
+  slotKey,
+  slotTag,
+} from '../../src/domain/index.js';
+import {
+  MIN,
+  DAY,
+  baseResources,
+  service,
+  haircut,
+  consult,
+  yoga,
+  MONDAY,
+  at,
+  resourcesMap,
+  query,
+  claimsFor,
+} from './slot-fixtures.js';
 
 describe('slot ids are opaque, stable and resolve back to their parts', () => {
   const slots = generateSlots(query(consult, MONDAY));
@@ -55,7 +79,8 @@ describe('findSlot re-validates one exact slot with the same rules as generateSl
   test('every generated slot is found as-is', () => {
     for (const svc of [consult, haircut, yoga]) {
       const q = query(svc, MONDAY, { claims });
-      for (const s of generateSlots(q)) expect(findSlot(q, { startMs: s.startMs, resourceIds: s.resourceIds })).toEqual(s);
+      for (const s of generateSlots(q))
+        expect(findSlot(q, { startMs: s.startMs, resourceIds: s.resourceIds })).toEqual(s);
     }
   });
 
@@ -86,13 +111,21 @@ describe('durations, buffers and weekly opening hours of a service', () => {
 
   test('blockedInterval spans buffer_before to buffer_after', () => {
     const svc = { ...haircut, duration: { fixed: 'PT30M', buffer_before: 'PT5M', buffer_after: 'PT15M' } };
-    expect(blockedInterval(svc, 1_000_000_000)).toEqual({ startMs: 1_000_000_000 - 5 * MIN, endMs: 1_000_000_000 + 45 * MIN });
+    expect(blockedInterval(svc, 1_000_000_000)).toEqual({
+      startMs: 1_000_000_000 - 5 * MIN,
+      endMs: 1_000_000_000 + 45 * MIN,
+    });
   });
 
   test("opening hours are the union of the resources' weeks, days with identical hours grouped", () => {
     const resources = resourcesMap([
       ...baseResources,
-      { id: 'frank', type: 'staff', name: 'Frank', schedule: { monday: [{ opens: '08:00', closes: '10:00' }], saturday: [{ opens: '10:00', closes: '14:00' }] } },
+      {
+        id: 'frank',
+        type: 'staff',
+        name: 'Frank',
+        schedule: { monday: [{ opens: '08:00', closes: '10:00' }], saturday: [{ opens: '10:00', closes: '14:00' }] },
+      },
     ]);
     const svc = service({ id: 'any', requirements: [{ type: 'staff', resource_ids: ['alice', 'bob', 'frank'] }] });
     expect(openingHours(svc, resources)).toEqual([
@@ -103,6 +136,8 @@ describe('durations, buffers and weekly opening hours of a service', () => {
   });
 
   test("service hours intersect the resources' hours", () => {
-    expect(openingHours(yoga, resourcesMap())).toEqual([{ day_of_week: ['monday', 'wednesday'], opens: '18:00', closes: '19:00' }]);
+    expect(openingHours(yoga, resourcesMap())).toEqual([
+      { day_of_week: ['monday', 'wednesday'], opens: '18:00', closes: '19:00' },
+    ]);
   });
 });

@@ -23,8 +23,20 @@ const weekdays = (opens: string, closes: string): WeeklyHours => ({
 });
 
 const resourceList: ResourceDef[] = [
-  { id: 's1', type: 'staff', name: 'S1', schedule: weekdays('09:00', '13:00'), exceptions: [{ date: '2026-11-03', hours: [{ opens: '10:00', closes: '12:00' }] }] },
-  { id: 's2', type: 'staff', name: 'S2', schedule: weekdays('10:00', '14:00'), time_off: [{ start: '2026-11-02T11:00:00-05:00', end: '2026-11-02T11:40:00-05:00' }] },
+  {
+    id: 's1',
+    type: 'staff',
+    name: 'S1',
+    schedule: weekdays('09:00', '13:00'),
+    exceptions: [{ date: '2026-11-03', hours: [{ opens: '10:00', closes: '12:00' }] }],
+  },
+  {
+    id: 's2',
+    type: 'staff',
+    name: 'S2',
+    schedule: weekdays('10:00', '14:00'),
+    time_off: [{ start: '2026-11-02T11:00:00-05:00', end: '2026-11-02T11:40:00-05:00' }],
+  },
   { id: 's3', type: 'staff', name: 'S3', schedule: weekdays('08:00', '15:00') },
   { id: 'r1', type: 'room', name: 'R1', schedule: weekdays('08:00', '15:00') },
   { id: 'r2', type: 'room', name: 'R2', schedule: weekdays('09:30', '12:30') },
@@ -52,7 +64,14 @@ function service(id: string, extra: Partial<ServiceDef>, slotInterval: string): 
 }
 
 const services: ServiceDef[] = [
-  service('cut', { duration: { fixed: 'PT30M', buffer_after: 'PT15M' }, requirements: [{ type: 'staff', resource_ids: ['s1', 's2'] }] }, 'PT15M'),
+  service(
+    'cut',
+    {
+      duration: { fixed: 'PT30M', buffer_after: 'PT15M' },
+      requirements: [{ type: 'staff', resource_ids: ['s1', 's2'] }],
+    },
+    'PT15M',
+  ),
   service(
     'color',
     {
@@ -77,7 +96,16 @@ const services: ServiceDef[] = [
     },
     'PT30M',
   ),
-  service('table', { type: 'reservation', duration: { fixed: 'PT45M' }, capacity: { max: 4 }, requirements: [{ type: 'room', resource_ids: ['r2'] }] }, 'PT45M'),
+  service(
+    'table',
+    {
+      type: 'reservation',
+      duration: { fixed: 'PT45M' },
+      capacity: { max: 4 },
+      requirements: [{ type: 'room', resource_ids: ['r2'] }],
+    },
+    'PT45M',
+  ),
 ];
 const byId = new Map(services.map((s) => [s.id, s]));
 
@@ -174,7 +202,15 @@ describe('the generator never offers a slot that would double-book a resource or
             const b = blockedInterval(svc, slot.startMs);
             const ownerId = `${st.kind}_${nextOwner++}`;
             for (const resourceId of slot.resourceIds) {
-              claims.push({ resourceId, startMs: b.startMs, endMs: b.endMs, slotKey: slot.key, ownerId, spots, isHold: st.kind === 'hold' });
+              claims.push({
+                resourceId,
+                startMs: b.startMs,
+                endMs: b.endMs,
+                slotKey: slot.key,
+                ownerId,
+                spots,
+                isHold: st.kind === 'hold',
+              });
             }
           }
           assertNoDoubleBooking(claims);
@@ -191,7 +227,15 @@ describe('the generator never offers a slot that would double-book a resource or
         const offered = generateSlots(query(svc, [], 1));
         const slot = offered[pick % offered.length];
         const b = blockedInterval(svc, slot.startMs);
-        const claims = slot.resourceIds.map((resourceId) => ({ resourceId, startMs: b.startMs, endMs: b.endMs, slotKey: slot.key, ownerId: 'x', spots: 1, isHold: false }));
+        const claims = slot.resourceIds.map((resourceId) => ({
+          resourceId,
+          startMs: b.startMs,
+          endMs: b.endMs,
+          slotKey: slot.key,
+          ownerId: 'x',
+          spots: 1,
+          isHold: false,
+        }));
         const after = generateSlots(query(svc, claims, 1));
         expect(after.some((s) => s.id === slot.id)).toBe(false);
         expect(findSlot(query(svc, claims, 1), slot)).toBeNull();

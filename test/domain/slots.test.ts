@@ -1,6 +1,29 @@
 import { describe, expect, test } from 'vitest';
-import { generateSlots, isCapacityType, type Claim, type ResourceDef, type ServiceDef } from '../../src/domain/index.js';
-import { MIN, DAY, weekdays, baseResources, service, haircut, consult, yoga, MONDAY, TUESDAY, WEDNESDAY, at, resourcesMap, query, localTimes, claimsFor } from './slot-fixtures.js';
+import {
+  generateSlots,
+  isCapacityType,
+  type Claim,
+  type ResourceDef,
+  type ServiceDef,
+} from '../../src/domain/index.js';
+import {
+  MIN,
+  DAY,
+  weekdays,
+  baseResources,
+  service,
+  haircut,
+  consult,
+  yoga,
+  MONDAY,
+  TUESDAY,
+  WEDNESDAY,
+  at,
+  resourcesMap,
+  query,
+  localTimes,
+  claimsFor,
+} from './slot-fixtures.js';
 
 describe('a slot is one start time for one resource combination, stepping by slot_interval inside working time', () => {
   test('a 09:00-17:00 staff gives 16 half-hour slots from 09:00 to 16:30 local', () => {
@@ -56,7 +79,11 @@ describe('claims block every slot whose blocked interval (buffers included) over
   });
 
   test('a buffer_before on the service also keeps the previous claim clear', () => {
-    const withBefore = service({ id: 'prep', duration: { fixed: 'PT30M', buffer_before: 'PT10M' }, requirements: [{ type: 'staff', resource_ids: ['alice'] }] });
+    const withBefore = service({
+      id: 'prep',
+      duration: { fixed: 'PT30M', buffer_before: 'PT10M' },
+      requirements: [{ type: 'staff', resource_ids: ['alice'] }],
+    });
     const times = localTimes(generateSlots(query(withBefore, MONDAY, { claims })));
     expect(times).not.toContain('10:30'); // 10:20 .. 11:00 overlaps the claim to 10:45
     expect(times).not.toContain('10:00');
@@ -65,7 +92,15 @@ describe('claims block every slot whose blocked interval (buffers included) over
   });
 
   test('a claim touching the blocked interval end-to-start does not block', () => {
-    const touching: Claim = { resourceId: 'alice', startMs: at(MONDAY, '09:45'), endMs: at(MONDAY, '10:00'), slotKey: 'x', ownerId: 'o', spots: 1, isHold: true };
+    const touching: Claim = {
+      resourceId: 'alice',
+      startMs: at(MONDAY, '09:45'),
+      endMs: at(MONDAY, '10:00'),
+      slotKey: 'x',
+      ownerId: 'o',
+      spots: 1,
+      isHold: true,
+    };
     const times = localTimes(generateSlots(query(haircut, MONDAY, { claims: [touching] })));
     expect(times).toContain('09:00'); // 09:00 .. 09:45
     expect(times).not.toContain('09:30');
@@ -88,7 +123,13 @@ describe('the booking window keeps starts between now + min_advance and now + ma
   });
 
   test('nothing in the past is offered even with min_advance zero', () => {
-    const svc = service({ ...haircut, policies: { ...haircut.policies, booking_window: { min_advance: 'PT0M', max_advance: 'P30D', slot_interval: 'PT30M' } } });
+    const svc = service({
+      ...haircut,
+      policies: {
+        ...haircut.policies,
+        booking_window: { min_advance: 'PT0M', max_advance: 'P30D', slot_interval: 'PT30M' },
+      },
+    });
     const slots = generateSlots(query(svc, MONDAY, { nowMs: at(MONDAY, '12:01') }));
     expect(localTimes(slots)[0]).toBe('12:30');
   });
@@ -111,7 +152,12 @@ describe('exceptions replace the weekly hours of their date and time off removes
   });
 
   test('an exception with hours replaces the weekly hours', () => {
-    expect(localTimes(generateSlots(query(haircut, WEDNESDAY, { resources })))).toEqual(['12:00', '12:30', '13:00', '13:30']);
+    expect(localTimes(generateSlots(query(haircut, WEDNESDAY, { resources })))).toEqual([
+      '12:00',
+      '12:30',
+      '13:00',
+      '13:30',
+    ]);
   });
 
   test('time off removes 12:00 and 12:30, and work resumes at 13:00', () => {
@@ -159,7 +205,11 @@ describe('resource_id and location filters narrow the combinations', () => {
 
   test("resources without a location take the service's single location", () => {
     const roaming: ResourceDef = { id: 'eve', type: 'staff', name: 'Eve', schedule: weekdays('09:00', '10:00') };
-    const svc = service({ id: 'roam', location_ids: ['downtown'], requirements: [{ type: 'staff', resource_ids: ['eve'] }] });
+    const svc = service({
+      id: 'roam',
+      location_ids: ['downtown'],
+      requirements: [{ type: 'staff', resource_ids: ['eve'] }],
+    });
     const slots = generateSlots(query(svc, MONDAY, { resources: resourcesMap([roaming]) }));
     expect(slots.map((s) => s.locationId)).toEqual(['downtown', 'downtown']);
   });
@@ -175,7 +225,12 @@ describe('service hours bound where slots may start and end', () => {
   });
 
   test('a service with no requirements is its own resource scheduled by its hours', () => {
-    const tour = service({ id: 'tour', requirements: [], duration: { fixed: 'PT60M' }, hours: { monday: [{ opens: '10:00', closes: '12:00' }] } });
+    const tour = service({
+      id: 'tour',
+      requirements: [],
+      duration: { fixed: 'PT60M' },
+      hours: { monday: [{ opens: '10:00', closes: '12:00' }] },
+    });
     const slots = generateSlots(query(tour, MONDAY));
     expect(localTimes(slots)).toEqual(['10:00', '10:30', '11:00']);
     expect(slots[0].resourceIds).toEqual(['service:tour']);
@@ -194,7 +249,11 @@ describe('capacity types count spots per slot instead of blocking, once per owne
   });
 
   test('bookings and holds on the same slot lower remaining; an owner with claims on two resources counts once', () => {
-    const claims = [...claimsFor(slot, yoga, 'bk_1', 4), ...claimsFor(slot, yoga, 'bk_2', 4), ...claimsFor(slot, yoga, 'hold_1', 2, true)];
+    const claims = [
+      ...claimsFor(slot, yoga, 'bk_1', 4),
+      ...claimsFor(slot, yoga, 'bk_2', 4),
+      ...claimsFor(slot, yoga, 'hold_1', 2, true),
+    ];
     expect(claims).toHaveLength(6);
     const [s] = generateSlots(query(yoga, MONDAY, { claims }));
     expect(s.capacity).toEqual({ total: 12, remaining: 2, held: 2 });
@@ -227,7 +286,15 @@ describe('capacity types count spots per slot instead of blocking, once per owne
   });
 
   test('a claim from another slot on the instructor still blocks the class', () => {
-    const other: Claim = { resourceId: 'dana', startMs: at(MONDAY, '18:30'), endMs: at(MONDAY, '19:30'), slotKey: 'private|x|dana', ownerId: 'bk_9', spots: 1, isHold: false };
+    const other: Claim = {
+      resourceId: 'dana',
+      startMs: at(MONDAY, '18:30'),
+      endMs: at(MONDAY, '19:30'),
+      slotKey: 'private|x|dana',
+      ownerId: 'bk_9',
+      spots: 1,
+      isHold: false,
+    };
     expect(generateSlots(query(yoga, MONDAY, { claims: [other] }))).toEqual([]);
   });
 

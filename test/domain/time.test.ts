@@ -46,10 +46,13 @@ describe('parseDuration rejects years, months and malformed strings with an Erro
     expect(() => parseDuration('P2M')).toThrow(/years and months/);
     expect(() => parseDuration('P1Y2M3D')).toThrow(/years and months/);
   });
-  test.each(['', 'P', 'PT', 'P1DT', '30M', 'PT-5M', 'P1W2D', 'PT1H30', 'pt30m', 'PT1.5H', 'P1DT2H ', 'PTM'])('"%s" is not a duration', (s) => {
-    expect(() => parseDuration(s)).toThrow(Error);
-    expect(isDuration(s)).toBe(false);
-  });
+  test.each(['', 'P', 'PT', 'P1DT', '30M', 'PT-5M', 'P1W2D', 'PT1H30', 'pt30m', 'PT1.5H', 'P1DT2H ', 'PTM'])(
+    '"%s" is not a duration',
+    (s) => {
+      expect(() => parseDuration(s)).toThrow(Error);
+      expect(isDuration(s)).toBe(false);
+    },
+  );
   test('non-strings are not durations', () => {
     expect(isDuration(30)).toBe(false);
     expect(isDuration(undefined)).toBe(false);
@@ -70,7 +73,8 @@ describe('formatDuration writes minutes under a day and days for whole days', ()
     expect(formatDuration(ms)).toBe(iso);
   });
   test('formatting then parsing gives the same milliseconds', () => {
-    for (const ms of [MIN, 15 * MIN, 25 * HOUR, 7 * DAY + 61_000, 1_234]) expect(parseDuration(formatDuration(ms))).toBe(ms);
+    for (const ms of [MIN, 15 * MIN, 25 * HOUR, 7 * DAY + 61_000, 1_234])
+      expect(parseDuration(formatDuration(ms))).toBe(ms);
   });
   test('negative durations throw', () => {
     expect(() => formatDuration(-1)).toThrow();
@@ -118,21 +122,37 @@ describe('localToUtcMs turns local wall-clock time in a zone into an instant', (
 });
 
 describe('localToUtcMs agrees with luxon except that it resolves ambiguous times to the earlier instant', () => {
-  const zones = ['America/New_York', 'Europe/London', 'Australia/Sydney', 'America/Santiago', 'Asia/Kolkata', 'Pacific/Chatham', 'UTC'];
+  const zones = [
+    'America/New_York',
+    'Europe/London',
+    'Australia/Sydney',
+    'America/Santiago',
+    'Asia/Kolkata',
+    'Pacific/Chatham',
+    'UTC',
+  ];
   test('random local times in several zones (2020-2030)', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...zones), fc.integer({ min: 0, max: 11 * 366 }), fc.integer({ min: 0, max: 1439 }), (zone, dayIndex, minutes) => {
-        const date = addDays('2020-01-01', dayIndex);
-        const time = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-        const ms = localToUtcMs(date, time, zone);
-        const [y, mo, d] = date.split('-').map(Number);
-        const luxonMs = DateTime.fromObject({ year: y, month: mo, day: d, hour: Math.floor(minutes / 60), minute: minutes % 60 }, { zone }).toMillis();
-        const wall = DateTime.fromMillis(ms, { zone }).toFormat("yyyy-MM-dd'T'HH:mm");
-        if (ms === luxonMs) return; // the usual case, and gaps (luxon's forward shift)
-        expect(ms).toBeLessThan(luxonMs); // ambiguous: both read as the same wall time, ours is earlier
-        expect(wall).toBe(`${date}T${time}`);
-        expect(DateTime.fromMillis(luxonMs, { zone }).toFormat("yyyy-MM-dd'T'HH:mm")).toBe(`${date}T${time}`);
-      }),
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.integer({ min: 0, max: 11 * 366 }),
+        fc.integer({ min: 0, max: 1439 }),
+        (zone, dayIndex, minutes) => {
+          const date = addDays('2020-01-01', dayIndex);
+          const time = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+          const ms = localToUtcMs(date, time, zone);
+          const [y, mo, d] = date.split('-').map(Number);
+          const luxonMs = DateTime.fromObject(
+            { year: y, month: mo, day: d, hour: Math.floor(minutes / 60), minute: minutes % 60 },
+            { zone },
+          ).toMillis();
+          const wall = DateTime.fromMillis(ms, { zone }).toFormat("yyyy-MM-dd'T'HH:mm");
+          if (ms === luxonMs) return; // the usual case, and gaps (luxon's forward shift)
+          expect(ms).toBeLessThan(luxonMs); // ambiguous: both read as the same wall time, ours is earlier
+          expect(wall).toBe(`${date}T${time}`);
+          expect(DateTime.fromMillis(luxonMs, { zone }).toFormat("yyyy-MM-dd'T'HH:mm")).toBe(`${date}T${time}`);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -153,7 +173,10 @@ describe('localToUtcMs agrees with luxon except that it resolves ambiguous times
         for (let m = 0; m < 1440; m += 5) {
           const time = `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
           const ms = localToUtcMs(date, time, zone);
-          const luxonMs = DateTime.fromObject({ year: y, month: mo, day: d, hour: Math.floor(m / 60), minute: m % 60 }, { zone }).toMillis();
+          const luxonMs = DateTime.fromObject(
+            { year: y, month: mo, day: d, hour: Math.floor(m / 60), minute: m % 60 },
+            { zone },
+          ).toMillis();
           if (ms === luxonMs) continue;
           ambiguous++;
           expect(ms).toBeLessThan(luxonMs);
@@ -190,7 +213,15 @@ describe('parseInstant reads RFC 3339 date-times with Z or an offset', () => {
     expect(parseInstant('2026-03-09T09:00:00-04:00')).toBe(Date.parse('2026-03-09T13:00:00Z'));
     expect(parseInstant('2026-03-09T18:30:00.250+05:30')).toBe(Date.parse('2026-03-09T13:00:00.250Z'));
   });
-  test.each(['2026-03-09', '2026-03-09T13:00:00', '2026-02-30T00:00:00Z', '2026-03-09T25:00:00Z', 'soon', '2026-03-09T13:00Z', '2026-03-09T13:00:00+5:00'])('"%s" is null', (s) => {
+  test.each([
+    '2026-03-09',
+    '2026-03-09T13:00:00',
+    '2026-02-30T00:00:00Z',
+    '2026-03-09T25:00:00Z',
+    'soon',
+    '2026-03-09T13:00Z',
+    '2026-03-09T13:00:00+5:00',
+  ])('"%s" is null', (s) => {
     expect(parseInstant(s)).toBeNull();
   });
 });

@@ -31,7 +31,10 @@ function target(build: () => void): BuildTarget {
 /** What tsc does on a type error: it writes dist/ anyway, then exits non-zero. */
 const failingBuild = () => {
   writeFileSync(join(root, 'dist/server/cli.js'), 'half-new');
-  throw Object.assign(new Error('Command failed: npm run build'), { stdout: '', stderr: "src/a.ts(1,14): error TS2322: Type 'number' is not assignable to type 'string'." });
+  throw Object.assign(new Error('Command failed: npm run build'), {
+    stdout: '',
+    stderr: "src/a.ts(1,14): error TS2322: Type 'number' is not assignable to type 'string'.",
+  });
 };
 
 beforeEach(() => {

@@ -19,8 +19,10 @@ describe('the test run has a home of its own', () => {
 
   test('a child process started by a test inherits it', async () => {
     const child = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ['-e', 'process.stdout.write(require("node:os").homedir() + "\\n" + process.env.XDG_DATA_HOME)'], (err, out) =>
-        err ? reject(err) : resolve(out),
+      execFile(
+        process.execPath,
+        ['-e', 'process.stdout.write(require("node:os").homedir() + "\\n" + process.env.XDG_DATA_HOME)'],
+        (err, out) => (err ? reject(err) : resolve(out)),
       );
     });
     const [home, data] = child.split('\n');

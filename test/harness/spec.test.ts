@@ -81,15 +81,20 @@ describeConformance('conformance harness: artifacts and loading', () => {
     }
     expect(count).toBeGreaterThan(50);
     // files live under different folders of the $id space; both spellings work
-    expect(schemaDefUri('booking.json', 'Booking')).toBe('https://usp-protocol.dev/schemas/services/booking.json#/%24defs/Booking');
+    expect(schemaDefUri('booking.json', 'Booking')).toBe(
+      'https://usp-protocol.dev/schemas/services/booking.json#/%24defs/Booking',
+    );
     expect(schemaDefUri('services/booking.json')).toBe('https://usp-protocol.dev/schemas/services/booking.json');
   });
 });
 
 describeConformance('conformance harness: JSON Schema validation', () => {
-  it.each(businessProfileExamples())('spec example business profile "%s" is a valid BusinessProfile', (_name, profile) => {
-    assertValid(validateSchemaDef('profile.json', 'BusinessProfile', profile), 'BusinessProfile');
-  });
+  it.each(businessProfileExamples())(
+    'spec example business profile "%s" is a valid BusinessProfile',
+    (_name, profile) => {
+      assertValid(validateSchemaDef('profile.json', 'BusinessProfile', profile), 'BusinessProfile');
+    },
+  );
 
   it('the same examples fail the unmodified official schemas (they pass only thanks to D17)', () => {
     const raw = createSpecAjv({ widenKeyPatterns: false });
@@ -112,7 +117,9 @@ describeConformance('conformance harness: JSON Schema validation', () => {
 
   it('assertValid lists every error and passes on none', () => {
     expect(() => assertValid([], 'x')).not.toThrow();
-    expect(() => assertValid(['/a must be string', '/b must be integer'], 'thing')).toThrow(/thing: 2 schema error\(s\)[\s\S]*\/a must be string[\s\S]*\/b must be integer/);
+    expect(() => assertValid(['/a must be string', '/b must be integer'], 'thing')).toThrow(
+      /thing: 2 schema error\(s\)[\s\S]*\/a must be string[\s\S]*\/b must be integer/,
+    );
   });
 
   it('the playground Service validates as catalog Service; a broken one does not', () => {
@@ -139,7 +146,10 @@ describeConformance('conformance harness: OpenAPI (REST) responses', () => {
 
   it('accepts a correct minimal POST /services/list 200 body', () => {
     assertValid(validateRestResponse('POST', '/services/list', 200, minimalList), 'services/list');
-    assertValid(validateRestResponse('post', '/services/list', 200, { ...minimalList, services: [playgroundService()] }), 'services/list with one service');
+    assertValid(
+      validateRestResponse('post', '/services/list', 200, { ...minimalList, services: [playgroundService()] }),
+      'services/list with one service',
+    );
   });
 
   it('rejects a POST /services/list 200 body missing `services`', () => {
@@ -149,12 +159,16 @@ describeConformance('conformance harness: OpenAPI (REST) responses', () => {
   });
 
   it('rejects a list body missing pagination.has_more or usp.version', () => {
-    expect(validateRestResponse('POST', '/services/list', 200, { ...minimalList, pagination: { cursor: null } })).not.toEqual([]);
+    expect(
+      validateRestResponse('POST', '/services/list', 200, { ...minimalList, pagination: { cursor: null } }),
+    ).not.toEqual([]);
     expect(validateRestResponse('POST', '/services/list', 200, { ...minimalList, usp: {} })).not.toEqual([]);
   });
 
   it('reports an undocumented status, path or method', () => {
-    expect(validateRestResponse('POST', '/services/list', 418, {})).toEqual([expect.stringMatching(/status 418 is not documented for POST \/services\/list/)]);
+    expect(validateRestResponse('POST', '/services/list', 418, {})).toEqual([
+      expect.stringMatching(/status 418 is not documented for POST \/services\/list/),
+    ]);
     expect(validateRestResponse('POST', '/nope', 200, {})[0]).toMatch(/no path/);
     expect(validateRestResponse('PATCH', '/services/list', 200, {})[0]).toMatch(/no operation/);
   });
@@ -179,9 +193,15 @@ describeConformance('conformance harness: OpenAPI (REST) responses', () => {
         if (resp.$ref) resp = doc.components.responses[resp.$ref.split('/').pop()];
         expect(() => validateRestResponse(op.method, op.path, Number(status), {})).not.toThrow();
         for (const media of Object.values<Json>(resp.content ?? {})) {
-          const values = [...(media.example !== undefined ? [media.example] : []), ...Object.values<Json>(media.examples ?? {}).map((e) => e.value)];
+          const values = [
+            ...(media.example !== undefined ? [media.example] : []),
+            ...Object.values<Json>(media.examples ?? {}).map((e) => e.value),
+          ];
           for (const value of values) {
-            assertValid(validateRestResponse(op.method, op.path, Number(status), value), `${op.method} ${op.path} ${status}`);
+            assertValid(
+              validateRestResponse(op.method, op.path, Number(status), value),
+              `${op.method} ${op.path} ${status}`,
+            );
             examples++;
           }
         }
@@ -224,7 +244,9 @@ describeConformance('conformance harness: OpenRPC (MCP) tools', () => {
   it('validateMcpResult rejects an obviously wrong structuredContent for usp_services_get', () => {
     expect(validateMcpResult('usp_services_get', { hello: 'world' }).length).toBeGreaterThan(0);
     expect(validateMcpResult('usp_services_get', 'not an object').length).toBeGreaterThan(0);
-    expect(validateMcpResult('usp_services_get', { usp: { version: USP_VERSION }, service: { id: 1 } }).length).toBeGreaterThan(0);
+    expect(
+      validateMcpResult('usp_services_get', { usp: { version: USP_VERSION }, service: { id: 1 } }).length,
+    ).toBeGreaterThan(0);
   });
 
   it('validateMcpResult accepts a plausible usp_services_get structuredContent', () => {
@@ -248,7 +270,8 @@ describeConformance('conformance harness: OpenRPC (MCP) tools', () => {
         assertValid(validateMcpParams(m.name, args), `${m.name} example ${ex.name} params`);
         const value = ex.result?.value;
         if (value !== undefined) {
-          const sc = value && typeof value === 'object' && 'structuredContent' in value ? value.structuredContent : value;
+          const sc =
+            value && typeof value === 'object' && 'structuredContent' in value ? value.structuredContent : value;
           assertValid(validateMcpResult(m.name, sc), `${m.name} example ${ex.name} result`);
         }
       }
@@ -268,7 +291,12 @@ describeConformance('conformance harness: OpenRPC (MCP) tools', () => {
     );
     assertValid(
       validateMcpParams('usp_bookings_create', {
-        _meta: { usp: { profile: 'https://platform.example.com/profile', idempotency_key: '6f1c2a1e-8d3b-4c5e-9a7f-0b1d2e3f4a5b' } },
+        _meta: {
+          usp: {
+            profile: 'https://platform.example.com/profile',
+            idempotency_key: '6f1c2a1e-8d3b-4c5e-9a7f-0b1d2e3f4a5b',
+          },
+        },
         service_id: 'svc_massage_001',
         slot_id: 'slot_1',
         buyer: { first_name: 'Alice', last_name: 'Williams', email: 'alice@example.com' },
@@ -280,9 +308,13 @@ describeConformance('conformance harness: OpenRPC (MCP) tools', () => {
   it('validateMcpParams rejects missing required params, wrong types and (optionally) extras', () => {
     expect(validateMcpParams('usp_services_get', {}).join('\n')).toMatch(/service_id/);
     expect(validateMcpParams('usp_services_get', { service_id: 7 })).not.toEqual([]);
-    expect(validateMcpParams('usp_bookings_create', { service_id: 's', slot_id: 'x', buyer: { first_name: 'A' } })).not.toEqual([]);
+    expect(
+      validateMcpParams('usp_bookings_create', { service_id: 's', slot_id: 'x', buyer: { first_name: 'A' } }),
+    ).not.toEqual([]);
     expect(validateMcpParams('usp_services_get', { service_id: 's', extra: 1 })).toEqual([]);
-    expect(validateMcpParams('usp_services_get', { service_id: 's', extra: 1 }, { additionalProperties: false }).join('\n')).toMatch(/extra/);
+    expect(
+      validateMcpParams('usp_services_get', { service_id: 's', extra: 1 }, { additionalProperties: false }).join('\n'),
+    ).toMatch(/extra/);
   });
 });
 

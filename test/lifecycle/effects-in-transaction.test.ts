@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Tx } from '../../src/store/index.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 
-const admin = (t: TestServer, method: string, path: string, body?: unknown) => t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
+const admin = (t: TestServer, method: string, path: string, body?: unknown) =>
+  t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
 
 /** Make every transaction's `claims.removeOwner` fail while `broken.on` is set. */
 function breakRemoveOwner(t: TestServer): { on: boolean } {
@@ -18,9 +19,14 @@ function breakRemoveOwner(t: TestServer): { on: boolean } {
     transaction((tx) => {
       if (!broken.on) return fn(tx);
       const claims = new Proxy(tx.claims, {
-        get: (target, key, recv) => (key === 'removeOwner' ? async () => Promise.reject(new Error('disk I/O error')) : Reflect.get(target, key, recv)),
+        get: (target, key, recv) =>
+          key === 'removeOwner'
+            ? async () => Promise.reject(new Error('disk I/O error'))
+            : Reflect.get(target, key, recv),
       });
-      return fn(new Proxy(tx, { get: (target, key, recv) => (key === 'claims' ? claims : Reflect.get(target, key, recv)) }));
+      return fn(
+        new Proxy(tx, { get: (target, key, recv) => (key === 'claims' ? claims : Reflect.get(target, key, recv)) }),
+      );
     });
   return broken;
 }
@@ -33,8 +39,16 @@ describe('a store error while a booking enters a final status', () => {
   afterEach(() => t.close());
 
   it('completing a booking whose slot cannot be freed fails with server_error and the booking stays in_progress', async () => {
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) });
-    const made = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(2),
+      end_date: day(2),
+    });
+    const made = await t.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: q.body.slots[0].id,
+      buyer: BUYER,
+    });
     expect(made.body.booking.status).toBe('confirmed');
     const id = made.body.booking.id;
     expect((await admin(t, 'POST', `/admin/bookings/${id}/start`)).body.booking.status).toBe('in_progress');

@@ -63,7 +63,11 @@ function recordingContext(offerHold?: HoldRecord): Recording {
     tx,
     now: TEST_NOW,
     ids: { next: (prefix: string) => `${prefix}_${++n}` },
-    biz: { services: new Map([[service.id, service]]), zone: 'UTC', def: { settings: { waitlist_offer_ttl_seconds: 900 } } },
+    biz: {
+      services: new Map([[service.id, service]]),
+      zone: 'UTC',
+      def: { settings: { waitlist_offer_ttl_seconds: 900 } },
+    },
     emit: (e: { event: string }) => events.push(e.event),
   } as unknown as OperationContext;
   return { ctx, calls, events };
@@ -72,8 +76,23 @@ function recordingContext(offerHold?: HoldRecord): Recording {
 function holdIn(status: HoldStatus): HoldRecord {
   const start = TEST_NOW + 24 * HOUR;
   return {
-    hold: { id: 'hld_1', slot_id: 'slot_1', service_id: 'svc_class', spots: 1, expires_at: new Date(TEST_NOW + HOUR).toISOString(), status },
-    priv: { principal: 'platform', profile: null, slot_key: 'k', start_ms: start, end_ms: start + HOUR, resource_ids: ['res_room'], expires_at_ms: TEST_NOW + HOUR },
+    hold: {
+      id: 'hld_1',
+      slot_id: 'slot_1',
+      service_id: 'svc_class',
+      spots: 1,
+      expires_at: new Date(TEST_NOW + HOUR).toISOString(),
+      status,
+    },
+    priv: {
+      principal: 'platform',
+      profile: null,
+      slot_key: 'k',
+      start_ms: start,
+      end_ms: start + HOUR,
+      resource_ids: ['res_room'],
+      expires_at_ms: TEST_NOW + HOUR,
+    },
   } as unknown as HoldRecord;
 }
 
@@ -89,7 +108,12 @@ function entryIn(status: WaitlistStatus): WaitlistRecord {
       revision: 'rev_0',
       ...(status === 'offered' ? { offer_expires_at: new Date(TEST_NOW + HOUR).toISOString() } : {}),
     },
-    priv: { principal: 'platform', profile: null, created_ms: TEST_NOW, ...(status === 'offered' ? { offer_hold_id: 'hld_1', offer_expires_ms: TEST_NOW + HOUR } : {}) },
+    priv: {
+      principal: 'platform',
+      profile: null,
+      created_ms: TEST_NOW,
+      ...(status === 'offered' ? { offer_hold_id: 'hld_1', offer_expires_ms: TEST_NOW + HOUR } : {}),
+    },
   } as unknown as WaitlistRecord;
 }
 
@@ -107,7 +131,10 @@ function bookingWithDispute(status: DisputeStatus): BookingRecord {
 }
 
 /** Every (from, move) pair of a map, legal or not. */
-function everyMove<S extends string, M extends string>(map: Readonly<Record<S, Partial<Record<M, S>>>>, moves: readonly M[]): Array<[S, M, S | undefined]> {
+function everyMove<S extends string, M extends string>(
+  map: Readonly<Record<S, Partial<Record<M, S>>>>,
+  moves: readonly M[],
+): Array<[S, M, S | undefined]> {
   return (Object.keys(map) as S[]).flatMap((from) => moves.map((m): [S, M, S | undefined] => [from, m, map[from][m]]));
 }
 
@@ -188,7 +215,8 @@ describe('a waitlist entry entering a status does what its row says', () => {
         await enterEntryStatus(r.ctx, rec, m);
         expect([rec.entry.status, r.calls, r.events]).toEqual([to, expected(to), fx.event ? [fx.event] : []]);
         expect(rec.entry.revision).not.toBe('rev_0');
-        if (fx.offer !== 'keep') expect([rec.entry.offer_expires_at, rec.priv.offer_expires_ms]).toEqual([undefined, undefined]);
+        if (fx.offer !== 'keep')
+          expect([rec.entry.offer_expires_at, rec.priv.offer_expires_ms]).toEqual([undefined, undefined]);
         if (fx.offer === 'close') expect(offerHold.hold.status).toBe(to === 'expired' ? 'expired' : 'released');
       });
     } else {
@@ -216,7 +244,9 @@ describe('a dispute entering a status does what its row says', () => {
         const d = rec.booking.dispute!;
         expect([d.status, r.events, r.calls, rec.booking.status]).toEqual([to, events, [], 'confirmed']);
         expect(d.resolved_at !== undefined).toBe(fx.resolved);
-        expect([rec.priv.amount_paid, rec.booking.payment!.status]).toEqual(fx.refund ? [600, 'partially_refunded'] : [1000, 'paid']);
+        expect([rec.priv.amount_paid, rec.booking.payment!.status]).toEqual(
+          fx.refund ? [600, 'partially_refunded'] : [1000, 'paid'],
+        );
         expect(rec.booking.revision).not.toBe('rev_0');
       });
     } else {
@@ -236,10 +266,10 @@ describe('a dispute entering a status does what its row says', () => {
     const rec = bookingWithDispute('opened');
     delete rec.booking.dispute;
     openDisputeOn(r.ctx, rec, 'duplicate');
-    expect([(rec.booking.dispute as { status: DisputeStatus } | undefined)?.status, r.events, rec.priv.amount_paid]).toEqual([
-      'opened',
-      [DISPUTE_ENTRY_EFFECTS.opened.event],
-      1000,
-    ]);
+    expect([
+      (rec.booking.dispute as { status: DisputeStatus } | undefined)?.status,
+      r.events,
+      rec.priv.amount_paid,
+    ]).toEqual(['opened', [DISPUTE_ENTRY_EFFECTS.opened.event], 1000]);
   });
 });

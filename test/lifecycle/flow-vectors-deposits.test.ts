@@ -18,12 +18,14 @@ const PRICE = 18000;
 /** The demo business whose bridal trial (deposit_required) takes the vector's catalog deposit. */
 function withDeposit(deposit: { type: string; value: number }) {
   const def = demoBusiness();
-  for (const s of def.services) if (s.id === 'svc_bridal_trial') s.pricing.deposit = { ...deposit, refundable: true } as never;
+  for (const s of def.services)
+    if (s.id === 'svc_bridal_trial') s.pricing.deposit = { ...deposit, refundable: true } as never;
   return def;
 }
 
 /** The immediate amount the business states, scaled from the vector's checkout to our price. */
-const immediateFor = (v: any) => (v.catalog_deposit.type === 'fixed' ? v.catalog_deposit.value : Math.round((PRICE * v.catalog_deposit.value) / 100));
+const immediateFor = (v: any) =>
+  v.catalog_deposit.type === 'fixed' ? v.catalog_deposit.value : Math.round((PRICE * v.catalog_deposit.value) / 100);
 
 let servers: TestServer[] = [];
 let conns: McpConn[] = [];
@@ -49,11 +51,22 @@ describeSpecNext('flow vectors 106-107 (deposits), mapped onto our checkout, on 
     it(`${id}: the business states the immediate deposit, the full total stays the price, only the deposit is collected now (REST)`, async () => {
       const v = flow(id);
       const { t } = await serverFor(v);
-      const q = await t.call('POST', '/availability/query', { service_id: 'svc_bridal_trial', start_date: day(4), end_date: day(4) });
-      const b = (await t.call('POST', '/bookings', { service_id: 'svc_bridal_trial', slot_id: q.body.slots[0].id, buyer: BUYER })).body.booking;
+      const q = await t.call('POST', '/availability/query', {
+        service_id: 'svc_bridal_trial',
+        start_date: day(4),
+        end_date: day(4),
+      });
+      const b = (
+        await t.call('POST', '/bookings', { service_id: 'svc_bridal_trial', slot_id: q.body.slots[0].id, buyer: BUYER })
+      ).body.booking;
       const action = b.actions.find((a: any) => a.type === 'payment' && a.status === 'pending');
       // One selected term: the immediate schedule, computed by the business; the total is the price.
-      expect([b.status, b.payment.timing, b.payment.amount, action.payment_context.amount_due]).toEqual(['requires_action', 'deposit_required', PRICE, immediateFor(v)]);
+      expect([b.status, b.payment.timing, b.payment.amount, action.payment_context.amount_due]).toEqual([
+        'requires_action',
+        'deposit_required',
+        PRICE,
+        immediateFor(v),
+      ]);
       expect(v.then.immediate_only && !v.then.split_payments).toBe(true);
       // Charging the total instead of the immediate schedule is refused and changes nothing.
       const total = await t.call('POST', `/bookings/${b.id}/confirm-payment`, {
@@ -61,16 +74,34 @@ describeSpecNext('flow vectors 106-107 (deposits), mapped onto our checkout, on 
       });
       expect(total.body.messages.map((m: any) => m.code)).toEqual(['payment_amount_mismatch']);
       const now = await t.call('POST', `/bookings/${b.id}/confirm-payment`, {
-        payment_result: { status: 'deposit_paid', transaction_id: 'txn_deposit', amount_paid: immediateFor(v), currency: 'USD' },
+        payment_result: {
+          status: 'deposit_paid',
+          transaction_id: 'txn_deposit',
+          amount_paid: immediateFor(v),
+          currency: 'USD',
+        },
       });
-      expect([now.body.booking.status, now.body.booking.payment.status, now.body.booking.payment.amount]).toEqual(['confirmed', 'deposit_paid', PRICE]);
+      expect([now.body.booking.status, now.body.booking.payment.status, now.body.booking.payment.amount]).toEqual([
+        'confirmed',
+        'deposit_paid',
+        PRICE,
+      ]);
     });
 
     it(`${id}: the same on MCP`, async () => {
       const v = flow(id);
       const { t, conn } = await serverFor(v);
-      const q = await conn.call('usp_availability_query', { service_id: 'svc_bridal_trial', start_date: day(5), end_date: day(5) });
-      const made = await conn.call('usp_bookings_create', { service_id: 'svc_bridal_trial', slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta() });
+      const q = await conn.call('usp_availability_query', {
+        service_id: 'svc_bridal_trial',
+        start_date: day(5),
+        end_date: day(5),
+      });
+      const made = await conn.call('usp_bookings_create', {
+        service_id: 'svc_bridal_trial',
+        slot_id: q.structuredContent.slots[0].id,
+        buyer: BUYER,
+        ...meta(),
+      });
       const b = made.structuredContent.booking;
       expect(b.actions[0].payment_context.amount_due).toBe(immediateFor(v));
       const total = await conn.call('usp_bookings_confirm_payment', {
@@ -81,10 +112,18 @@ describeSpecNext('flow vectors 106-107 (deposits), mapped onto our checkout, on 
       expect(errorCodes(total)).toEqual(['payment_amount_mismatch']);
       const now = await conn.call('usp_bookings_confirm_payment', {
         booking_id: b.id,
-        payment_result: { status: 'deposit_paid', transaction_id: 'txn_deposit', amount_paid: immediateFor(v), currency: 'USD' },
+        payment_result: {
+          status: 'deposit_paid',
+          transaction_id: 'txn_deposit',
+          amount_paid: immediateFor(v),
+          currency: 'USD',
+        },
         ...meta(),
       });
-      expect([now.structuredContent.booking.status, now.structuredContent.booking.payment.status]).toEqual(['confirmed', 'deposit_paid']);
+      expect([now.structuredContent.booking.status, now.structuredContent.booking.payment.status]).toEqual([
+        'confirmed',
+        'deposit_paid',
+      ]);
       expect((await t.call('GET', `/bookings/${b.id}`)).body.booking.payment.amount).toBe(PRICE);
     });
   }

@@ -6,12 +6,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ADMIN_KEY, BUYER, OTHER_PLATFORM, PLATFORM, day, startTestServer, type TestServer } from '../support/server.js';
+import {
+  ADMIN_KEY,
+  BUYER,
+  OTHER_PLATFORM,
+  PLATFORM,
+  day,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
 import { describeSpecNext, specNextVector } from '../support/spec-next.js';
 import { formatInstant, localToUtcMs, parseInstant } from '../../src/domain/index.js';
 
 const ZONE = 'America/New_York';
-const codesOf = (body: any): string[] => ((body?.messages ?? []) as any[]).filter((m) => m.type === 'error').map((m) => m.code);
+const codesOf = (body: any): string[] =>
+  ((body?.messages ?? []) as any[]).filter((m) => m.type === 'error').map((m) => m.code);
 const flow = (id: string) => specNextVector(`flow/${id}`);
 
 let t: TestServer;
@@ -22,8 +31,10 @@ afterAll(() => t?.close());
 
 const slotsOf = async (service_id: string, d: number): Promise<any[]> =>
   (await t.call('POST', '/availability/query', { service_id, start_date: day(d), end_date: day(d) })).body.slots;
-const hold = (body: Record<string, unknown>, profile = PLATFORM) => t.call('POST', '/availability/holds', body, { profile });
-const book = (body: Record<string, unknown>, profile = PLATFORM) => t.call('POST', '/bookings', { buyer: BUYER, ...body }, { profile, idempotencyKey: randomUUID() });
+const hold = (body: Record<string, unknown>, profile = PLATFORM) =>
+  t.call('POST', '/availability/holds', body, { profile });
+const book = (body: Record<string, unknown>, profile = PLATFORM) =>
+  t.call('POST', '/bookings', { buyer: BUYER, ...body }, { profile, idempotencyKey: randomUUID() });
 
 describeSpecNext('flow vectors 101-105 of the newer text, run against our server', () => {
   it('101 hold expiry during checkout: booking with a lapsed hold on a still-free paid slot is hold_expired (HTTP 200), nothing is booked or charged, and the slot can be held again', async () => {
@@ -36,7 +47,9 @@ describeSpecNext('flow vectors 101-105 of the newer text, run against our server
     const r = await book({ service_id: 'svc_massage_60', slot_id: slot.id, hold_id: h.body.hold.id });
     expect([r.status, codesOf(r.body)]).toEqual([v.then.http_status, [v.then.outcome_code]]);
     expect(r.body.booking).toBeUndefined();
-    const onSlot = (await t.server.store.read((tx) => tx.bookings.recent(1000))).filter((b) => b.booking.slot.id === slot.id);
+    const onSlot = (await t.server.store.read((tx) => tx.bookings.recent(1000))).filter(
+      (b) => b.booking.slot.id === slot.id,
+    );
     expect(onSlot).toEqual([]);
     // The slot never became unavailable: it is offered, and a new hold on it is accepted (platform_may_retry).
     expect((await slotsOf('svc_massage_60', 5)).some((s) => s.id === slot.id)).toBe(v.then.platform_may_retry);
@@ -46,7 +59,11 @@ describeSpecNext('flow vectors 101-105 of the newer text, run against our server
   it('102 concurrent holds for the last place of a group slot: exactly one is accepted, the other is slot_unavailable, and remaining is 0', async () => {
     const v = flow('102-concurrent-holds-one-slot');
     const [yoga] = await slotsOf('svc_yoga_class', 6);
-    const fill = await book({ service_id: 'svc_yoga_class', slot_id: yoga.id, party_size: yoga.capacity.remaining - 1 });
+    const fill = await book({
+      service_id: 'svc_yoga_class',
+      slot_id: yoga.id,
+      party_size: yoga.capacity.remaining - 1,
+    });
     expect(fill.body.booking.status).toBe('confirmed');
     const [a, b] = await Promise.all([
       hold({ service_id: 'svc_yoga_class', slot_id: yoga.id, spots: 1 }),

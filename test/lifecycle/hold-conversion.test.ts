@@ -21,7 +21,8 @@ interface Door {
   book(args: Record<string, unknown>): Promise<Answer>;
 }
 
-const codesOf = (body: any): string[] => ((body?.messages ?? []) as any[]).filter((m) => m.type === 'error').map((m) => m.code);
+const codesOf = (body: any): string[] =>
+  ((body?.messages ?? []) as any[]).filter((m) => m.type === 'error').map((m) => m.code);
 
 function restDoor(t: TestServer): Door {
   return {
@@ -60,7 +61,8 @@ function mcpDoor(conn: McpConn): Door {
 /** Slots two hours apart (more than any buffer), so that each case has its own. */
 function apart(slots: any[]): any[] {
   const out: any[] = [];
-  for (const s of slots) if (out.length === 0 || Date.parse(s.start) >= Date.parse(out[out.length - 1].end) + 7_200_000) out.push(s);
+  for (const s of slots)
+    if (out.length === 0 || Date.parse(s.start) >= Date.parse(out[out.length - 1].end) + 7_200_000) out.push(s);
   return out;
 }
 
@@ -88,7 +90,11 @@ describe('hold conversion follows the failure matrix of spec-next 4.2.1 on both 
     conn = await connectMcp('v2', 'memory', t);
     const slotsOf = async (service_id: string) => {
       const all: any[] = [];
-      for (let d = 4; d <= 12; d++) all.push(...(await t.call('POST', '/availability/query', { service_id, start_date: day(d), end_date: day(d) })).body.slots);
+      for (let d = 4; d <= 12; d++)
+        all.push(
+          ...(await t.call('POST', '/availability/query', { service_id, start_date: day(d), end_date: day(d) })).body
+            .slots,
+        );
       return apart(all);
     };
     haircut = await slotsOf('svc_haircut');
@@ -102,9 +108,12 @@ describe('hold conversion follows the failure matrix of spec-next 4.2.1 on both 
   });
 
   const doors = () => [restDoor(t), mcpDoor(conn)];
-  const holdStatus = async (id: string) => holdView((await t.server.store.read((tx) => tx.holds.get(id)))!, t.clock.now()).status;
+  const holdStatus = async (id: string) =>
+    holdView((await t.server.store.read((tx) => tx.holds.get(id)))!, t.clock.now()).status;
   const bookingsOn = async (slotId: string) =>
-    (await t.server.store.read((tx) => tx.bookings.recent(1000))).filter((b) => b.booking.slot.id === slotId && b.booking.status !== 'canceled');
+    (await t.server.store.read((tx) => tx.bookings.recent(1000))).filter(
+      (b) => b.booking.slot.id === slotId && b.booking.status !== 'canceled',
+    );
 
   for (const row of MATRIX) {
     for (const which of ['REST', 'MCP'] as const) {
@@ -121,13 +130,24 @@ describe('hold conversion follows the failure matrix of spec-next 4.2.1 on both 
         let first: any;
         if (row.state === 'expired') t.clock.advance(601_000);
         if (row.state === 'released') await door.release(holdId);
-        if (row.state === 'converted') first = (await door.book({ service_id, slot_id: slot.id, hold_id: holdId })).booking;
+        if (row.state === 'converted')
+          first = (await door.book({ service_id, slot_id: slot.id, hold_id: holdId })).booking;
         if (row.taken) {
-          const rival = await t.call('POST', '/bookings', { service_id, slot_id: slot.id, buyer: BUYER }, { profile: OTHER_PLATFORM });
+          const rival = await t.call(
+            'POST',
+            '/bookings',
+            { service_id, slot_id: slot.id, buyer: BUYER },
+            { profile: OTHER_PLATFORM },
+          );
           expect(rival.body.booking?.status).toBe('confirmed');
         }
         const before = (await bookingsOn(slot.id)).length;
-        const r = await door.book({ service_id, slot_id: slot.id, hold_id: holdId, ...(capacity ? { party_size: 2 } : {}) });
+        const r = await door.book({
+          service_id,
+          slot_id: slot.id,
+          hold_id: holdId,
+          ...(capacity ? { party_size: 2 } : {}),
+        });
         if (row.code === null) {
           expect(r.codes).toEqual([]);
           expect(r.booking.status).toBe('confirmed');

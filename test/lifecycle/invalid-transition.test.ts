@@ -21,26 +21,47 @@ describe('invalid_transition on both doors', () => {
   });
 
   const haircut = async () => {
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
-    const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(3),
+      end_date: day(3),
+    });
+    const b = await t.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: q.body.slots[0].id,
+      buyer: BUYER,
+    });
     expect(b.body.booking.status).toBe('confirmed');
     return b.body.booking;
   };
 
   /** REST and MCP both answer the refusal as a business outcome naming the booking unchanged. */
-  async function refusedOnBothDoors(path: string, tool: string, args: Record<string, unknown>, b: any, status: string, opts: { admin?: boolean } = {}) {
-    const rest = opts.admin ? await t.call('POST', path, args, { apiKey: ADMIN_KEY, profile: null }) : await t.call('POST', path, args);
-    expect([rest.status, rest.body.messages?.map((m: any) => [m.type, m.code, m.severity]), rest.body.booking?.id, rest.body.booking?.status, rest.body.usp?.version]).toEqual([
-      200,
-      [['error', 'invalid_transition', 'requires_buyer_review']],
-      b.id,
-      status,
-      '2026-08-20',
-    ]);
+  async function refusedOnBothDoors(
+    path: string,
+    tool: string,
+    args: Record<string, unknown>,
+    b: any,
+    status: string,
+    opts: { admin?: boolean } = {},
+  ) {
+    const rest = opts.admin
+      ? await t.call('POST', path, args, { apiKey: ADMIN_KEY, profile: null })
+      : await t.call('POST', path, args);
+    expect([
+      rest.status,
+      rest.body.messages?.map((m: any) => [m.type, m.code, m.severity]),
+      rest.body.booking?.id,
+      rest.body.booking?.status,
+      rest.body.usp?.version,
+    ]).toEqual([200, [['error', 'invalid_transition', 'requires_buyer_review']], b.id, status, '2026-08-20']);
     expect(rest.body.type).toBeUndefined();
     if (!opts.admin) {
       const r = await conn.call(tool, { booking_id: b.id, ...args, ...meta() });
-      expect([r.isError, errorCodes(r), r.structuredContent.booking.status]).toEqual([true, ['invalid_transition'], status]);
+      expect([r.isError, errorCodes(r), r.structuredContent.booking.status]).toEqual([
+        true,
+        ['invalid_transition'],
+        status,
+      ]);
     }
     const after = (await t.call('GET', `/bookings/${b.id}`)).body.booking;
     expect([after.status, after.revision]).toEqual([status, b.revision]);
@@ -59,11 +80,29 @@ describe('invalid_transition on both doors', () => {
   it('every "No" cell reachable from canceled (cancel, reschedule, confirm-payment, update, confirm) answers 200 invalid_transition', async () => {
     const b = await haircut();
     const canceled = (await t.call('POST', `/bookings/${b.id}/cancel`, {})).body.booking;
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(4), end_date: day(4) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(4),
+      end_date: day(4),
+    });
     const pr = { payment_result: { status: 'paid', transaction_id: 'txn_x', amount_paid: 6500, currency: 'USD' } };
-    await refusedOnBothDoors(`/bookings/${b.id}/reschedule`, 'usp_bookings_reschedule', { slot_id: q.body.slots[0].id }, canceled, 'canceled');
-    await refusedOnBothDoors(`/bookings/${b.id}/confirm-payment`, 'usp_bookings_confirm_payment', pr, canceled, 'canceled');
-    await refusedOnBothDoors(`/bookings/${b.id}/confirm`, 'usp_bookings_confirm', {}, canceled, 'canceled', { admin: true });
+    await refusedOnBothDoors(
+      `/bookings/${b.id}/reschedule`,
+      'usp_bookings_reschedule',
+      { slot_id: q.body.slots[0].id },
+      canceled,
+      'canceled',
+    );
+    await refusedOnBothDoors(
+      `/bookings/${b.id}/confirm-payment`,
+      'usp_bookings_confirm_payment',
+      pr,
+      canceled,
+      'canceled',
+    );
+    await refusedOnBothDoors(`/bookings/${b.id}/confirm`, 'usp_bookings_confirm', {}, canceled, 'canceled', {
+      admin: true,
+    });
     const u = await t.call('PUT', `/bookings/${b.id}`, { notes: 'too late' });
     expect([u.status, errorCodes({ structuredContent: u.body, content: [] })]).toEqual([200, ['invalid_transition']]);
     const r = await conn.call('usp_bookings_update', { booking_id: b.id, notes: 'too late', ...meta() });
@@ -91,9 +130,18 @@ describe('invalid_transition on both doors', () => {
     const b = await haircut();
     const admin = (path: string) => t.call('POST', path, undefined, { apiKey: ADMIN_KEY, profile: null });
     expect((await admin(`/admin/bookings/${b.id}/start`)).body.booking.status).toBe('in_progress');
-    expect(errorCodes({ structuredContent: (await t.call('PUT', `/bookings/${b.id}`, { notes: 'running late' })).body, content: [] })).toEqual([]);
+    expect(
+      errorCodes({
+        structuredContent: (await t.call('PUT', `/bookings/${b.id}`, { notes: 'running late' })).body,
+        content: [],
+      }),
+    ).toEqual([]);
     expect((await admin(`/admin/bookings/${b.id}/complete`)).body.booking.status).toBe('completed');
     const u = await t.call('PUT', `/bookings/${b.id}`, { notes: 'too late' });
-    expect([u.status, errorCodes({ structuredContent: u.body, content: [] }), u.body.booking.status]).toEqual([200, ['invalid_transition'], 'completed']);
+    expect([u.status, errorCodes({ structuredContent: u.body, content: [] }), u.body.booking.status]).toEqual([
+      200,
+      ['invalid_transition'],
+      'completed',
+    ]);
   });
 });

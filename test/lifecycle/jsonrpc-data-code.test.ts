@@ -19,10 +19,17 @@ describe('data.code on every JSON-RPC error over Streamable HTTP', () => {
     await conn?.close();
     await t?.close();
   });
-  const session = () => ({ sessionId: conn.transport.sessionId as string, protocolVersion: conn.transport.protocolVersion });
+  const session = () => ({
+    sessionId: conn.transport.sessionId as string,
+    protocolVersion: conn.transport.protocolVersion,
+  });
 
   it('an unknown method is -32601 with data.code method_not_found', async () => {
-    const res = await postRaw(t.url, session(), JSON.stringify({ jsonrpc: '2.0', id: 'm1', method: 'no/such_method', params: {} }));
+    const res = await postRaw(
+      t.url,
+      session(),
+      JSON.stringify({ jsonrpc: '2.0', id: 'm1', method: 'no/such_method', params: {} }),
+    );
     const reply = res.messages.find((m) => m.id === 'm1');
     expect(reply?.error).toMatchObject({ code: -32601, data: { code: 'method_not_found' } });
   });
@@ -33,7 +40,11 @@ describe('data.code on every JSON-RPC error over Streamable HTTP', () => {
   });
 
   it('an unknown session is -32001 with data.code session_not_found', async () => {
-    const res = await postRaw(t.url, { sessionId: 'no-such-session' }, JSON.stringify({ jsonrpc: '2.0', id: 's1', method: 'tools/list', params: {} }));
+    const res = await postRaw(
+      t.url,
+      { sessionId: 'no-such-session' },
+      JSON.stringify({ jsonrpc: '2.0', id: 's1', method: 'tools/list', params: {} }),
+    );
     expect(res.status).toBe(404);
     expect(res.messages[0]?.error).toMatchObject({ code: -32001, data: { code: 'session_not_found' } });
   });
@@ -56,7 +67,10 @@ describe('data.code on every JSON-RPC error over stdio', () => {
   });
 
   it('params that are not an object is -32600 with data.code invalid_request', async () => {
-    const reply = await s.sendLine(JSON.stringify({ jsonrpc: '2.0', id: 'p1', method: 'tools/list', params: 'x' }), 'p1');
+    const reply = await s.sendLine(
+      JSON.stringify({ jsonrpc: '2.0', id: 'p1', method: 'tools/list', params: 'x' }),
+      'p1',
+    );
     expect(reply.error).toMatchObject({ code: -32600, data: { code: 'invalid_request' } });
   });
 

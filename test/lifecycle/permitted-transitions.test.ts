@@ -15,7 +15,13 @@ const specFile = path.resolve(repoRoot, process.env.USP_SPEC_NEXT_DIR ?? '../sha
 const text = fs.existsSync(specFile) ? fs.readFileSync(specFile, 'utf8') : null;
 if (!text) console.warn(`[permitted-transitions] ${specFile} not found: the spec-next 5.1.1 comparison is skipped`);
 
-const COLUMN: Record<string, BookingOperation> = { confirm: 'confirm', cancel: 'cancel', reschedule: 'reschedule', 'confirm-payment': 'confirm_payment', update: 'update' };
+const COLUMN: Record<string, BookingOperation> = {
+  confirm: 'confirm',
+  cancel: 'cancel',
+  reschedule: 'reschedule',
+  'confirm-payment': 'confirm_payment',
+  update: 'update',
+};
 
 /** The table of section 5.1.1 as rows of [status, operation, cell]. */
 function permittedTable(spec: string): Array<[BookingStatus, BookingOperation, string]> {
@@ -44,7 +50,9 @@ describe.skipIf(!text)('our booking transition map matches the permitted-transit
   test('the table is read whole: seven statuses by five operations, every column one of ours', () => {
     expect(table).toHaveLength(35);
     expect(new Set(table.map(([, op]) => op))).toEqual(new Set(Object.values(COLUMN)));
-    expect(new Set(table.map(([s]) => s))).toEqual(new Set(['pending', 'requires_action', 'confirmed', 'in_progress', 'completed', 'no_show', 'canceled']));
+    expect(new Set(table.map(([s]) => s))).toEqual(
+      new Set(['pending', 'requires_action', 'confirmed', 'in_progress', 'completed', 'no_show', 'canceled']),
+    );
   });
   test('every cell that is not No is permitted, every No is refused', () => {
     const ours = table.map(([s, op, cell]) => `${s} ${op}: ${cell === 'No' ? 'No' : 'permitted'}`);

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/server.js';
 import { bookingOf, paidBooking, sessionOf, settleJobs, startStripeRig, type StripeRig } from '../payments/helpers.js';
 
-const admin = (t: TestServer, method: string, path: string, body?: unknown) => t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
+const admin = (t: TestServer, method: string, path: string, body?: unknown) =>
+  t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
 
 describe('a cancellation after a partial refund by the business (through Stripe)', () => {
   let rig: StripeRig;
@@ -50,7 +51,13 @@ describe('a buyer cancellation with a late fee after a partial refund (no provid
   it('refunds what was collected less the earlier refund, never more than is left', async () => {
     const booking = await paidBooking(t);
     await t.call('POST', `/bookings/${booking.id}/confirm-payment`, {
-      payment_result: { status: 'paid', transaction_id: 'txn_1', amount_paid: 11000, currency: 'USD', provider: 'test' },
+      payment_result: {
+        status: 'paid',
+        transaction_id: 'txn_1',
+        amount_paid: 11000,
+        currency: 'USD',
+        provider: 'test',
+      },
     });
     await admin(t, 'POST', `/admin/bookings/${booking.id}/refund`, { amount: 3000, reason: 'Started late' });
     const c = await t.call('POST', `/bookings/${booking.id}/cancel`, {});

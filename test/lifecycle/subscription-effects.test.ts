@@ -5,7 +5,12 @@
  * every other move is refused (409 subscription_canceled) and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SUBSCRIPTION_ENTRY_EFFECTS, SUBSCRIPTION_TRANSITIONS, type SubscriptionMove, type SubscriptionStatus } from '../../src/domain/index.js';
+import {
+  SUBSCRIPTION_ENTRY_EFFECTS,
+  SUBSCRIPTION_TRANSITIONS,
+  type SubscriptionMove,
+  type SubscriptionStatus,
+} from '../../src/domain/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const MOVES: SubscriptionMove[] = ['pause', 'resume', 'cancel'];
@@ -21,15 +26,20 @@ describe('a feed subscription entering a status does what its row says', () => {
   afterAll(() => t.close());
 
   const path = (id: string, m: SubscriptionMove) =>
-    (m === 'cancel' ? ['DELETE', `/services/feed/subscriptions/${id}`] : ['POST', `/services/feed/subscriptions/${id}/${m}`]) as [string, string];
+    (m === 'cancel'
+      ? ['DELETE', `/services/feed/subscriptions/${id}`]
+      : ['POST', `/services/feed/subscriptions/${id}/${m}`]) as [string, string];
   const subscriptionIn = async (status: SubscriptionStatus): Promise<string> => {
-    const made = await t.call('POST', '/services/feed/subscriptions', { callback_url: 'https://platform.example/hooks/catalog' });
+    const made = await t.call('POST', '/services/feed/subscriptions', {
+      callback_url: 'https://platform.example/hooks/catalog',
+    });
     expect(made.status).toBe(201);
     const id = made.body.subscription.id as string;
     for (const m of ROUTE[status]) expect((await t.call(...path(id, m))).status).toBe(200);
     return id;
   };
-  const delivering = async (id: string) => (await t.server.store.read((tx) => tx.subscriptions.active())).some((s) => s.subscription.id === id);
+  const delivering = async (id: string) =>
+    (await t.server.store.read((tx) => tx.subscriptions.active())).some((s) => s.subscription.id === id);
 
   for (const from of Object.keys(SUBSCRIPTION_TRANSITIONS) as SubscriptionStatus[]) {
     for (const m of MOVES) {

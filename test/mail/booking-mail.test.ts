@@ -26,7 +26,10 @@ const log = {
 beforeEach(async () => {
   lines.length = 0;
   sink = await startSmtpSink({ user: 'relay-user', pass: 's3cret-relay-pass' });
-  t = await startTestServer({ log: log as never, mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
+  t = await startTestServer({
+    log: log as never,
+    mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false },
+  });
 });
 afterEach(async () => {
   await t.close();
@@ -44,13 +47,26 @@ function inviteOf(m: ParsedMail) {
   const part = m.attachments.find((a) => a.contentType === 'text/calendar');
   expect(part, 'a text/calendar part').toBeDefined();
   const parsed = ical.sync.parseICS(part!.content.toString('utf8'));
-  const event = Object.values(parsed).find((v) => v?.type === 'VEVENT') as { uid: string; sequence: string | number; method?: string };
-  return { method: (parsed.vcalendar as unknown as { method: string }).method, uid: event.uid, sequence: Number(event.sequence) };
+  const event = Object.values(parsed).find((v) => v?.type === 'VEVENT') as {
+    uid: string;
+    sequence: string | number;
+    method?: string;
+  };
+  return {
+    method: (parsed.vcalendar as unknown as { method: string }).method,
+    uid: event.uid,
+    sequence: Number(event.sequence),
+  };
 }
 
 async function book(key?: string) {
   const s = await slot('svc_haircut', 3);
-  const r = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s.id, buyer: BUYER }, key ? { idempotencyKey: key } : {});
+  const r = await t.call(
+    'POST',
+    '/bookings',
+    { service_id: 'svc_haircut', slot_id: s.id, buyer: BUYER },
+    key ? { idempotencyKey: key } : {},
+  );
   expect(r.status).toBe(201);
   return r.body.booking as { id: string; revision: string };
 }
@@ -128,7 +144,11 @@ describe('changes reach the buyer once each, with the same invite UID', () => {
     const mails = sink.to(BUYER.email);
     expect(mails.map((m) => m.subject?.split(':')[0])).toEqual(['Confirmed', 'Reminder']);
 
-    const second = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: (await slot('svc_haircut', 5)).id, buyer: { ...BUYER, email: 'grace@example.com' } });
+    const second = await t.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: (await slot('svc_haircut', 5)).id,
+      buyer: { ...BUYER, email: 'grace@example.com' },
+    });
     await t.call('POST', `/bookings/${second.body.booking.id}/cancel`, {});
     t.clock.set(Date.parse(second.body.booking.slot.start) - 3600_000);
     await send();
@@ -150,9 +170,18 @@ describe('changes reach the buyer once each, with the same invite UID', () => {
 
   test('a freed place sends one waitlist offer with its deadline to the first in line', async () => {
     const s = await slot('svc_yoga_class', 8);
-    const big = await t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: s.id, buyer: { ...BUYER, email: 'party@example.com' }, party_size: 12 });
+    const big = await t.call('POST', '/bookings', {
+      service_id: 'svc_yoga_class',
+      slot_id: s.id,
+      buyer: { ...BUYER, email: 'party@example.com' },
+      party_size: 12,
+    });
     expect(big.status).toBe(201);
-    const join = await t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: s.id, buyer: { ...BUYER, email: 'first@example.com' } });
+    const join = await t.call('POST', '/waitlist', {
+      service_id: 'svc_yoga_class',
+      slot_id: s.id,
+      buyer: { ...BUYER, email: 'first@example.com' },
+    });
     expect(join.status).toBe(201);
     await t.call('POST', `/bookings/${big.body.booking.id}/cancel`, {}, { profile: null, apiKey: ADMIN_KEY });
     await send();
@@ -171,7 +200,9 @@ describe('the relay: permanent refusals are recorded, temporary ones retried; cr
     await send();
     t.clock.advance(3600_000);
     await send();
-    const row = (await t.server.store.read((tx) => tx.mail.forSubject(b.id))).find((r) => r.kind === 'booking_confirmed')!;
+    const row = (await t.server.store.read((tx) => tx.mail.forSubject(b.id))).find(
+      (r) => r.kind === 'booking_confirmed',
+    )!;
     expect([row.status, row.attempts]).toEqual(['failed', 1]);
     expect(row.last_error).toMatch(/^550/);
     expect(sink.received).toHaveLength(0);
@@ -185,7 +216,9 @@ describe('the relay: permanent refusals are recorded, temporary ones retried; cr
     expect(sink.received).toHaveLength(0);
     t.clock.advance(31_000);
     await send();
-    const row = (await t.server.store.read((tx) => tx.mail.forSubject(b.id))).find((r) => r.kind === 'booking_confirmed')!;
+    const row = (await t.server.store.read((tx) => tx.mail.forSubject(b.id))).find(
+      (r) => r.kind === 'booking_confirmed',
+    )!;
     expect([row.status, row.attempts]).toEqual(['sent', 2]);
     expect(sink.to(BUYER.email)).toHaveLength(1);
   });

@@ -25,8 +25,17 @@ async function start(business?: BusinessDef) {
 }
 
 async function book(headers: Record<string, string> = {}) {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
-  const r = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER }, { headers });
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_haircut',
+    start_date: day(3),
+    end_date: day(3),
+  });
+  const r = await t.call(
+    'POST',
+    '/bookings',
+    { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER },
+    { headers },
+  );
   expect(r.status).toBe(201);
   return r.body.booking as { id: string };
 }
@@ -53,7 +62,12 @@ describe("mail in the buyer's language, else the business's", () => {
   test('the booking keeps the buyer’s language: the business canceling it later (in English) still mails Spanish', async () => {
     await start();
     const b = await book({ 'accept-language': 'es' });
-    const c = await t.call('POST', `/bookings/${b.id}/cancel`, {}, { apiKey: ADMIN_KEY, profile: null, headers: { 'accept-language': 'en-US' } });
+    const c = await t.call(
+      'POST',
+      `/bookings/${b.id}/cancel`,
+      {},
+      { apiKey: ADMIN_KEY, profile: null, headers: { 'accept-language': 'en-US' } },
+    );
     expect(c.status).toBeLessThan(300);
     const [, canceled] = await mails();
     expect(canceled.subject).toMatch(/^Cancelada: /);
@@ -85,7 +99,11 @@ describe("mail in the buyer's language, else the business's", () => {
 
   test('an MCP host states the language in _meta["dev.usp-server/locale"]', async () => {
     await start();
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(4), end_date: day(4) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(4),
+      end_date: day(4),
+    });
     const r = await mcpCallAt(t.url, 'usp_bookings_create', {
       service_id: 'svc_haircut',
       slot_id: q.body.slots[0].id,
@@ -99,7 +117,17 @@ describe("mail in the buyer's language, else the business's", () => {
 });
 
 describe('Spanish has its own words for every message', () => {
-  const facts = { business: 'Salón', service: 'Corte', when: 'lunes', deadline: 'martes', due: '$10', fee: '$5', refund: '$20', paid: '$30', terms: [] };
+  const facts = {
+    business: 'Salón',
+    service: 'Corte',
+    when: 'lunes',
+    deadline: 'martes',
+    due: '$10',
+    fee: '$5',
+    refund: '$20',
+    paid: '$30',
+    terms: [],
+  };
   test('no subject, lead, label or account message of the Spanish file is the English text', () => {
     for (const kind of Object.keys(en.subject) as Array<keyof typeof en.subject>) {
       expect(es.subject[kind](facts), kind).not.toBe(en.subject[kind](facts));

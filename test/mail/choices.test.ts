@@ -16,7 +16,11 @@ afterEach(async () => {
 });
 
 async function bookHaircut() {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_haircut',
+    start_date: day(3),
+    end_date: day(3),
+  });
   const r = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER });
   expect(r.status).toBe(201);
   return r.body.booking.id as string;
@@ -35,7 +39,10 @@ describe("reminders are the business's to turn off; transactional mail is not", 
   test('by default the same booking queues its confirmation and its reminder', async () => {
     t = await startTestServer();
     const id = await bookHaircut();
-    expect((await t.server.store.read((tx) => tx.mail.forSubject(id))).map((m) => m.kind).sort()).toEqual(['booking_confirmed', 'reminder']);
+    expect((await t.server.store.read((tx) => tx.mail.forSubject(id))).map((m) => m.kind).sort()).toEqual([
+      'booking_confirmed',
+      'reminder',
+    ]);
   });
 });
 
@@ -44,14 +51,24 @@ describe('a platform that sends its own messages', () => {
     const rec = { priv: {} as { platform_messages?: boolean } };
     markPlatformMessages(
       {
-        caller: { principal: 'p', profile: 'x', business: false, platform: { version: '2026-08-20', capabilities: ['dev.usp-protocol.services.bookings'] } },
+        caller: {
+          principal: 'p',
+          profile: 'x',
+          business: false,
+          platform: { version: '2026-08-20', capabilities: ['dev.usp-protocol.services.bookings'] },
+        },
       } as unknown as OperationContext,
       rec,
     );
     expect(rec.priv.platform_messages).toBeUndefined();
     markPlatformMessages(
       {
-        caller: { principal: 'p', profile: 'x', business: false, platform: { version: '2026-08-20', capabilities: [PLATFORM_MESSAGES_CAPABILITY] } },
+        caller: {
+          principal: 'p',
+          profile: 'x',
+          business: false,
+          platform: { version: '2026-08-20', capabilities: [PLATFORM_MESSAGES_CAPABILITY] },
+        },
       } as unknown as OperationContext,
       rec,
     );
@@ -82,6 +99,8 @@ describe('a platform that sends its own messages', () => {
     const unmarked = await bookHaircut();
     const other = { ...event, event_id: 'evt_untold', payload: { booking_id: unmarked } };
     await t.server.store.transaction((tx) => queueMailForEvents(tx, t.server.biz, [other], t.clock.now()));
-    expect((await t.server.store.read((tx) => tx.mail.forSubject(unmarked))).map((m) => m.kind)).toContain('booking_canceled');
+    expect((await t.server.store.read((tx) => tx.mail.forSubject(unmarked))).map((m) => m.kind)).toContain(
+      'booking_canceled',
+    );
   });
 });

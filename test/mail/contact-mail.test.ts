@@ -16,7 +16,10 @@ afterEach(async () => {
 
 async function rig(business = demoBusiness()) {
   sink = await startSmtpSink({ user: 'relay-user', pass: 's3cret-relay-pass' });
-  t = await startTestServer({ business, mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
+  t = await startTestServer({
+    business,
+    mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false },
+  });
   return { t, sink };
 }
 
@@ -39,7 +42,10 @@ describe("every mail names the business's phone and email", () => {
     await book(t, 'svc_massage_60', { ...BUYER, email: 'pay@example.com' });
     await send(t);
     const mails = [...sink.to(BUYER.email), ...sink.to('pay@example.com')];
-    expect(mails.map((m) => m.subject?.split(':')[0]).sort()).toEqual(['Confirmed', 'Payment needed to keep Deep Tissue Massage (60 min) at Maple & Pine Salon and Studio']);
+    expect(mails.map((m) => m.subject?.split(':')[0]).sort()).toEqual([
+      'Confirmed',
+      'Payment needed to keep Deep Tissue Massage (60 min) at Maple & Pine Salon and Studio',
+    ]);
     for (const m of mails) {
       expect(m.text).toContain('Questions? Call +1 212 555 0147 or write to hello@maple-pine.example.');
       expect(String(m.html)).toContain('Questions? Call +1 212 555 0147 or write to hello@maple-pine.example.');
@@ -48,7 +54,11 @@ describe("every mail names the business's phone and email", () => {
 
   test("in the reader's language", async () => {
     const { t, sink } = await rig();
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(4), end_date: day(4) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(4),
+      end_date: day(4),
+    });
     await t.call(
       'POST',
       '/bookings',

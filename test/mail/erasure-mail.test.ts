@@ -17,7 +17,12 @@ import { startSmtpSink } from '../support/smtp-sink.js';
 const dir = mkdtempSync(join(tmpdir(), 'usp-erase-mail-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const PERSON = { first_name: 'Zelda', last_name: 'Quinton', email: 'zelda.quinton@example.org', phone_number: '+1 555 010 7788' };
+const PERSON = {
+  first_name: 'Zelda',
+  last_name: 'Quinton',
+  email: 'zelda.quinton@example.org',
+  phone_number: '+1 555 010 7788',
+};
 const OTHER = { first_name: 'Milo', last_name: 'Brandt', email: 'milo.brandt@example.net' };
 const TRACES = ['zelda', 'quinton', '555 010 7788', '5550107788', 'likes it short'];
 
@@ -63,10 +68,23 @@ describe('erasing a buyer erases the mail about their bookings, whoever it is ad
     async (_engine, engine) => {
       const { db: file, done } = engine();
       const sink = await startSmtpSink();
-      const t = await startTestServer({ db: file, mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
+      const t = await startTestServer({
+        db: file,
+        mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false },
+      });
       try {
-        const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
-        const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: PERSON, recipient: OTHER, notes: 'Zelda likes it short' });
+        const q = await t.call('POST', '/availability/query', {
+          service_id: 'svc_haircut',
+          start_date: day(3),
+          end_date: day(3),
+        });
+        const b = await t.call('POST', '/bookings', {
+          service_id: 'svc_haircut',
+          slot_id: q.body.slots[0].id,
+          buyer: PERSON,
+          recipient: OTHER,
+          notes: 'Zelda likes it short',
+        });
         expect(b.status).toBe(201);
         await t.server.mailWorker!.tick();
         // Both people got the confirmation; both have a reminder waiting, each naming the buyer.
@@ -76,7 +94,12 @@ describe('erasing a buyer erases the mail about their bookings, whoever it is ad
         expect(before.filter((r) => r.kind === 'reminder' && r.status === 'queued')).toHaveLength(2);
         expect(traces(JSON.stringify(before.filter((r) => r.recipient === OTHER.email)))).not.toEqual([]);
 
-        const erased = await t.call('POST', '/admin/buyers/erase', { email: PERSON.email }, { apiKey: ADMIN_KEY, profile: null });
+        const erased = await t.call(
+          'POST',
+          '/admin/buyers/erase',
+          { email: PERSON.email },
+          { apiKey: ADMIN_KEY, profile: null },
+        );
         expect(erased.status).toBe(200);
 
         // The reminder time comes: nothing more is sent to anyone.
@@ -106,13 +129,19 @@ describe('erasing a buyer erases the mail about their bookings, whoever it is ad
   test('a sign-up code’s row names no address after the erasure (neither its key, nor its recipient, nor its subject)', async () => {
     const sink = await startSmtpSink();
     const file = join(dir, 'signup.db');
-    const t = await startOAuthServer({ db: file, mail: { smtpUrl: sink.url, startWorker: false }, adminKeys: [ADMIN_KEY] });
+    const t = await startOAuthServer({
+      db: file,
+      mail: { smtpUrl: sink.url, startWorker: false },
+      adminKeys: [ADMIN_KEY],
+    });
     try {
       const client = await register(t.url);
       const browser = new Browser(t.url);
       const login = await browser.follow(authorizeUrl(t.url, client.client_id, pkce()));
       const reg = await browser.follow(/href="([^"]+\/register)"/.exec(login.text)![1]);
-      const res = await browser.request(actionOf(reg.text), { form: { csrf: csrfOf(reg.text), name: 'Zelda', email: PERSON.email, password: 'a long enough password' } });
+      const res = await browser.request(actionOf(reg.text), {
+        form: { csrf: csrfOf(reg.text), name: 'Zelda', email: PERSON.email, password: 'a long enough password' },
+      });
       expect(res.status).toBe(200);
       for (let i = 0; i < 20 && sink.received.length === 0; i++) {
         await t.server.mailWorker!.tick();

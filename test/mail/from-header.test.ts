@@ -19,8 +19,15 @@ async function confirmationFrom(name: string, from?: string) {
   const business = demoBusiness();
   business.business = { ...business.business, name };
   t = await startTestServer({ business, mail: { smtpUrl: sink.url, startWorker: false, ...(from ? { from } : {}) } });
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
-  expect((await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER })).status).toBe(201);
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_haircut',
+    start_date: day(3),
+    end_date: day(3),
+  });
+  expect(
+    (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER }))
+      .status,
+  ).toBe(201);
   await t.server.mailWorker!.tick();
   const [mail] = sink.to(BUYER.email);
   expect(mail, 'the confirmation arrived').toBeDefined();

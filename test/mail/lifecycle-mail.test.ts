@@ -15,7 +15,9 @@ let t: TestServer;
 
 beforeEach(async () => {
   sink = await startSmtpSink();
-  t = await startTestServer({ mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
+  t = await startTestServer({
+    mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false },
+  });
 });
 afterEach(async () => {
   await t.close();
@@ -35,7 +37,11 @@ async function slot(service: string, n: number, index = 0) {
 }
 
 async function book(service: string, n: number, email: string) {
-  const r = await t.call('POST', '/bookings', { service_id: service, slot_id: (await slot(service, n)).id, buyer: { ...BUYER, email } });
+  const r = await t.call('POST', '/bookings', {
+    service_id: service,
+    slot_id: (await slot(service, n)).id,
+    buyer: { ...BUYER, email },
+  });
   expect(r.status).toBe(201);
   return r.body.booking as { id: string; status: string; actions?: Array<{ payment_context: { amount_due: number } }> };
 }
@@ -89,7 +95,9 @@ describe('money: a payment received and a refund issued are told once each, with
   test('paying sends one confirmation that says what was received; a refund sends one "Refund" mail with the amount', async () => {
     const b = await book('svc_massage_60', 3, 'payer@example.com');
     const due = b.actions![0].payment_context.amount_due;
-    const paid = await t.call('POST', `/bookings/${b.id}/confirm-payment`, { payment_result: { status: 'paid', transaction_id: 'txn_mail_1', amount_paid: due, currency: 'USD' } });
+    const paid = await t.call('POST', `/bookings/${b.id}/confirm-payment`, {
+      payment_result: { status: 'paid', transaction_id: 'txn_mail_1', amount_paid: due, currency: 'USD' },
+    });
     expect(paid.body.booking.status).toBe('confirmed');
     await send();
     const amount = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(due / 100);
@@ -119,12 +127,31 @@ describe('money: a payment received and a refund issued are told once each, with
 describe('never twice: the waitlist offer', () => {
   test('an idempotent replay of the cancellation that freed the place sends no second offer', async () => {
     const s = await slot('svc_yoga_class', 8);
-    const big = await t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: s.id, buyer: { ...BUYER, email: 'party@example.com' }, party_size: 12 });
-    const join = await t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: s.id, buyer: { ...BUYER, email: 'waiting@example.com' } });
+    const big = await t.call('POST', '/bookings', {
+      service_id: 'svc_yoga_class',
+      slot_id: s.id,
+      buyer: { ...BUYER, email: 'party@example.com' },
+      party_size: 12,
+    });
+    const join = await t.call('POST', '/waitlist', {
+      service_id: 'svc_yoga_class',
+      slot_id: s.id,
+      buyer: { ...BUYER, email: 'waiting@example.com' },
+    });
     expect([big.status, join.status]).toEqual([201, 201]);
-    const first = await t.call('POST', `/bookings/${big.body.booking.id}/cancel`, {}, { idempotencyKey: 'free-the-class-1' });
+    const first = await t.call(
+      'POST',
+      `/bookings/${big.body.booking.id}/cancel`,
+      {},
+      { idempotencyKey: 'free-the-class-1' },
+    );
     await send();
-    const again = await t.call('POST', `/bookings/${big.body.booking.id}/cancel`, {}, { idempotencyKey: 'free-the-class-1' });
+    const again = await t.call(
+      'POST',
+      `/bookings/${big.body.booking.id}/cancel`,
+      {},
+      { idempotencyKey: 'free-the-class-1' },
+    );
     expect([first.status, again.status]).toEqual([200, 200]);
     expect(again.body.booking.revision).toBe(first.body.booking.revision);
     await send();

@@ -27,19 +27,34 @@ async function bookHaircut(url: string, email: string): Promise<string> {
   const b = await fetch(`${url}/bookings`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'USP-Agent': 'profile="https://platform.example/p.json"' },
-    body: JSON.stringify({ service_id: 'svc_haircut', slot_id: slot.id, buyer: { first_name: 'Ada', last_name: 'Lovelace', email } }),
+    body: JSON.stringify({
+      service_id: 'svc_haircut',
+      slot_id: slot.id,
+      buyer: { first_name: 'Ada', last_name: 'Lovelace', email },
+    }),
   });
   expect(b.status).toBe(201);
   return ((await b.json()) as { booking: { id: string } }).booking.id;
 }
 
 /** The shared wait (it throws on timeout), with this file's longer default: children on the real clock take time. */
-const until = <T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>) => waitUntil(probe, 10_000);
+const until = <T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>) =>
+  waitUntil(probe, 10_000);
 
 describe('serve and mail', () => {
   it('--smtp-url: a booking reaches the relay; the start-up line names the relay without its credentials, and no line carries them', async () => {
     const sink = await startSmtpSink({ user: 'mailer', pass: 'pa55-w0rd-smtp' });
-    const s = await startServeCli(['--demo', '--db', join(dir, 'smtp.db'), '--port', '0', '--smtp-url', sink.url, '--mail-from', 'Salon <hello@salon.example>']);
+    const s = await startServeCli([
+      '--demo',
+      '--db',
+      join(dir, 'smtp.db'),
+      '--port',
+      '0',
+      '--smtp-url',
+      sink.url,
+      '--mail-from',
+      'Salon <hello@salon.example>',
+    ]);
     try {
       await bookHaircut(s.url, 'ada@example.com');
       const m = await until(() => sink.to('ada@example.com')[0]);
@@ -71,8 +86,18 @@ describe('serve and mail', () => {
   });
 
   it('--smtp-url and --mail-dir together are refused as a usage error', async () => {
-    await expect(startServeCli(['--demo', '--db', join(dir, 'x.db'), '--port', '0', '--smtp-url', 'smtp://127.0.0.1:1', '--mail-dir', join(dir, 'y')])).rejects.toThrow(
-      /exclusive/,
-    );
+    await expect(
+      startServeCli([
+        '--demo',
+        '--db',
+        join(dir, 'x.db'),
+        '--port',
+        '0',
+        '--smtp-url',
+        'smtp://127.0.0.1:1',
+        '--mail-dir',
+        join(dir, 'y'),
+      ]),
+    ).rejects.toThrow(/exclusive/);
   });
 });

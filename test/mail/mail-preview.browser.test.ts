@@ -35,7 +35,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard previews each mail with the busin
     browser = await launchBrowser();
     const dir = mkdtempSync(join(tmpdir(), 'usp-preview-'));
     writeFileSync(join(dir, 'reminder.txt'), 'See you soon for {{service}} on {{when}}. Parking behind the shop.');
-    t = await startTestServer({ business: demoBusiness({ mail_templates: { reminder: 'reminder.txt' } }), mail: { dir: join(dir, 'out'), templateBase: dir, startWorker: false } });
+    t = await startTestServer({
+      business: demoBusiness({ mail_templates: { reminder: 'reminder.txt' } }),
+      mail: { dir: join(dir, 'out'), templateBase: dir, startWorker: false },
+    });
     await addBusinessUser(t.server.store, EMAIL, PASSWORD, t.clock.now());
   }, 90_000);
   afterAll(async () => {
@@ -76,7 +79,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard previews each mail with the busin
     await page.goto(`${t.url}/admin/ui/mail`);
     const frame = page.frameLocator('iframe[src="/admin/ui/mail/reminder.html"]');
     expect(await frame.locator('main').textContent()).toContain('Parking behind the shop.');
-    const axeContext = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true, storageState: await context.storageState() });
+    const axeContext = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      bypassCSP: true,
+      storageState: await context.storageState(),
+    });
     for (const size of [
       { width: 390, height: 844 },
       { width: 1280, height: 800 },
@@ -85,8 +92,14 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard previews each mail with the busin
       await p.setViewportSize(size);
       await p.goto(`${t.url}/admin/ui/mail`);
       await p.addScriptTag({ content: AXE });
-      const result = (await p.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string; impact: string; help: string }> };
-      expect(result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+      const result = (await p.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
+        violations: Array<{ id: string; impact: string; help: string }>;
+      };
+      expect(
+        result.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.help}`),
+      ).toEqual([]);
       await p.close();
     }
     await axeContext.close();

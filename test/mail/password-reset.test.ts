@@ -5,7 +5,16 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { recorder } from '../support/log-recorder.js';
-import { Browser, actionOf, authorizeUrl, csrfOf, pkce, register, startOAuthServer, type OAuthTestServer } from '../oauth/support.js';
+import {
+  Browser,
+  actionOf,
+  authorizeUrl,
+  csrfOf,
+  pkce,
+  register,
+  startOAuthServer,
+  type OAuthTestServer,
+} from '../oauth/support.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 
 const EMAIL = 'ada.reset@example.com';
@@ -37,7 +46,8 @@ async function mailsTo(to: string, count: number) {
 
 /** Wait until the log has a line with this message (the reset's lookup runs after its answer). */
 async function logged(msg: string, count = 1) {
-  for (let i = 0; i < 100 && rec.lines.filter((l) => l.msg === msg).length < count; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 100 && rec.lines.filter((l) => l.msg === msg).length < count; i++)
+    await new Promise((r) => setTimeout(r, 10));
   return rec.lines.filter((l) => l.msg === msg);
 }
 
@@ -47,10 +57,14 @@ async function signUpByMail(email: string, password: string): Promise<Browser> {
   const browser = new Browser(t.url, PROXIED('198.51.100.9'));
   const login = await browser.follow(authorizeUrl(t.url, client.client_id, pkce()));
   const reg = await browser.follow(/href="([^"]+\/register)"/.exec(login.text)![1]);
-  const step = await (await browser.request(actionOf(reg.text), { form: { csrf: csrfOf(reg.text), name: 'Ada', email, password } })).text();
+  const step = await (
+    await browser.request(actionOf(reg.text), { form: { csrf: csrfOf(reg.text), name: 'Ada', email, password } })
+  ).text();
   const [mail] = await mailsTo(email, 1);
   const code = /Your code is (\d{6})\./.exec(mail.text ?? '')![1];
-  const done = await browser.request(actionOf(step), { form: { csrf: csrfOf(step), signup: /name="signup" value="([^"]+)"/.exec(step)![1], code } });
+  const done = await browser.request(actionOf(step), {
+    form: { csrf: csrfOf(step), signup: /name="signup" value="([^"]+)"/.exec(step)![1], code },
+  });
   expect(done.status).toBe(303);
   // The authorization resumes signed in: the authorization server's session is open, and it asks for consent.
   expect((await browser.follow(done.headers.get('location')!)).text).toContain('<h1>Allow ');
@@ -67,7 +81,10 @@ function from(ip: string) {
     browser,
     async forgot(email: string, extra: Record<string, string> = {}) {
       const page = await (await browser.request('/account/forgot', { headers })).text();
-      return browser.request('/account/forgot', { form: { csrf: csrfOf(page), email }, headers: { ...headers, ...extra } });
+      return browser.request('/account/forgot', {
+        form: { csrf: csrfOf(page), email },
+        headers: { ...headers, ...extra },
+      });
     },
     async reset(link: string, password: string) {
       const page = await browser.request(link, { headers });
@@ -85,7 +102,9 @@ function from(ip: string) {
 /** Ask for a reset link from `buyer`'s address and read it from the mail that arrives (the sign-up code came first). */
 async function askForLink(buyer: ReturnType<typeof from>): Promise<string> {
   expect((await buyer.forgot(EMAIL)).status).toBe(200);
-  return pathOf(linkIn((await mailsTo(EMAIL, 2)).find((m) => m.headers.get('x-usp-message-kind') === 'password_reset')!.text));
+  return pathOf(
+    linkIn((await mailsTo(EMAIL, 2)).find((m) => m.headers.get('x-usp-message-kind') === 'password_reset')!.text),
+  );
 }
 
 const linkIn = (text: string | undefined) => {
@@ -121,7 +140,9 @@ describe('a buyer resets a forgotten password by mail', () => {
 
     // The sessions the sign-up opened are over: the account page and the next authorization ask to sign in again.
     expect(await (await assistantBrowser.request('/account')).text()).toContain('<h1>Sign in</h1>');
-    const again = await assistantBrowser.follow(authorizeUrl(t.url, (await register(t.url, {}, PROXIED('198.51.100.9'))).client_id, pkce()));
+    const again = await assistantBrowser.follow(
+      authorizeUrl(t.url, (await register(t.url, {}, PROXIED('198.51.100.9'))).client_id, pkce()),
+    );
     expect(again.text).toContain('<h1>Sign in</h1>');
     expect((await buyer.signIn(EMAIL, OLD)).status).toBe(401);
     const ok = await buyer.signIn(EMAIL, NEW);
@@ -134,8 +155,14 @@ describe('a buyer resets a forgotten password by mail', () => {
     expect(metrics).toMatch(/usp_password_resets_total\{stage="completed"\} 1/);
     // No line about the reset names the email or carries the link.
     const resetLines = rec.lines.filter((l) => /password reset/.test(l.msg));
-    expect(resetLines.map((l) => l.msg)).toEqual(['password reset link sent', 'password reset completed: sessions ended']);
-    expect(resetLines.map((l) => l.fields)).toEqual([{ account: expect.stringMatching(/^acc_/) }, { account: expect.stringMatching(/^acc_/) }]);
+    expect(resetLines.map((l) => l.msg)).toEqual([
+      'password reset link sent',
+      'password reset completed: sessions ended',
+    ]);
+    expect(resetLines.map((l) => l.fields)).toEqual([
+      { account: expect.stringMatching(/^acc_/) },
+      { account: expect.stringMatching(/^acc_/) },
+    ]);
     expect(JSON.stringify(resetLines)).not.toContain(EMAIL);
     expect(JSON.stringify(rec.lines)).not.toContain(link.split('/').pop());
   });
@@ -148,7 +175,9 @@ describe('a buyer resets a forgotten password by mail', () => {
     const page = await (await buyer.browser.request(link)).text();
     expect((await buyer.reset(link, NEW)).status).toBe(200);
     // The page opened before the first use, posted again.
-    const replay = await buyer.browser.request(actionOf(page), { form: { csrf: csrfOf(page), password: 'an attacker password!' } });
+    const replay = await buyer.browser.request(actionOf(page), {
+      form: { csrf: csrfOf(page), password: 'an attacker password!' },
+    });
     expect(replay.status).toBe(410);
     expect(await replay.text()).toContain('This link cannot be used');
     expect((await buyer.browser.request(link)).status).toBe(410);
@@ -187,7 +216,11 @@ describe('a buyer resets a forgotten password by mail', () => {
     const link = await askForLink(buyer);
     const forged = await fetch(new URL(link, t.url), {
       method: 'POST',
-      headers: { ...PROXIED('203.0.113.99'), 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+      headers: {
+        ...PROXIED('203.0.113.99'),
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'cross-site',
+      },
       body: new URLSearchParams({ csrf: 'x'.repeat(32), password: 'an attacker password!' }).toString(),
     });
     expect(forged.status).toBe(403);
@@ -203,7 +236,9 @@ describe('asking for a reset tells nobody whether an email has an account', () =
     const known = await stranger.forgot(EMAIL);
     const unknown = await stranger.forgot('nobody.here@example.com');
     expect(unknown.status).toBe(known.status);
-    expect((await unknown.text()).replace('nobody.here@example.com', 'X')).toBe((await known.text()).replace(EMAIL, 'X'));
+    expect((await unknown.text()).replace('nobody.here@example.com', 'X')).toBe(
+      (await known.text()).replace(EMAIL, 'X'),
+    );
     await logged('password reset asked for an email without an account: nothing sent');
     await mailsTo(EMAIL, 2);
     for (let i = 0; i < 3; i++) await t.server.mailWorker!.tick();
@@ -244,7 +279,9 @@ describe('the limits slow whoever asks too often, never the owner', () => {
     // After the cooldown a new request sends a new link.
     t.clock.advance(5 * 60_000 + 1000);
     expect((await owner.forgot(EMAIL)).status).toBe(200);
-    expect((await mailsTo(EMAIL, 3)).filter((m) => m.headers.get('x-usp-message-kind') === 'password_reset')).toHaveLength(2);
+    expect(
+      (await mailsTo(EMAIL, 3)).filter((m) => m.headers.get('x-usp-message-kind') === 'password_reset'),
+    ).toHaveLength(2);
   });
 });
 

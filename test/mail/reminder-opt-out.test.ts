@@ -15,8 +15,18 @@ afterEach(async () => {
 });
 
 async function book(n: number, email: string) {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(n), end_date: day(n) });
-  return (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: { ...BUYER, email } })).body.booking;
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_haircut',
+    start_date: day(n),
+    end_date: day(n),
+  });
+  return (
+    await t.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: q.body.slots[0].id,
+      buyer: { ...BUYER, email },
+    })
+  ).body.booking;
 }
 
 describe('a reminder carries a link that stops the reminders of its booking', () => {
@@ -36,9 +46,15 @@ describe('a reminder carries a link that stops the reminders of its booking', ()
     jar.push(...got.headers.getSetCookie().map((c) => c.split(';')[0]));
     const form = await got.text();
     expect(form).toContain('Stop reminders for this booking?');
-    expect((await t.server.store.read((tx) => tx.mail.forSubject(other.id))).find((m) => m.kind === 'reminder')?.status).toBe('queued');
+    expect(
+      (await t.server.store.read((tx) => tx.mail.forSubject(other.id))).find((m) => m.kind === 'reminder')?.status,
+    ).toBe('queued');
 
-    const forged = await fetch(t.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'csrf=nope' });
+    const forged = await fetch(t.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'csrf=nope',
+    });
     expect(forged.status).toBe(403);
     const csrf = /name="csrf" value="([^"]+)"/.exec(form)![1];
     const posted = await fetch(t.url + path, {
@@ -48,9 +64,13 @@ describe('a reminder carries a link that stops the reminders of its booking', ()
     });
     expect(posted.status).toBe(200);
     expect(await posted.text()).toContain('Reminders stopped');
-    expect((await t.server.store.read((tx) => tx.mail.forSubject(other.id))).find((m) => m.kind === 'reminder')?.status).toBe('canceled');
+    expect(
+      (await t.server.store.read((tx) => tx.mail.forSubject(other.id))).find((m) => m.kind === 'reminder')?.status,
+    ).toBe('canceled');
 
-    const later = (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(7), end_date: day(7) })).body.slots[0];
+    const later = (
+      await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(7), end_date: day(7) })
+    ).body.slots[0];
     expect((await t.call('POST', `/bookings/${other.id}/reschedule`, { slot_id: later.id })).status).toBe(200);
     const rows = await t.server.store.read((tx) => tx.mail.forSubject(other.id));
     expect(rows.filter((m) => m.kind === 'reminder' && m.status === 'queued')).toEqual([]);

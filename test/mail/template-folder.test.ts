@@ -23,25 +23,42 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const SECRET = 'HOST-SECRET-4711';
 
 describe('the admin API refuses template paths outside the templates folder', () => {
-  test.each(['/proc/self/environ', '/etc/passwd.txt', '../outside.txt', 'a/../../outside.txt', '.env', 'sub/.hidden.txt', 'C:\\\\x.txt', 'business.json', 'a//b.txt'])(
-    'PATCH /admin/settings with %s answers 400 and stores nothing',
-    async (path) => {
-      const t = await startTestServer();
-      try {
-        const r = await t.call('PATCH', '/admin/settings', { mail_templates: { reminder: path } }, { apiKey: ADMIN_KEY, profile: null });
-        expect(r.status).toBe(400);
-        expect(JSON.stringify(r.body)).toContain('mail_templates');
-        expect(t.server.biz.def.settings.mail_templates).toBeUndefined();
-      } finally {
-        await t.close();
-      }
-    },
-  );
+  test.each([
+    '/proc/self/environ',
+    '/etc/passwd.txt',
+    '../outside.txt',
+    'a/../../outside.txt',
+    '.env',
+    'sub/.hidden.txt',
+    'C:\\\\x.txt',
+    'business.json',
+    'a//b.txt',
+  ])('PATCH /admin/settings with %s answers 400 and stores nothing', async (path) => {
+    const t = await startTestServer();
+    try {
+      const r = await t.call(
+        'PATCH',
+        '/admin/settings',
+        { mail_templates: { reminder: path } },
+        { apiKey: ADMIN_KEY, profile: null },
+      );
+      expect(r.status).toBe(400);
+      expect(JSON.stringify(r.body)).toContain('mail_templates');
+      expect(t.server.biz.def.settings.mail_templates).toBeUndefined();
+    } finally {
+      await t.close();
+    }
+  });
 
   test('a relative .txt path inside the folder is accepted', async () => {
     const t = await startTestServer();
     try {
-      const r = await t.call('PATCH', '/admin/settings', { mail_templates: { reminder: 'templates/reminder.txt' } }, { apiKey: ADMIN_KEY, profile: null });
+      const r = await t.call(
+        'PATCH',
+        '/admin/settings',
+        { mail_templates: { reminder: 'templates/reminder.txt' } },
+        { apiKey: ADMIN_KEY, profile: null },
+      );
       expect(r.status).toBe(200);
       expect(r.body.settings.mail_templates).toEqual({ reminder: 'templates/reminder.txt' });
     } finally {
@@ -56,7 +73,9 @@ describe('the business file reader refuses them too', () => {
     raw.settings = { mail_templates: { booking_confirmed: '/proc/self/environ' } };
     const file = join(dir, 'business-abs.json');
     writeFileSync(file, JSON.stringify(raw));
-    await expect(loadBusinessFile(file)).rejects.toMatchObject({ issues: [{ path: 'settings.mail_templates.booking_confirmed' }] });
+    await expect(loadBusinessFile(file)).rejects.toMatchObject({
+      issues: [{ path: 'settings.mail_templates.booking_confirmed' }],
+    });
   });
 });
 
@@ -64,12 +83,26 @@ describe('a template that cannot be used at start falls back to the built-in tex
   async function confirmation(mailTemplates: Record<string, string>, templateBase: string) {
     const sink = await startSmtpSink();
     const rec = recorder();
-    const t = await startTestServer({ log: rec.log, business: demoBusiness({ mail_templates: mailTemplates }), mail: { smtpUrl: sink.url, templateBase, startWorker: false } });
+    const t = await startTestServer({
+      log: rec.log,
+      business: demoBusiness({ mail_templates: mailTemplates }),
+      mail: { smtpUrl: sink.url, templateBase, startWorker: false },
+    });
     try {
-      const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
-      expect((await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER })).status).toBe(201);
+      const q = await t.call('POST', '/availability/query', {
+        service_id: 'svc_haircut',
+        start_date: day(3),
+        end_date: day(3),
+      });
+      expect(
+        (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER }))
+          .status,
+      ).toBe(201);
       await t.server.mailWorker!.tick();
-      return { mail: sink.to(BUYER.email)[0], warnings: rec.lines.filter((l) => l.level === 'warn' && l.msg.startsWith('mail template not used')) };
+      return {
+        mail: sink.to(BUYER.email)[0],
+        warnings: rec.lines.filter((l) => l.level === 'warn' && l.msg.startsWith('mail template not used')),
+      };
     } finally {
       await t.close();
       await sink.close();
@@ -116,7 +149,12 @@ describe('a template that cannot be used at start falls back to the built-in tex
     const sink = await startSmtpSink();
     const first = await start(recorder().log, sink.url);
     // What an earlier version let the admin API store.
-    await first.store.transaction((tx) => importDefinition(tx, { ...business, settings: { ...business.settings, mail_templates: { booking_confirmed: hostFile } } }));
+    await first.store.transaction((tx) =>
+      importDefinition(tx, {
+        ...business,
+        settings: { ...business.settings, mail_templates: { booking_confirmed: hostFile } },
+      }),
+    );
     await first.close();
     const rec = recorder();
     const second = await start(rec.log, sink.url);
@@ -149,7 +187,10 @@ describe('a template that cannot be used at start falls back to the built-in tex
 describe('the templates folder is the operator’s to name', () => {
   test('--mail-templates-dir names it; else the business file’s folder; the demo has none', async () => {
     const { mailOptions } = await import('../../src/server/cli/mail.js');
-    expect(mailOptions({ 'mail-templates-dir': '/srv/usp/templates', config: '/srv/usp/business.json' } as never, {})?.templateBase).toBe('/srv/usp/templates');
+    expect(
+      mailOptions({ 'mail-templates-dir': '/srv/usp/templates', config: '/srv/usp/business.json' } as never, {})
+        ?.templateBase,
+    ).toBe('/srv/usp/templates');
     expect(mailOptions({ config: '/srv/usp/business.json' } as never, {})?.templateBase).toBe('/srv/usp');
     expect(mailOptions({ demo: true } as never, {})?.templateBase).toBeUndefined();
   });

@@ -22,7 +22,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the waitlist offer page acts as the entry and n
   beforeAll(async () => {
     browser = await launchBrowser();
     sink = await startSmtpSink();
-    t = await startTestServer({ mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
+    t = await startTestServer({
+      mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false },
+    });
   }, 90_000);
   afterAll(async () => {
     await t?.close();
@@ -45,12 +47,27 @@ describe.skipIf(!HAVE_CHROMIUM)('the waitlist offer page acts as the entry and n
 
   /** A full yoga class, two people waiting for it, and the class freed: both are offered a place. */
   async function offers(n: number, emails: string[]) {
-    const slot = (await t.call('POST', '/availability/query', { service_id: 'svc_yoga_class', start_date: day(n), end_date: day(n) })).body.slots[0];
-    const big = await t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: { ...BUYER, email: `party${n}@example.com` }, party_size: 12 });
+    const slot = (
+      await t.call('POST', '/availability/query', {
+        service_id: 'svc_yoga_class',
+        start_date: day(n),
+        end_date: day(n),
+      })
+    ).body.slots[0];
+    const big = await t.call('POST', '/bookings', {
+      service_id: 'svc_yoga_class',
+      slot_id: slot.id,
+      buyer: { ...BUYER, email: `party${n}@example.com` },
+      party_size: 12,
+    });
     expect(big.status).toBe(201);
     const entries: string[] = [];
     for (const email of emails) {
-      const j = await t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: { ...BUYER, email } });
+      const j = await t.call('POST', '/waitlist', {
+        service_id: 'svc_yoga_class',
+        slot_id: slot.id,
+        buyer: { ...BUYER, email },
+      });
       expect(j.status).toBe(201);
       entries.push(j.body.entry.id);
     }
@@ -64,9 +81,13 @@ describe.skipIf(!HAVE_CHROMIUM)('the waitlist offer page acts as the entry and n
     const page = await context.newPage();
     await page.goto(url);
     await page.addScriptTag({ content: AXE });
-    const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string; impact: string; help: string }> };
+    const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
+      violations: Array<{ id: string; impact: string; help: string }>;
+    };
     await context.close();
-    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help}`);
   }
 
   /** The page's form as a program would post it: the CSRF cookie and field from a GET, then the post. */
@@ -105,11 +126,19 @@ describe.skipIf(!HAVE_CHROMIUM)('the waitlist offer page acts as the entry and n
     expect(await axe(page.url(), 'phone')).toEqual([]);
 
     const rest = await t.call('GET', `/bookings/${bookingId}`, undefined, { profile: null, apiKey: ADMIN_KEY });
-    expect([rest.status, rest.body.booking.status, rest.body.booking.service_id]).toEqual([200, 'confirmed', 'svc_yoga_class']);
+    expect([rest.status, rest.body.booking.status, rest.body.booking.service_id]).toEqual([
+      200,
+      'confirmed',
+      'svc_yoga_class',
+    ]);
     const entry = await t.call('GET', `/waitlist/${first}`);
     expect(entry.body.entry.status).toBe('accepted');
     const client = new Client({ name: 'offer-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', t.url), { requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', t.url), {
+        requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } },
+      }),
+    );
     const mcp = (await client.callTool({ name: 'usp_bookings_get', arguments: { booking_id: bookingId } })) as {
       isError?: boolean;
       structuredContent: { booking: { id: string; status: string } };
@@ -148,7 +177,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the waitlist offer page acts as the entry and n
     // Nor does the admin-free REST route take another entry's credential.
     const rest = await fetch(`${t.url}/waitlist/${mine}/accept`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${theirToken}`, 'usp-agent': `profile="${PLATFORM}"` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${theirToken}`,
+        'usp-agent': `profile="${PLATFORM}"`,
+      },
       body: '{}',
     });
     expect(rest.status).toBe(401);

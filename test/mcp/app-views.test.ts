@@ -28,7 +28,9 @@ const LINKED: Record<string, string> = {
 
 async function expectViews(client: any): Promise<void> {
   const { tools } = await client.listTools();
-  const links = Object.fromEntries(tools.filter((t: any) => t._meta?.ui?.resourceUri).map((t: any) => [t.name, t._meta.ui.resourceUri]));
+  const links = Object.fromEntries(
+    tools.filter((t: any) => t._meta?.ui?.resourceUri).map((t: any) => [t.name, t._meta.ui.resourceUri]),
+  );
   expect(links).toEqual(LINKED);
   const listed = (await client.listResources()).resources.filter((r: any) => r.uri.startsWith('ui://'));
   expect(listed.map((r: any) => r.uri).sort()).toEqual(
@@ -92,7 +94,10 @@ describe('views on every transport', () => {
   }, 60_000);
 
   it('the stateless 2026-07-28 era on /mcp: the same links and the same view resources', async () => {
-    const client = new Client({ name: 'apps-modern', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new Client(
+      { name: 'apps-modern', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
     try {
       expect(client.getProtocolEra()).toBe('modern');
@@ -106,7 +111,11 @@ describe('views on every transport', () => {
     const plain = new Client({ name: 'no-ui', version: '1' });
     const host = new Client(
       { name: 'ui-host', version: '1' },
-      { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } as never },
+      {
+        capabilities: {
+          extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+        } as never,
+      },
     );
     await plain.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
     await host.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`)));
@@ -126,7 +135,12 @@ describe('views on every transport', () => {
   it("a result of a tool with a view carries what the view shows under _meta['dev.usp-server/view']; a tool without one carries none", async () => {
     const conn = await connectMcp('v2', 'memory', t);
     try {
-      const q = await conn.call('usp_availability_query', { service_id: 'svc_haircut', start_date: testDay(4), end_date: testDay(4), limit: 3 });
+      const q = await conn.call('usp_availability_query', {
+        service_id: 'svc_haircut',
+        start_date: testDay(4),
+        end_date: testDay(4),
+        limit: 3,
+      });
       expect((q as any)._meta['dev.usp-server/view']).toMatchObject({
         business: 'Maple & Pine Salon and Studio',
         zone: 'America/New_York',

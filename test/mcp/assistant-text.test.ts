@@ -17,10 +17,13 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const text = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
-const call = (tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) => env.conn.call(tool, { ...args, ...meta(undefined, extra) });
+const call = (tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  env.conn.call(tool, { ...args, ...meta(undefined, extra) });
 const book = async (service_id: string, slot_id: string, buyer: Record<string, unknown> = BUYER) =>
   call('usp_bookings_create', { service_id, slot_id, buyer }, { idempotency_key: randomUUID() });
-const firstSlot = async (service_id: string, n: number) => (await call('usp_availability_query', { service_id, start_date: day(n), end_date: day(n) })).structuredContent.slots[0];
+const firstSlot = async (service_id: string, n: number) =>
+  (await call('usp_availability_query', { service_id, start_date: day(n), end_date: day(n) })).structuredContent
+    .slots[0];
 
 const FACTS: Record<TextFact, (t: string, r: ToolResult) => boolean> = {
   business: (t) => t.includes('Maple & Pine Salon and Studio'),
@@ -35,14 +38,19 @@ const FACTS: Record<TextFact, (t: string, r: ToolResult) => boolean> = {
   zone: (t) => /America\/New_York|\bE[SD]T\b/.test(t),
   slot_ids: (t, r) => (r.structuredContent.slots ?? []).every((s: any) => t.includes(s.id)),
   resource_ids: (t, r) => {
-    const ids = [...(r.structuredContent.slots ?? []).flatMap((s: any) => s.resources ?? []), ...(r.structuredContent.booking?.resources ?? [])].map((x: any) => x.id);
+    const ids = [
+      ...(r.structuredContent.slots ?? []).flatMap((s: any) => s.resources ?? []),
+      ...(r.structuredContent.booking?.resources ?? []),
+    ].map((x: any) => x.id);
     return ids.length > 0 && ids.every((id: string) => t.includes(id));
   },
   counts: (t) => /\b\d+ (open|bookings?)\b/.test(t),
   offer_channel: (t) => /webhook/.test(t),
   offer_window: (t) => /offer stays open \d+ (minutes|hours)/.test(t),
   // The credential is the platform's: the text names the id to reach the entry by, never the credential (DECISIONS).
-  later_access: (t) => /call usp_waitlist_get with entry_id \S+ from this same platform/.test(t) && !t.includes('booking_scoped_credential'),
+  later_access: (t) =>
+    /call usp_waitlist_get with entry_id \S+ from this same platform/.test(t) &&
+    !t.includes('booking_scoped_credential'),
   held_slot: (t) => /Slot held \(hold \w+\): [^,]+, \w{3}, \w{3} \d+, \d{4}, \d+:\d\d [AP]M/.test(t),
   next_step: (t) => /usp_\w+|cursor/.test(t),
 };
@@ -71,7 +79,9 @@ describe("each tool's text carries what its description tells the model to say",
     expect(text(await call('usp_services_get', { service_id: 'svc_bridal_trial' }))).toContain(
       'a $45.00 deposit paid when booking by a payment link (open up to 24 hours after booking, closing 1 hour before the start if that comes sooner), the rest at the appointment',
     );
-    expect(text(await call('usp_services_get', { service_id: 'svc_massage_60' }))).toContain('paid in full when booking, by a payment link');
+    expect(text(await call('usp_services_get', { service_id: 'svc_massage_60' }))).toContain(
+      'paid in full when booking, by a payment link',
+    );
   });
 
   it("usp_services_list and usp_services_lookup name the business and each service's terms", async () => {
@@ -89,7 +99,11 @@ describe("each tool's text carries what its description tells the model to say",
 
   it('a hold says what it keeps: the service and the start in words, with the zone, and until when', async () => {
     const slot = await firstSlot('svc_haircut', 3);
-    const r = await call('usp_availability_hold', { service_id: 'svc_haircut', slot_id: slot.id }, { idempotency_key: randomUUID() });
+    const r = await call(
+      'usp_availability_hold',
+      { service_id: 'svc_haircut', slot_id: slot.id },
+      { idempotency_key: randomUUID() },
+    );
     expectPromises('usp_availability_hold', r);
     expect(text(r)).toContain('Haircut & Style');
   });
@@ -100,7 +114,12 @@ describe("each tool's text carries what its description tells the model to say",
     expectPromises('usp_bookings_create', r);
     const t = text(r);
     const start = Date.parse(r.structuredContent.booking.slot.start);
-    const deadline = new Intl.DateTimeFormat('en-GB', { timeZone: 'America/New_York', weekday: 'short', day: 'numeric', month: 'short' })
+    const deadline = new Intl.DateTimeFormat('en-GB', {
+      timeZone: 'America/New_York',
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+    })
       .format(new Date(start - 86_400_000))
       .replace(',', '');
     expect(t).toMatch(new RegExp(`Cancel: free until ${deadline} 2026 \\d+:\\d\\d E[SD]T, then \\$20\\.00`));
@@ -113,24 +132,33 @@ describe("each tool's text carries what its description tells the model to say",
     const slot = await firstSlot('svc_massage_60', 3);
     const t = text(await book('svc_massage_60', slot.id));
     expect(t).toMatch(/must pay \$110\.00 at \S+\/checkout\//);
-    expect(t).toContain("The business's payment window: a link is open up to 24 hours after booking, closing 1 hour before the start if that comes sooner");
+    expect(t).toContain(
+      "The business's payment window: a link is open up to 24 hours after booking, closing 1 hour before the start if that comes sooner",
+    );
   });
 
   it('uspserver_bookings_list has a real summary: how many, by status, one line per booking and how to page on', async () => {
     const a = await book('svc_haircut', (await firstSlot('svc_haircut', 4)).id);
     const b = await book('svc_massage_60', (await firstSlot('svc_massage_60', 4)).id);
     const bookings = [a.structuredContent.booking, b.structuredContent.booking];
-    const t = summarize('uspserver_bookings_list', { bookings, pagination: { has_more: true, next_cursor: 'c1' } }, [], {
-      zone: 'America/New_York',
-      currency: 'USD',
-      business: env.server!.server.biz,
-      now: env.now(),
-    });
+    const t = summarize(
+      'uspserver_bookings_list',
+      { bookings, pagination: { has_more: true, next_cursor: 'c1' } },
+      [],
+      {
+        zone: 'America/New_York',
+        currency: 'USD',
+        business: env.server!.server.biz,
+        now: env.now(),
+      },
+    );
     expect(t).not.toContain('done.');
     expect(t).toMatch(/^2 bookings \(1 confirmed, 1 requires_action\)/);
     for (const x of bookings) expect(t).toContain(x.id);
     expect(t).toContain('cursor "c1"');
-    const facts = TEXT_PROMISES.uspserver_bookings_list!.filter((f) => !FACTS[f](t, { structuredContent: {}, content: [] }));
+    const facts = TEXT_PROMISES.uspserver_bookings_list!.filter(
+      (f) => !FACTS[f](t, { structuredContent: {}, content: [] }),
+    );
     expect(facts).toEqual([]);
   });
 });
@@ -138,9 +166,15 @@ describe("each tool's text carries what its description tells the model to say",
 describe('a policy fee is recorded on the payment and said, for every payment timing, and can be priced before acting', () => {
   // TEST_NOW is 12:00 New York on day 0: a slot tomorrow morning is inside every 24-hour window.
   const lateHaircut = async () => {
-    const slots = (await call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) })).structuredContent.slots;
+    const slots = (
+      await call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) })
+    ).structuredContent.slots;
     const r = await book('svc_haircut', slots[0].id);
-    return { booking: r.structuredContent.booking, r, other: slots.find((s: any) => s.start !== slots[0].start && s.resources[0].id === slots[0].resources[0].id) };
+    return {
+      booking: r.structuredContent.booking,
+      r,
+      other: slots.find((s: any) => s.start !== slots[0].start && s.resources[0].id === slots[0].resources[0].id),
+    };
   };
 
   it('a pay-at-the-salon booking inside the late window says the free windows closed and how to price a change', async () => {
@@ -156,7 +190,9 @@ describe('a policy fee is recorded on the payment and said, for every payment ti
     expect(text(c)).toContain('Cancelling now costs a $20.00 late-cancellation fee, $20.00 due from the person');
     expect(c.structuredContent.quote).toMatchObject({ allowed: true, fee: 2000, refund: 0, amount_due: 2000 });
     const q = await call('uspserver_bookings_quote', { booking_id: booking.id, change: 'reschedule' });
-    expect(text(q)).toContain('Rescheduling now costs a $10.00 late-reschedule fee, added to what is paid at the appointment');
+    expect(text(q)).toContain(
+      'Rescheduling now costs a $10.00 late-reschedule fee, added to what is paid at the appointment',
+    );
     const after = await call('usp_bookings_get', { booking_id: booking.id });
     expect(after.structuredContent.booking.revision).toBe(booking.revision);
     expect(after.structuredContent.booking.status).toBe('confirmed');
@@ -164,9 +200,15 @@ describe('a policy fee is recorded on the payment and said, for every payment ti
 
   it('a late reschedule of a pay-at-the-salon booking records the $10 fee on payment.amount and warns', async () => {
     const { booking, other } = await lateHaircut();
-    const r = await call('usp_bookings_reschedule', { booking_id: booking.id, slot_id: other.id }, { idempotency_key: randomUUID() });
+    const r = await call(
+      'usp_bookings_reschedule',
+      { booking_id: booking.id, slot_id: other.id },
+      { idempotency_key: randomUUID() },
+    );
     expectPromises('usp_bookings_reschedule', r);
-    expect(r.structuredContent.messages).toEqual([expect.objectContaining({ type: 'warning', code: 'late_reschedule_fee' })]);
+    expect(r.structuredContent.messages).toEqual([
+      expect.objectContaining({ type: 'warning', code: 'late_reschedule_fee' }),
+    ]);
     expect(r.structuredContent.booking.payment).toMatchObject({ timing: 'at_service', amount: 7500 });
     expect(text(r)).toContain('A late-reschedule fee of $10.00 applies (moved less than 24 hours before the start)');
     expect(text(r)).toContain('$75.00 is paid at the appointment');
@@ -177,7 +219,10 @@ describe('a policy fee is recorded on the payment and said, for every payment ti
   it('a no-show records the fee as due and warns, also when payment was at the appointment', async () => {
     const { booking } = await lateHaircut();
     const t = env.server!;
-    const res = await t.call('POST', `/admin/bookings/${booking.id}/no-show`, undefined, { apiKey: 'test-admin-key-0123456789', profile: null });
+    const res = await t.call('POST', `/admin/bookings/${booking.id}/no-show`, undefined, {
+      apiKey: 'test-admin-key-0123456789',
+      profile: null,
+    });
     expect(res.status).toBe(200);
     expect(res.body.messages).toEqual([expect.objectContaining({ type: 'warning', code: 'no_show_fee' })]);
     expect(res.body.booking.payment).toMatchObject({ status: 'pending', amount_due: 3250 });
@@ -186,27 +231,44 @@ describe('a policy fee is recorded on the payment and said, for every payment ti
 
 describe('text that cannot mislead: counts say what they count, full slots say so, resources carry their ids', () => {
   it('a day with a full class counts open and full slots apart and marks the full one as waitlist only', async () => {
-    const slots = (await call('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(2), end_date: day(2) })).structuredContent.slots;
-    await call('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slots[0].id, buyer: BUYER, party_size: 12 }, { idempotency_key: randomUUID() });
-    const r = await call('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(2), end_date: day(2) });
+    const slots = (
+      await call('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(2), end_date: day(2) })
+    ).structuredContent.slots;
+    await call(
+      'usp_bookings_create',
+      { service_id: 'svc_yoga_class', slot_id: slots[0].id, buyer: BUYER, party_size: 12 },
+      { idempotency_key: randomUUID() },
+    );
+    const r = await call('usp_availability_query', {
+      service_id: 'svc_yoga_class',
+      start_date: day(2),
+      end_date: day(2),
+    });
     expectPromises('usp_availability_query', r);
     const all = r.structuredContent.slots;
     const full = all.filter((s: any) => s.state === 'waitlist');
     expect(full.length).toBeGreaterThan(0);
     const t = text(r);
-    expect(t).toContain(`${all.length} slots (${all.length - full.length} open, ${full.length} full: join its waitlist with usp_waitlist_join)`);
+    expect(t).toContain(
+      `${all.length} slots (${all.length - full.length} open, ${full.length} full: join its waitlist with usp_waitlist_join)`,
+    );
     expect(t).not.toContain('every open slot');
     for (const s of full) expect(t).toMatch(new RegExp(`\\(FULL: waitlist only\\) ${s.id}`));
     expect(t).toContain('Fay Morgan res_instructor_fay');
   });
 
   it('usp_waitlist_join says how an offer reaches the person, how long it stays open, and how to reach the entry later', async () => {
-    const r = await call('usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: BUYER }, { idempotency_key: randomUUID() });
+    const r = await call(
+      'usp_waitlist_join',
+      { service_id: 'svc_yoga_class', buyer: BUYER },
+      { idempotency_key: randomUUID() },
+    );
     expectPromises('usp_waitlist_join', r);
     const t = text(r);
     expect(t).toContain('waitlist.offered webhook event');
     expect(t).toContain('An offer stays open 15 minutes');
-    if (r.structuredContent.booking_scoped_credential) expect(t).toMatch(/To read or change it later, call usp_waitlist_get/);
+    if (r.structuredContent.booking_scoped_credential)
+      expect(t).toMatch(/To read or change it later, call usp_waitlist_get/);
   });
 });
 
@@ -225,7 +287,11 @@ describe('schemas a model can obey, in a tool list under 30 KB', () => {
     const first = await call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER });
     const key = first._meta?.usp?.idempotency_key;
     expect(key).toMatch(/^[0-9a-f-]{36}$/);
-    const retry = await call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER }, { idempotency_key: key });
+    const retry = await call(
+      'usp_bookings_create',
+      { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER },
+      { idempotency_key: key },
+    );
     expect(retry.structuredContent.booking.id).toBe(first.structuredContent.booking.id);
   });
 });
@@ -235,8 +301,12 @@ describe('bad input is never silent: an unknown member is ignored with a warning
     const slot = await firstSlot('svc_haircut', 6);
     const r = await book('svc_haircut', slot.id, { ...BUYER, phone: '+12125550100' });
     expect(r.structuredContent.booking.buyer.phone_number).toBeUndefined();
-    expect(r.structuredContent.messages).toEqual([expect.objectContaining({ type: 'warning', code: 'unknown_member', path: '$.buyer.phone' })]);
-    expect(text(r)).toContain('buyer.phone is not a member of this call and was ignored: did you mean buyer.phone_number?');
+    expect(r.structuredContent.messages).toEqual([
+      expect.objectContaining({ type: 'warning', code: 'unknown_member', path: '$.buyer.phone' }),
+    ]);
+    expect(text(r)).toContain(
+      'buyer.phone is not a member of this call and was ignored: did you mean buyer.phone_number?',
+    );
   });
 
   it('a refused call names the unknown member that probably meant the missing one', async () => {

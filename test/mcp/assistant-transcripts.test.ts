@@ -12,7 +12,12 @@ import { BUYER, startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, meta, nyDate, type McpConn, type ToolResult } from './helpers.js';
 
 const NIGHT = Date.parse('2026-12-02T04:00:00Z'); // 11 PM in New York, Tue 1 Dec 2026
-const WRITES = new Set(['usp_availability_hold', 'usp_bookings_create', 'usp_bookings_cancel', 'uspserver_bookings_renew_payment']);
+const WRITES = new Set([
+  'usp_availability_hold',
+  'usp_bookings_create',
+  'usp_bookings_cancel',
+  'uspserver_bookings_renew_payment',
+]);
 const transcript: string[] = [];
 
 let t: TestServer;
@@ -28,8 +33,15 @@ afterAll(async () => {
 });
 
 /** One step: the call as an assistant makes it, and the only thing it reads back, the text. */
-async function say(request: string, tool: string, args: Record<string, unknown>): Promise<{ text: string; r: ToolResult }> {
-  const r = await conn.call(tool, { ...args, ...meta(undefined, WRITES.has(tool) ? { idempotency_key: randomUUID() } : {}) });
+async function say(
+  request: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ text: string; r: ToolResult }> {
+  const r = await conn.call(tool, {
+    ...args,
+    ...meta(undefined, WRITES.has(tool) ? { idempotency_key: randomUUID() } : {}),
+  });
   const text = r.content.map((c) => c.text).join('\n');
   transcript.push(`\n>>> ${request}\n--- ${tool} ${JSON.stringify(args)}\n${text}`);
   return { text, r };
@@ -57,11 +69,15 @@ describe('five requests, read from the text alone', () => {
     const card = await say('Book a massage tomorrow morning', 'usp_services_get', { service_id: 'svc_massage_60' });
     expect(card.text).toContain('closing 1 hour before the start if that comes sooner');
     const b = await bookFirst('Book a massage tomorrow morning', 'svc_massage_60', nyDate(NIGHT, 1));
-    expect(b.text).toMatch(/NOT confirmed and NOT paid yet: the person must pay \$110\.00 at \S+ before Wed, Dec 2, 2026, 9:00 AM EST/);
+    expect(b.text).toMatch(
+      /NOT confirmed and NOT paid yet: the person must pay \$110\.00 at \S+ before Wed, Dec 2, 2026, 9:00 AM EST/,
+    );
   });
 
   it('"I want the bridal trial, what do I pay now?": the deposit now, the rest at the appointment, and what a late cancel keeps', async () => {
-    const card = await say('I want the bridal trial, what do I pay now?', 'usp_services_get', { service_id: 'svc_bridal_trial' });
+    const card = await say('I want the bridal trial, what do I pay now?', 'usp_services_get', {
+      service_id: 'svc_bridal_trial',
+    });
     expect(card.text).toMatch(/\$45\.00 deposit/);
     const b = await bookFirst('Book the bridal trial', 'svc_bridal_trial', nyDate(t.clock.now(), 4));
     expect(b.text).toMatch(/must pay \$45\.00/);
@@ -79,7 +95,9 @@ describe('five requests, read from the text alone', () => {
     const b = await bookFirst('Book a massage on Saturday', 'svc_massage_60', nyDate(t.clock.now(), 4));
     const id = b.text.match(/Booking (bkg_\w+)/)![1];
     t.clock.set(Date.parse(b.r.structuredContent.booking.expires_at) + 60_000);
-    const got = await say('I missed the payment link, can I still have that massage?', 'usp_bookings_get', { booking_id: id });
+    const got = await say('I missed the payment link, can I still have that massage?', 'usp_bookings_get', {
+      booking_id: id,
+    });
     expect(got.text).toMatch(/status canceled/);
     expect(got.text).toContain(`uspserver_bookings_renew_payment with booking_id ${id}`);
     const renewed = await say('Yes, renew it', 'uspserver_bookings_renew_payment', { booking_id: id });

@@ -21,9 +21,18 @@ afterAll(async () => {
 });
 
 async function bookHaircut(n: number): Promise<any> {
-  const q = await conn.call('usp_availability_query', { service_id: 'svc_haircut', start_date: nyDate(t.clock.now(), n), end_date: nyDate(t.clock.now(), n) });
+  const q = await conn.call('usp_availability_query', {
+    service_id: 'svc_haircut',
+    start_date: nyDate(t.clock.now(), n),
+    end_date: nyDate(t.clock.now(), n),
+  });
   const slot = q.structuredContent.slots[0];
-  const r = await conn.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: randomUUID() }) });
+  const r = await conn.call('usp_bookings_create', {
+    service_id: 'svc_haircut',
+    slot_id: slot.id,
+    buyer: BUYER,
+    ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+  });
   expect(errorCodes(r)).toEqual([]);
   return r.structuredContent.booking;
 }
@@ -52,7 +61,11 @@ describe('usp_bookings_update refuses members it cannot change, naming the tool 
 
 describe('a dispute opened by the business is visible to the platform through usp_bookings_get', () => {
   it('the booking read over MCP carries the dispute, and the result validates against the OpenRPC result schema', async () => {
-    const q = await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: nyDate(t.clock.now(), 3), end_date: nyDate(t.clock.now(), 3) });
+    const q = await conn.call('usp_availability_query', {
+      service_id: 'svc_massage_60',
+      start_date: nyDate(t.clock.now(), 3),
+      end_date: nyDate(t.clock.now(), 3),
+    });
     const created = await conn.call('usp_bookings_create', {
       service_id: 'svc_massage_60',
       slot_id: q.structuredContent.slots[0].id,
@@ -63,10 +76,20 @@ describe('a dispute opened by the business is visible to the platform through us
     const due = b.actions[0].payment_context;
     await conn.call('usp_bookings_confirm_payment', {
       booking_id: b.id,
-      payment_result: { status: 'paid', transaction_id: 'txn_mcp', amount_paid: due.amount_due, currency: due.currency },
+      payment_result: {
+        status: 'paid',
+        transaction_id: 'txn_mcp',
+        amount_paid: due.amount_due,
+        currency: due.currency,
+      },
       ...meta(PLATFORM, { idempotency_key: randomUUID() }),
     });
-    const opened = await t.call('POST', `/admin/bookings/${b.id}/dispute`, { reason: 'unauthorized' }, { profile: null, apiKey: ADMIN_KEY });
+    const opened = await t.call(
+      'POST',
+      `/admin/bookings/${b.id}/dispute`,
+      { reason: 'unauthorized' },
+      { profile: null, apiKey: ADMIN_KEY },
+    );
     expect(opened.status).toBe(200);
     const read = await conn.call('usp_bookings_get', { booking_id: b.id, ...meta() });
     expect(read.structuredContent.booking.dispute).toMatchObject({ status: 'opened', reason: 'unauthorized' });

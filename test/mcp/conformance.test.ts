@@ -9,14 +9,29 @@ import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY, BUYER, OTHER_PLATFORM, PLATFORM, startTestServer, type TestServer } from '../support/server.js';
-import { assertValid, deepResolve, describeConformance, mcpToolNames, openrpcDoc, openrpcMethod, validateMcpParams, validateMcpResult, OPENRPC_ID } from '../support/spec.js';
+import {
+  assertValid,
+  deepResolve,
+  describeConformance,
+  mcpToolNames,
+  openrpcDoc,
+  openrpcMethod,
+  validateMcpParams,
+  validateMcpResult,
+  OPENRPC_ID,
+} from '../support/spec.js';
 import { connectMcp, errorCodes, meta, nyDate, type McpConn, type ToolResult } from './helpers.js';
 
 /** Tools of ours beyond the OpenRPC document, under our own prefix (docs/DECISIONS.md: the buyer's history, the quote). */
 const OUR_TOOLS = ['uspserver_bookings_list', 'uspserver_bookings_quote', 'uspserver_bookings_renew_payment'];
 
 /** The newer text's feed-subscription methods, adopted beside the pinned document (checked against the newer OpenRPC in feed-subscription-tools.test.ts). */
-const NEXT_TOOLS = ['usp_services_feed_subscription_get', 'usp_services_feed_subscription_pause', 'usp_services_feed_subscription_resume', 'usp_services_feed_unsubscribe'];
+const NEXT_TOOLS = [
+  'usp_services_feed_subscription_get',
+  'usp_services_feed_subscription_pause',
+  'usp_services_feed_subscription_resume',
+  'usp_services_feed_unsubscribe',
+];
 
 /** The OpenRPC business tools this server implements: every method except the discovery registry. */
 const expectedTools = (): string[] => mcpToolNames().filter((n) => !n.startsWith('usp_registry_'));
@@ -48,7 +63,8 @@ function sampleValues(schema: any, path: string[] = []): Array<{ path: string[];
   const out: Array<{ path: string[]; value: unknown; kind: string }> = [];
   if (Array.isArray(schema.examples)) for (const v of schema.examples) out.push({ path, value: v, kind: 'example' });
   if (schema.default !== undefined) out.push({ path, value: schema.default, kind: 'default' });
-  for (const [k, sub] of Object.entries((schema.properties ?? {}) as Record<string, any>)) out.push(...sampleValues(sub, [...path, k]));
+  for (const [k, sub] of Object.entries((schema.properties ?? {}) as Record<string, any>))
+    out.push(...sampleValues(sub, [...path, k]));
   return out;
 }
 
@@ -146,46 +162,115 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     await ok('usp_services_get', { service_id: 'svc_haircut' });
     await ok('usp_services_lookup', { ids: ['svc_haircut', 'svc_massage_60'] });
     await ok('usp_services_feed', { limit: 5 });
-    await ok('usp_services_feed_subscribe', { callback_url: 'https://platform.example/hooks/catalog', ...meta(PLATFORM, key()) });
+    await ok('usp_services_feed_subscribe', {
+      callback_url: 'https://platform.example/hooks/catalog',
+      ...meta(PLATFORM, key()),
+    });
 
     // Availability and holds
-    const slots = (await ok('usp_availability_query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) })).slots as any[];
+    const slots = (
+      await ok('usp_availability_query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) })
+    ).slots as any[];
     const starts = [...new Set(slots.map((s) => s.start))];
     const at = (i: number) => slots.find((s) => s.start === starts[i]);
-    const hold = (await ok('usp_availability_hold', { service_id: 'svc_haircut', slot_id: at(0).id, ...meta(PLATFORM, key()) })).hold;
+    const hold = (
+      await ok('usp_availability_hold', { service_id: 'svc_haircut', slot_id: at(0).id, ...meta(PLATFORM, key()) })
+    ).hold;
     await ok('usp_availability_release', { hold_id: hold.id, ...meta(PLATFORM, key()) });
 
     // A booking through its life
-    const booking = (await ok('usp_bookings_create', { service_id: 'svc_haircut', slot_id: at(1).id, buyer: BUYER, ...meta(PLATFORM, key()) })).booking;
+    const booking = (
+      await ok('usp_bookings_create', {
+        service_id: 'svc_haircut',
+        slot_id: at(1).id,
+        buyer: BUYER,
+        ...meta(PLATFORM, key()),
+      })
+    ).booking;
     await ok('usp_bookings_get', { booking_id: booking.id, ...meta() });
-    await ok('usp_bookings_update', { booking_id: booking.id, notes: 'Prefers a quiet chair.', ...meta(PLATFORM, key()) });
+    await ok('usp_bookings_update', {
+      booking_id: booking.id,
+      notes: 'Prefers a quiet chair.',
+      ...meta(PLATFORM, key()),
+    });
     await ok('usp_bookings_reschedule', { booking_id: booking.id, slot_id: at(2).id, ...meta(PLATFORM, key()) });
     await ok('usp_bookings_cancel', { booking_id: booking.id, reason: 'conformance run', ...meta(PLATFORM, key()) });
 
     // Manual confirmation by the business itself
-    const [consult] = (await ok('usp_availability_query', { service_id: 'svc_color_consult', start_date: day(3), end_date: day(3) })).slots;
-    const pending = (await ok('usp_bookings_create', { service_id: 'svc_color_consult', slot_id: consult.id, buyer: BUYER, ...meta(PLATFORM, key()) })).booking;
+    const [consult] = (
+      await ok('usp_availability_query', { service_id: 'svc_color_consult', start_date: day(3), end_date: day(3) })
+    ).slots;
+    const pending = (
+      await ok('usp_bookings_create', {
+        service_id: 'svc_color_consult',
+        slot_id: consult.id,
+        buyer: BUYER,
+        ...meta(PLATFORM, key()),
+      })
+    ).booking;
     expect(pending.status).toBe('pending');
-    const confirmed = (await ok('usp_bookings_confirm', { booking_id: pending.id, ...meta(PLATFORM, { authorization: { mechanism: 'api_key', credential: ADMIN_KEY } }) })).booking;
+    const confirmed = (
+      await ok('usp_bookings_confirm', {
+        booking_id: pending.id,
+        ...meta(PLATFORM, { authorization: { mechanism: 'api_key', credential: ADMIN_KEY } }),
+      })
+    ).booking;
     expect(confirmed.status).toBe('confirmed');
 
     // Paid at booking
-    const [massage] = (await ok('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) })).slots;
-    const unpaid = (await ok('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: massage.id, buyer: BUYER, ...meta(PLATFORM, key()) })).booking;
+    const [massage] = (
+      await ok('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) })
+    ).slots;
+    const unpaid = (
+      await ok('usp_bookings_create', {
+        service_id: 'svc_massage_60',
+        slot_id: massage.id,
+        buyer: BUYER,
+        ...meta(PLATFORM, key()),
+      })
+    ).booking;
     const due = unpaid.actions[0].payment_context;
     await ok('usp_bookings_confirm_payment', {
       booking_id: unpaid.id,
-      payment_result: { status: 'paid', transaction_id: 'txn_conformance', amount_paid: due.amount_due, currency: due.currency, provider: 'test' },
+      payment_result: {
+        status: 'paid',
+        transaction_id: 'txn_conformance',
+        amount_paid: due.amount_due,
+        currency: due.currency,
+        provider: 'test',
+      },
       ...meta(PLATFORM, key()),
     });
 
     // Waitlist: fill a class, queue three, free a place, decline, accept, leave
-    const [yoga] = (await ok('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(1), end_date: day(7) })).slots;
+    const [yoga] = (
+      await ok('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(1), end_date: day(7) })
+    ).slots;
     const total = yoga.capacity.remaining as number;
-    await ok('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: yoga.id, buyer: BUYER, party_size: total - 1, ...meta(PLATFORM, key()) });
-    const single = (await ok('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: yoga.id, buyer: BUYER, ...meta(OTHER_PLATFORM, key()) })).booking;
+    await ok('usp_bookings_create', {
+      service_id: 'svc_yoga_class',
+      slot_id: yoga.id,
+      buyer: BUYER,
+      party_size: total - 1,
+      ...meta(PLATFORM, key()),
+    });
+    const single = (
+      await ok('usp_bookings_create', {
+        service_id: 'svc_yoga_class',
+        slot_id: yoga.id,
+        buyer: BUYER,
+        ...meta(OTHER_PLATFORM, key()),
+      })
+    ).booking;
     const join = async (n: number) =>
-      (await ok('usp_waitlist_join', { service_id: 'svc_yoga_class', slot_id: yoga.id, buyer: { ...BUYER, email: `w${n}@example.com` }, ...meta(PLATFORM, key()) })).entry;
+      (
+        await ok('usp_waitlist_join', {
+          service_id: 'svc_yoga_class',
+          slot_id: yoga.id,
+          buyer: { ...BUYER, email: `w${n}@example.com` },
+          ...meta(PLATFORM, key()),
+        })
+      ).entry;
     const [e1, e2, e3] = [await join(1), await join(2), await join(3)];
     await ok('usp_waitlist_list', { service_id: 'svc_yoga_class', ...meta() });
     await ok('usp_bookings_cancel', { booking_id: single.id, ...meta(OTHER_PLATFORM, key()) });
@@ -205,7 +290,9 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
 
   it("every listed tool outside the OpenRPC document is under our uspserver_ prefix or one of the newer text's feed-subscription methods; the former usp_bookings_list answers but is not listed", async () => {
     const spec = new Set(mcpToolNames());
-    expect(listedNames.filter((n) => !spec.has(n) && !NEXT_TOOLS.includes(n)).every((n) => n.startsWith('uspserver_'))).toBe(true);
+    expect(
+      listedNames.filter((n) => !spec.has(n) && !NEXT_TOOLS.includes(n)).every((n) => n.startsWith('uspserver_')),
+    ).toBe(true);
     expect(listedNames).not.toContain('usp_bookings_list');
     // Past the name: the platform has no linked buyer account, so the operation itself refuses (an unknown name would be unknown_tool).
     const former = await conn.call('usp_bookings_list', meta()).then(
@@ -227,24 +314,35 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     for (const tool of tools) {
       const params = openrpcParams(tool.name);
       const ours = Object.keys(tool.inputSchema.properties ?? {});
-      for (const p of params) expect(ours, `${tool.name}: inputSchema lacks the OpenRPC param "${p.name}"`).toContain(p.name);
+      for (const p of params)
+        expect(ours, `${tool.name}: inputSchema lacks the OpenRPC param "${p.name}"`).toContain(p.name);
       const theirs = params.map((p) => p.name);
       for (const name of ours)
-        expect([...theirs, '_meta', ...(SPEC_EXTRAS[tool.name] ?? [])], `${tool.name}: inputSchema property "${name}" is not an OpenRPC param`).toContain(name);
+        expect(
+          [...theirs, '_meta', ...(SPEC_EXTRAS[tool.name] ?? [])],
+          `${tool.name}: inputSchema property "${name}" is not an OpenRPC param`,
+        ).toContain(name);
       // _meta carries the profile (supplied on stdio and by an OAuth token) and the idempotency key (generated when absent).
       const required = params
         .filter((p) => p.required === true && p.name !== '_meta')
         .map((p) => p.name)
         .sort();
       expect([...(tool.inputSchema.required ?? [])].sort(), `${tool.name}: required params`).toEqual(required);
-      expect(JSON.stringify(tool.inputSchema.properties._meta), `${tool.name}: nothing in _meta is required`).not.toContain('"required"');
+      expect(
+        JSON.stringify(tool.inputSchema.properties._meta),
+        `${tool.name}: nothing in _meta is required`,
+      ).not.toContain('"required"');
     }
   });
 
   it('the _meta.usp every OpenRPC tier names (profile, idempotency_key, if_match, authorization, correlation_id) is accepted by our inputSchema', () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
     const sample = (name: string) =>
-      name === 'authorization' ? { mechanism: 'http_message_signature', credential: 'x' } : name === 'idempotency_key' ? randomUUID() : 'https://platform.example/profile.json';
+      name === 'authorization'
+        ? { mechanism: 'http_message_signature', credential: 'x' }
+        : name === 'idempotency_key'
+          ? randomUUID()
+          : 'https://platform.example/profile.json';
     let checked = 0;
     for (const tool of tools) {
       const meta = openrpcParams(tool.name).find((p) => p.name === '_meta');
@@ -274,7 +372,11 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
             rejected.push(`${where}: our inputSchema has ${target}`);
             continue;
           }
-          const defs = Object.fromEntries(['definitions', '$defs'].filter((k) => tool.inputSchema[k] !== undefined).map((k) => [k, tool.inputSchema[k]]));
+          const defs = Object.fromEntries(
+            ['definitions', '$defs']
+              .filter((k) => tool.inputSchema[k] !== undefined)
+              .map((k) => [k, tool.inputSchema[k]]),
+          );
           const validate = ajv.compile({ ...target, ...defs });
           if (!validate(sample.value)) rejected.push(`${where}: ${ajv.errorsText(validate.errors)}`);
         }
@@ -307,8 +409,12 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
     // cancellation fee
     expect(d.usp_bookings_cancel).toMatch(/fee/i);
     // re-read the booking before acting on money
-    const reRead = /money|payment|fee|refund/i.test(d.usp_bookings_get) || /usp_bookings_get/.test(d.usp_bookings_confirm_payment);
-    expect(reRead, 'usp_bookings_get or usp_bookings_confirm_payment tells the model to read the booking before acting on money').toBe(true);
+    const reRead =
+      /money|payment|fee|refund/i.test(d.usp_bookings_get) || /usp_bookings_get/.test(d.usp_bookings_confirm_payment);
+    expect(
+      reRead,
+      'usp_bookings_get or usp_bookings_confirm_payment tells the model to read the booking before acting on money',
+    ).toBe(true);
   });
 
   it('usp_bookings_confirm_payment says when to call it (own processor only) and that a continue_url checkout needs no call', () => {
@@ -323,8 +429,11 @@ describeConformance('MCP tool results and tool definitions conform to the OpenRP
 
   it('annotations: read-only tools have readOnlyHint true; cancel, leave, decline and release have destructiveHint true', () => {
     const byName = new Map(tools.map((tl) => [tl.name, tl]));
-    for (const name of READ_ONLY) expect(byName.get(name)?.annotations?.readOnlyHint, `${name} readOnlyHint`).toBe(true);
-    for (const name of expectedTools().filter((n) => !READ_ONLY.includes(n))) expect(byName.get(name)?.annotations?.readOnlyHint, `${name} readOnlyHint`).toBe(false);
-    for (const name of DESTRUCTIVE) expect(byName.get(name)?.annotations?.destructiveHint, `${name} destructiveHint`).toBe(true);
+    for (const name of READ_ONLY)
+      expect(byName.get(name)?.annotations?.readOnlyHint, `${name} readOnlyHint`).toBe(true);
+    for (const name of expectedTools().filter((n) => !READ_ONLY.includes(n)))
+      expect(byName.get(name)?.annotations?.readOnlyHint, `${name} readOnlyHint`).toBe(false);
+    for (const name of DESTRUCTIVE)
+      expect(byName.get(name)?.annotations?.destructiveHint, `${name} destructiveHint`).toBe(true);
   });
 });

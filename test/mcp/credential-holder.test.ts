@@ -9,7 +9,11 @@ import { BUYER, day, startTestServer, type TestServer } from '../support/server.
 
 async function connect(url: string, events: string[]): Promise<Client> {
   const client = new Client({ name: 'holder-test', version: '1' });
-  client.setNotificationHandler('usp_webhook', { params: z.looseObject({}) }, (p: any) => void events.push(`${p.event}:${p.booking_id}`));
+  client.setNotificationHandler(
+    'usp_webhook',
+    { params: z.looseObject({}) },
+    (p: any) => void events.push(`${p.event}:${p.booking_id}`),
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
   return client;
 }
@@ -29,21 +33,41 @@ describe('a session holding a booking-scoped credential hears that booking', () 
     const holder = await connect(t.url, holderEvents);
     const bystander = await connect(t.url, bystanderEvents);
     try {
-      const q: any = await maker.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) } });
+      const q: any = await maker.callTool({
+        name: 'usp_availability_query',
+        arguments: { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) },
+      });
       const b: any = await maker.callTool({
         name: 'usp_bookings_create',
-        arguments: { service_id: 'svc_haircut', slot_id: q.structuredContent.slots[0].id, buyer: BUYER, _meta: { usp: { profile: 'https://maker.example/p.json' } } },
+        arguments: {
+          service_id: 'svc_haircut',
+          slot_id: q.structuredContent.slots[0].id,
+          buyer: BUYER,
+          _meta: { usp: { profile: 'https://maker.example/p.json' } },
+        },
       });
       const id = b.structuredContent.booking.id;
       const credential = b.structuredContent.booking_scoped_credential.value;
       const read: any = await holder.callTool({
         name: 'usp_bookings_get',
-        arguments: { booking_id: id, _meta: { usp: { profile: 'https://holder.example/p.json', authorization: { mechanism: 'booking_scoped_credential', credential } } } },
+        arguments: {
+          booking_id: id,
+          _meta: {
+            usp: {
+              profile: 'https://holder.example/p.json',
+              authorization: { mechanism: 'booking_scoped_credential', credential },
+            },
+          },
+        },
       });
       expect(read.structuredContent.booking.id).toBe(id);
-      await maker.callTool({ name: 'usp_bookings_cancel', arguments: { booking_id: id, _meta: { usp: { profile: 'https://maker.example/p.json' } } } });
+      await maker.callTool({
+        name: 'usp_bookings_cancel',
+        arguments: { booking_id: id, _meta: { usp: { profile: 'https://maker.example/p.json' } } },
+      });
       const deadline = Date.now() + 3000;
-      while (!holderEvents.includes(`booking.canceled:${id}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (!holderEvents.includes(`booking.canceled:${id}`) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
       expect(holderEvents).toContain(`booking.canceled:${id}`);
       expect(makerEvents).toContain(`booking.canceled:${id}`);
       expect(bystanderEvents).toEqual([]);

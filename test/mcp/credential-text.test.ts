@@ -15,17 +15,29 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const text = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
-const write = (tool: string, args: Record<string, unknown>) => env.conn.call(tool, { ...args, ...meta(undefined, { idempotency_key: randomUUID() }) });
+const write = (tool: string, args: Record<string, unknown>) =>
+  env.conn.call(tool, { ...args, ...meta(undefined, { idempotency_key: randomUUID() }) });
 
 describe('a credential the text-only model never sees is never mentioned to it', () => {
   it('a new booking and a waitlist entry name their id and the tool to reach them, not the credential', async () => {
-    const q = await env.conn.call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(5), end_date: day(5), ...meta() });
-    const made = await write('usp_bookings_create', { service_id: 'svc_haircut', slot_id: q.structuredContent.slots[0].id, buyer: BUYER });
+    const q = await env.conn.call('usp_availability_query', {
+      service_id: 'svc_haircut',
+      start_date: day(5),
+      end_date: day(5),
+      ...meta(),
+    });
+    const made = await write('usp_bookings_create', {
+      service_id: 'svc_haircut',
+      slot_id: q.structuredContent.slots[0].id,
+      buyer: BUYER,
+    });
     expect(made.structuredContent.booking_scoped_credential?.value).toBeTruthy();
     const t = text(made);
     expect(t).not.toContain('booking_scoped_credential');
     expect(t).not.toContain('do not show it');
-    expect(t).toContain(`call usp_bookings_get with booking_id ${made.structuredContent.booking.id} from this same platform`);
+    expect(t).toContain(
+      `call usp_bookings_get with booking_id ${made.structuredContent.booking.id} from this same platform`,
+    );
     const joined = await write('usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: BUYER });
     expect(joined.structuredContent.booking_scoped_credential?.value).toBeTruthy();
     expect(text(joined)).not.toContain('booking_scoped_credential');

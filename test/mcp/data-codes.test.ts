@@ -53,7 +53,9 @@ function emittedCodes(): Map<string, string> {
     for (const m of text.matchAll(/new ProtocolError\(\s*'([a-z_]+)'/g)) {
       const rest = text.slice(m.index, text.indexOf(');\n', m.index));
       if (!rest.includes('detailCode')) {
-        const wire = toJsonRpcError(new ProtocolError(m[1] as (typeof PROTOCOL_ERROR_CODES)[number], 'x')).data.code as string | undefined;
+        const wire = toJsonRpcError(new ProtocolError(m[1] as (typeof PROTOCOL_ERROR_CODES)[number], 'x')).data.code as
+          | string
+          | undefined;
         // An unknown tool sends no data.code at all (spec-next 9.2.1).
         if (wire !== undefined && !out.has(wire)) out.set(wire, rel);
       }
@@ -63,7 +65,19 @@ function emittedCodes(): Map<string, string> {
 }
 
 /** Words of the MCP door that match the patterns above but are not error codes. */
-const NOT_CODES = new Set(['text', 'resource', 'object', 'string', 'array', 'boolean', 'integer', 'number', 'error', 'warning', 'info']);
+const NOT_CODES = new Set([
+  'text',
+  'resource',
+  'object',
+  'string',
+  'array',
+  'boolean',
+  'integer',
+  'number',
+  'error',
+  'warning',
+  'info',
+]);
 
 describeConformance('data.code: the official enum, or a documented extension', () => {
   // Read when a test runs, not when the block is collected: without the spec the block is skipped but still collected.
@@ -74,7 +88,9 @@ describeConformance('data.code: the official enum, or a documented extension', (
   const extensions = new Set(Object.keys(DATA_CODE_EXTENSIONS));
 
   it('every code the source can send is in the pinned enum or in the extension list', () => {
-    const outside = [...emittedCodes()].filter(([c]) => !official.has(c) && !extensions.has(c) && !NOT_CODES.has(c)).map(([c, f]) => `${c} (${f})`);
+    const outside = [...emittedCodes()]
+      .filter(([c]) => !official.has(c) && !extensions.has(c) && !NOT_CODES.has(c))
+      .map(([c, f]) => `${c} (${f})`);
     expect(outside).toEqual([]);
   });
 
@@ -87,7 +103,9 @@ describeConformance('data.code: the official enum, or a documented extension', (
   it('the extensions the list says the newer enum has are in it', () => {
     const next = path.resolve(root, process.env.USP_SPEC_NEXT_DIR ?? '../shared/usp-spec-next', 'openrpc/usp-mcp.json');
     if (!fs.existsSync(next)) return;
-    const nextEnum = new Set<string>(JSON.parse(fs.readFileSync(next, 'utf8')).components.errors.USPProtocolError.data.properties.code.enum);
+    const nextEnum = new Set<string>(
+      JSON.parse(fs.readFileSync(next, 'utf8')).components.errors.USPProtocolError.data.properties.code.enum,
+    );
     const said = Object.entries(DATA_CODE_EXTENSIONS)
       .filter(([, where]) => where === 'newer_enum')
       .map(([c]) => c);

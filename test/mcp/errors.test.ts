@@ -25,7 +25,12 @@ afterAll(async () => {
 
 /** Free haircut slots on day(n), each at a distinct start time (so that no two claims collide). */
 async function haircutSlots(n: number): Promise<any[]> {
-  const r = await conn.call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(n), end_date: day(n), limit: 200 });
+  const r = await conn.call('usp_availability_query', {
+    service_id: 'svc_haircut',
+    start_date: day(n),
+    end_date: day(n),
+    limit: 200,
+  });
   const seen = new Set<string>();
   return (r.structuredContent.slots as any[]).filter((s) => !seen.has(s.start) && seen.add(s.start));
 }
@@ -35,7 +40,12 @@ let slotCursor = 0;
 async function bookHaircut(profile = PLATFORM): Promise<any> {
   const slots = await haircutSlots(5);
   const slot = slots[slotCursor++ % slots.length];
-  const r = await conn.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER, ...meta(profile, { idempotency_key: randomUUID() }) });
+  const r = await conn.call('usp_bookings_create', {
+    service_id: 'svc_haircut',
+    slot_id: slot.id,
+    buyer: BUYER,
+    ...meta(profile, { idempotency_key: randomUUID() }),
+  });
   expect(errorCodes(r)).toEqual([]);
   return r.structuredContent.booking;
 }
@@ -80,16 +90,27 @@ const CASES: ErrorCase[] = [
     run: async () => {
       const [a, b] = await haircutSlots(6);
       const key = randomUUID();
-      const first = await conn.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: a.id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: key }) });
+      const first = await conn.call('usp_bookings_create', {
+        service_id: 'svc_haircut',
+        slot_id: a.id,
+        buyer: BUYER,
+        ...meta(PLATFORM, { idempotency_key: key }),
+      });
       expect(errorCodes(first)).toEqual([]);
-      return conn.callError('usp_bookings_create', { service_id: 'svc_haircut', slot_id: b.id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: key }) });
+      return conn.callError('usp_bookings_create', {
+        service_id: 'svc_haircut',
+        slot_id: b.id,
+        buyer: BUYER,
+        ...meta(PLATFORM, { idempotency_key: key }),
+      });
     },
   },
   {
     rule: 'an availability range over the maximum is -32600 range_too_wide (D11)',
     code: -32600,
     dataCode: 'range_too_wide',
-    run: () => conn.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(45) }),
+    run: () =>
+      conn.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(45) }),
   },
   {
     rule: 'an unknown _meta.usp member is -32600 naming it',
@@ -109,14 +130,29 @@ const CASES: ErrorCase[] = [
     rule: 'a privileged tool without a profile is -32600 naming the profile (D7)',
     code: -32600,
     mentions: ['profile'],
-    run: () => conn.callError('usp_bookings_get', { booking_id: 'bkg_anything', _meta: { usp: { authorization: { mechanism: 'http_message_signature' } } } }),
+    run: () =>
+      conn.callError('usp_bookings_get', {
+        booking_id: 'bkg_anything',
+        _meta: { usp: { authorization: { mechanism: 'http_message_signature' } } },
+      }),
   },
   {
     rule: 'usp_bookings_confirm called by a platform is -32006 authentication_required (D8)',
     code: -32006,
     run: async () => {
-      const [slot] = (await conn.call('usp_availability_query', { service_id: 'svc_color_consult', start_date: day(3), end_date: day(3) })).structuredContent.slots;
-      const r = await conn.call('usp_bookings_create', { service_id: 'svc_color_consult', slot_id: slot.id, buyer: BUYER, ...meta() });
+      const [slot] = (
+        await conn.call('usp_availability_query', {
+          service_id: 'svc_color_consult',
+          start_date: day(3),
+          end_date: day(3),
+        })
+      ).structuredContent.slots;
+      const r = await conn.call('usp_bookings_create', {
+        service_id: 'svc_color_consult',
+        slot_id: slot.id,
+        buyer: BUYER,
+        ...meta(),
+      });
       expect(r.structuredContent.booking.status).toBe('pending');
       return conn.callError('usp_bookings_confirm', { booking_id: r.structuredContent.booking.id, ...meta() });
     },
@@ -132,7 +168,11 @@ const CASES: ErrorCase[] = [
       for (const slot of slots) {
         let r;
         try {
-          r = await conn.call('usp_availability_hold', { service_id: 'svc_haircut', slot_id: slot.id, ...meta(holder) });
+          r = await conn.call('usp_availability_hold', {
+            service_id: 'svc_haircut',
+            slot_id: slot.id,
+            ...meta(holder),
+          });
         } catch (err) {
           return err as RpcError;
         }
@@ -172,17 +212,30 @@ describe('protocol errors are JSON-RPC errors carrying the USP code, data.code a
         jsonrpc: '2.0',
         id: 'raw-412',
         method: 'tools/call',
-        params: { name: 'usp_bookings_cancel', arguments: { booking_id: b.id, ...meta(PLATFORM, { if_match: '"rev_stale"' }) } },
+        params: {
+          name: 'usp_bookings_cancel',
+          arguments: { booking_id: b.id, ...meta(PLATFORM, { if_match: '"rev_stale"' }) },
+        },
       }),
     );
     expect(res.status).toBe(200);
     const reply = res.messages.find((m) => m.id === 'raw-412');
-    expect(reply?.error).toMatchObject({ code: -32002, message: expect.stringMatching(/^revision_mismatch: /), data: { code: 'revision_mismatch' } });
+    expect(reply?.error).toMatchObject({
+      code: -32002,
+      message: expect.stringMatching(/^revision_mismatch: /),
+      data: { code: 'revision_mismatch' },
+    });
   });
 });
 
 /** The code a case's message starts with: the USP code the JSON-RPC number stands for. */
-const WIRE: Record<number, string> = { [-32600]: 'invalid_request', [-32602]: '', [-32002]: 'revision_mismatch', [-32006]: 'authentication_required', [-32007]: 'rate_limited' };
+const WIRE: Record<number, string> = {
+  [-32600]: 'invalid_request',
+  [-32602]: '',
+  [-32002]: 'revision_mismatch',
+  [-32006]: 'authentication_required',
+  [-32007]: 'rate_limited',
+};
 
 describe('an error message is a sentence that starts with the code and says what to change (MCP hosts show only the message)', () => {
   it.each(CASES)('$rule: message = "<code>: <data.content>"', async (c) => {
@@ -201,18 +254,26 @@ describe('an error message is a sentence that starts with the code and says what
 
   it('the hold limit names the tool that frees a hold; a business-only call says only the business can', async () => {
     const byCode = async (rule: string) => (await CASES.find((c) => c.rule.startsWith(rule))!.run()).message;
-    expect(await byCode('the active-hold limit')).toContain('Next: release a hold no longer needed (usp_availability_release)');
+    expect(await byCode('the active-hold limit')).toContain(
+      'Next: release a hold no longer needed (usp_availability_release)',
+    );
     expect(await byCode('usp_bookings_confirm called by a platform')).toContain('Next: only the business can do this');
   });
 
   it('a bad date names the field and the format: "invalid_request: start_date: must be a date (YYYY-MM-DD)..."', async () => {
-    const err = await conn.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: 'tomorrow', end_date: day(1) });
+    const err = await conn.callError('usp_availability_query', {
+      service_id: 'svc_haircut',
+      start_date: 'tomorrow',
+      end_date: day(1),
+    });
     expect(err.message).toMatch(/^invalid_request: start_date: must be a date \(YYYY-MM-DD\)/);
     expect(err.data).toMatchObject({ code: 'invalid_request', content: expect.stringContaining('start_date') });
   });
 
   it('a privileged call without a profile says to send one: "invalid_request: A platform profile is required..."', async () => {
-    const err = await conn.callError('usp_waitlist_list', { _meta: { usp: { authorization: { mechanism: 'http_message_signature' } } } });
+    const err = await conn.callError('usp_waitlist_list', {
+      _meta: { usp: { authorization: { mechanism: 'http_message_signature' } } },
+    });
     expect(err.message).toMatch(/^invalid_request: A platform profile is required on privileged operations/);
     expect(err.data.content).toMatch(/^A platform profile is required/);
   });
@@ -221,10 +282,17 @@ describe('an error message is a sentence that starts with the code and says what
     const res = await fetch(`${t.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'usp_waitlist_list', arguments: {} } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'usp_waitlist_list', arguments: {} },
+      }),
     });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    expect(res.headers.get('www-authenticate')).toMatch(
+      /^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
     const body: any = await res.json();
     expect(body).toMatchObject({ id: 7, error: { code: -32006, data: { code: 'authentication_missing' } } });
     expect(body.error.message).toMatch(/^authentication_required: /);
@@ -245,12 +313,18 @@ describe('business outcomes are results with messages and isError, never JSON-RP
     expect(errorCodes(await conn.call('usp_bookings_cancel', { booking_id: b.id, ...meta() }))).toEqual([]);
     const [slot] = await haircutSlots(7);
     const r = await conn.call('usp_bookings_reschedule', { booking_id: b.id, slot_id: slot.id, ...meta() });
-    expect([r.isError, errorCodes(r), r.structuredContent.booking.status]).toEqual([true, ['invalid_transition'], 'canceled']);
+    expect([r.isError, errorCodes(r), r.structuredContent.booking.status]).toEqual([
+      true,
+      ['invalid_transition'],
+      'canceled',
+    ]);
     expect(r.structuredContent.messages[0].content).toContain('canceled');
   });
 
   it('a second booking of the same slot -> result with messages[0].code slot_unavailable', async () => {
-    const [slot] = (await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(9), end_date: day(9) })).structuredContent.slots;
+    const [slot] = (
+      await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(9), end_date: day(9) })
+    ).structuredContent.slots;
     const args = { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER };
     const first = await conn.call('usp_bookings_create', { ...args, ...meta() });
     expect(errorCodes(first)).toEqual([]);
@@ -268,10 +342,19 @@ describe('business outcomes are results with messages and isError, never JSON-RP
   });
 
   it('cancelling inside the no-cancellation window -> result with messages[0].code cancellation_not_allowed', async () => {
-    const slots = (await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(0), end_date: day(0) })).structuredContent.slots as any[];
+    const slots = (
+      await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(0), end_date: day(0) })
+    ).structuredContent.slots as any[];
     const soon = slots.find((s) => Date.parse(s.start) - t.clock.now() < 2 * 3_600_000);
     expect(soon, 'a massage slot starting within two hours (no_cancellation_after PT2H)').toBeDefined();
-    const b = (await conn.call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: soon.id, buyer: BUYER, ...meta() })).structuredContent.booking;
+    const b = (
+      await conn.call('usp_bookings_create', {
+        service_id: 'svc_massage_60',
+        slot_id: soon.id,
+        buyer: BUYER,
+        ...meta(),
+      })
+    ).structuredContent.booking;
     const r = await conn.call('usp_bookings_cancel', { booking_id: b.id, ...meta() });
     expect(r.isError).toBe(true);
     expect(r.structuredContent.messages[0]).toMatchObject({ type: 'error', code: 'cancellation_not_allowed' });
@@ -295,7 +378,12 @@ describe('_meta.usp.correlation_id joins a call to its result', () => {
 
   it('a protocol error after the metadata was read carries the sent correlation_id in data', async () => {
     const id = `corr-${randomUUID()}`;
-    const err = await conn.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(45), _meta: { usp: { correlation_id: id } } });
+    const err = await conn.callError('usp_availability_query', {
+      service_id: 'svc_haircut',
+      start_date: day(1),
+      end_date: day(45),
+      _meta: { usp: { correlation_id: id } },
+    });
     expect(err.data.code).toBe('range_too_wide');
     expect(err.data.correlation_id).toBe(id);
   });

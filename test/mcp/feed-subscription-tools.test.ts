@@ -11,7 +11,12 @@ import { assertValid, validateSchemaDef, specErrors } from '../support/spec.js';
 import { describeSpecNext, nextOpenrpcMethod } from '../support/spec-next.js';
 import { meta, openEnv, type McpEnv } from './helpers.js';
 
-const TOOLS = ['usp_services_feed_subscription_get', 'usp_services_feed_subscription_pause', 'usp_services_feed_subscription_resume', 'usp_services_feed_unsubscribe'];
+const TOOLS = [
+  'usp_services_feed_subscription_get',
+  'usp_services_feed_subscription_pause',
+  'usp_services_feed_subscription_resume',
+  'usp_services_feed_unsubscribe',
+];
 
 let env: McpEnv;
 beforeAll(async () => {
@@ -20,11 +25,17 @@ beforeAll(async () => {
 afterAll(() => env?.close());
 
 /** `_meta` for a call: a write carries an idempotency key, the read may not. */
-const metaFor = (tool: string, profile: string) => meta(profile, tool.endsWith('_get') ? {} : { idempotency_key: randomUUID() });
-const call = (tool: string, args: Record<string, unknown>, profile = PLATFORM) => env.conn.call(tool, { ...args, ...metaFor(tool, profile) });
+const metaFor = (tool: string, profile: string) =>
+  meta(profile, tool.endsWith('_get') ? {} : { idempotency_key: randomUUID() });
+const call = (tool: string, args: Record<string, unknown>, profile = PLATFORM) =>
+  env.conn.call(tool, { ...args, ...metaFor(tool, profile) });
 
 async function subscribe(profile = PLATFORM): Promise<string> {
-  const r = await call('usp_services_feed_subscribe', { callback_url: 'https://platform.example/hooks/catalog' }, profile);
+  const r = await call(
+    'usp_services_feed_subscribe',
+    { callback_url: 'https://platform.example/hooks/catalog' },
+    profile,
+  );
   return r.structuredContent.subscription.id as string;
 }
 
@@ -35,15 +46,25 @@ describeSpecNext('the feed-subscription tools of the newer text, over MCP', () =
       const tool = tools.find((t: any) => t.name === name);
       expect(tool, name).toBeDefined();
       const params = (nextOpenrpcMethod(name).params as any[]).filter((p) => p.name !== '_meta');
-      expect(Object.keys(tool.inputSchema.properties).sort(), name).toEqual([...params.map((p) => p.name), '_meta'].sort());
+      expect(Object.keys(tool.inputSchema.properties).sort(), name).toEqual(
+        [...params.map((p) => p.name), '_meta'].sort(),
+      );
       expect(tool.inputSchema.required, name).toEqual(params.filter((p) => p.required).map((p) => p.name));
       expect(tool.description.length, name).toBeGreaterThan(30);
       expect(tool.title, name).not.toBe(name);
     }
     const hints = (name: string) => tools.find((t: any) => t.name === name).annotations;
     expect(hints('usp_services_feed_subscription_get').readOnlyHint).toBe(true);
-    expect(hints('usp_services_feed_unsubscribe')).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
-    expect(hints('usp_services_feed_subscription_pause')).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(hints('usp_services_feed_unsubscribe')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+    });
+    expect(hints('usp_services_feed_subscription_pause')).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+    });
   });
 
   it('get, pause, resume and unsubscribe answer the subscription in its new status, valid against the official FeedSubscription schema', async () => {
@@ -73,9 +94,14 @@ describeSpecNext('the feed-subscription tools of the newer text, over MCP', () =
   it('a canceled subscription cannot be resumed: a protocol error naming subscription_canceled, and it stays canceled', async () => {
     const id = await subscribe();
     await call('usp_services_feed_unsubscribe', { subscription_id: id });
-    const err = await env.conn.callError('usp_services_feed_subscription_resume', { subscription_id: id, ...metaFor('resume', PLATFORM) });
+    const err = await env.conn.callError('usp_services_feed_subscription_resume', {
+      subscription_id: id,
+      ...metaFor('resume', PLATFORM),
+    });
     expect(err.data.code).toBe('subscription_canceled');
-    expect((await call('usp_services_feed_subscription_get', { subscription_id: id })).structuredContent.subscription.status).toBe('canceled');
+    expect(
+      (await call('usp_services_feed_subscription_get', { subscription_id: id })).structuredContent.subscription.status,
+    ).toBe('canceled');
   });
 
   it.each(TOOLS)("%s refuses another platform's subscription as not found and leaves it as it was", async (tool) => {
@@ -83,6 +109,9 @@ describeSpecNext('the feed-subscription tools of the newer text, over MCP', () =
     const err = await env.conn.callError(tool, { subscription_id: id, ...metaFor(tool, PLATFORM) });
     expect(err.data.code).toBe('subscription_not_found');
     expect(err.message).not.toContain(OTHER_PLATFORM);
-    expect((await call('usp_services_feed_subscription_get', { subscription_id: id }, OTHER_PLATFORM)).structuredContent.subscription.status).toBe('active');
+    expect(
+      (await call('usp_services_feed_subscription_get', { subscription_id: id }, OTHER_PLATFORM)).structuredContent
+        .subscription.status,
+    ).toBe('active');
   });
 });

@@ -33,8 +33,19 @@ function expectBooking(r: ToolResult): any {
 
 const buyer = (n: number) => ({ first_name: `Guest${n}`, last_name: 'Flow', email: `guest${n}@example.com` });
 
-async function slotsOf(env: McpEnv, serviceId: string, from: number, to: number, extra: Record<string, unknown> = {}): Promise<any[]> {
-  const q = await env.conn.call('usp_availability_query', { service_id: serviceId, start_date: env.day(from), end_date: env.day(to), ...extra });
+async function slotsOf(
+  env: McpEnv,
+  serviceId: string,
+  from: number,
+  to: number,
+  extra: Record<string, unknown> = {},
+): Promise<any[]> {
+  const q = await env.conn.call('usp_availability_query', {
+    service_id: serviceId,
+    start_date: env.day(from),
+    end_date: env.day(to),
+    ...extra,
+  });
   expectSuccess(q);
   expect(q.structuredContent.service_id).toBe(serviceId);
   expect(q.content[0].text).toContain(ZONE);
@@ -70,11 +81,21 @@ describe.each(FULL)('$name: the booking lifecycle runs end to end through MCP to
 
     const hold = await conn.call('usp_availability_hold', { service_id: 'svc_haircut', slot_id: first.id, ...meta() });
     expectSuccess(hold);
-    expect(hold.structuredContent.hold).toMatchObject({ slot_id: first.id, status: 'active', expires_at: expect.any(String) });
+    expect(hold.structuredContent.hold).toMatchObject({
+      slot_id: first.id,
+      status: 'active',
+      expires_at: expect.any(String),
+    });
     expect(hold.content[0].text).toContain(ZONE);
 
     const key = randomUUID();
-    const args = { service_id: 'svc_haircut', slot_id: first.id, hold_id: hold.structuredContent.hold.id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: key }) };
+    const args = {
+      service_id: 'svc_haircut',
+      slot_id: first.id,
+      hold_id: hold.structuredContent.hold.id,
+      buyer: BUYER,
+      ...meta(PLATFORM, { idempotency_key: key }),
+    };
     const booking = expectBooking(await conn.call('usp_bookings_create', args));
     expect(booking.status).toBe('confirmed');
     expect(booking.slot.id).toBe(first.id);
@@ -86,13 +107,23 @@ describe.each(FULL)('$name: the booking lifecycle runs end to end through MCP to
     const got = expectBooking(await conn.call('usp_bookings_get', { booking_id: booking.id, ...meta() }));
     expect(got).toMatchObject({ id: booking.id, status: 'confirmed', revision: booking.revision });
 
-    const moved = expectBooking(await conn.call('usp_bookings_reschedule', { booking_id: booking.id, slot_id: later.id, ...meta(PLATFORM, { idempotency_key: randomUUID() }) }));
+    const moved = expectBooking(
+      await conn.call('usp_bookings_reschedule', {
+        booking_id: booking.id,
+        slot_id: later.id,
+        ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+      }),
+    );
     expect(moved.id).toBe(booking.id);
     expect(moved.slot.start).toBe(later.start);
     expect(moved.revision).not.toBe(booking.revision);
 
     const canceled = expectBooking(
-      await conn.call('usp_bookings_cancel', { booking_id: booking.id, reason: 'plans changed', ...meta(PLATFORM, { idempotency_key: randomUUID() }) }),
+      await conn.call('usp_bookings_cancel', {
+        booking_id: booking.id,
+        reason: 'plans changed',
+        ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+      }),
     );
     expect(canceled.status).toBe('canceled');
     expect(canceled.cancellation).toMatchObject({ canceled_by: 'buyer', fee: 0 });
@@ -130,12 +161,32 @@ describe.each(FULL)('$name: the booking lifecycle runs end to end through MCP to
     expect(total).toBeGreaterThan(1);
 
     // Fill the class: a party of total-1 from one platform and a single place from another.
-    expectBooking(await conn.call('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(2), party_size: total - 1, ...meta() }));
-    const single = expectBooking(await conn.call('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(3), ...meta(OTHER_PLATFORM) }));
+    expectBooking(
+      await conn.call('usp_bookings_create', {
+        service_id: 'svc_yoga_class',
+        slot_id: slot.id,
+        buyer: buyer(2),
+        party_size: total - 1,
+        ...meta(),
+      }),
+    );
+    const single = expectBooking(
+      await conn.call('usp_bookings_create', {
+        service_id: 'svc_yoga_class',
+        slot_id: slot.id,
+        buyer: buyer(3),
+        ...meta(OTHER_PLATFORM),
+      }),
+    );
     const full = (await slotsOf(env, 'svc_yoga_class', 1, 7)).find((s) => s.id === slot.id);
     expect(full).toMatchObject({ state: 'waitlist', capacity: { remaining: 0 } });
 
-    const joined = await conn.call('usp_waitlist_join', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(4), ...meta(PLATFORM, { idempotency_key: randomUUID() }) });
+    const joined = await conn.call('usp_waitlist_join', {
+      service_id: 'svc_yoga_class',
+      slot_id: slot.id,
+      buyer: buyer(4),
+      ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+    });
     expectSuccess(joined);
     const entry = joined.structuredContent.entry;
     expect(entry).toMatchObject({ status: 'waiting', position: 1, slot_id: slot.id });
@@ -144,15 +195,21 @@ describe.each(FULL)('$name: the booking lifecycle runs end to end through MCP to
     const canceled = await conn.call('usp_bookings_cancel', { booking_id: single.id, ...meta(OTHER_PLATFORM) });
     expectEnvelope(canceled);
     expect(canceled.structuredContent.booking.status).toBe('canceled');
-    for (const m of canceled.structuredContent.messages) expect(m).toMatchObject({ type: 'warning', code: 'late_cancellation_fee' });
-    expect(canceled.structuredContent.messages.length > 0).toBe(canceled.structuredContent.booking.cancellation.fee > 0);
+    for (const m of canceled.structuredContent.messages)
+      expect(m).toMatchObject({ type: 'warning', code: 'late_cancellation_fee' });
+    expect(canceled.structuredContent.messages.length > 0).toBe(
+      canceled.structuredContent.booking.cancellation.fee > 0,
+    );
 
     const offered = await conn.call('usp_waitlist_get', { entry_id: entry.id, ...meta() });
     expectSuccess(offered);
     expect(offered.structuredContent.entry.status).toBe('offered');
     expect(offered.content[0].text).toContain(ZONE);
 
-    const accepted = await conn.call('usp_waitlist_accept', { entry_id: entry.id, ...meta(PLATFORM, { idempotency_key: randomUUID() }) });
+    const accepted = await conn.call('usp_waitlist_accept', {
+      entry_id: entry.id,
+      ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+    });
     const booking = expectBooking(accepted);
     expect(booking.slot.id).toBe(slot.id);
     expect(['confirmed', 'requires_action', 'pending']).toContain(booking.status);
@@ -166,7 +223,12 @@ describe.each(FULL)('$name: the booking lifecycle runs end to end through MCP to
   it('a service paid at booking: requires_action whose text gives the continue_url verbatim, then confirm_payment confirms it', async () => {
     const { conn } = env;
     const [slot] = await slotsOf(env, 'svc_massage_60', 2, 2);
-    const created = await conn.call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: randomUUID() }) });
+    const created = await conn.call('usp_bookings_create', {
+      service_id: 'svc_massage_60',
+      slot_id: slot.id,
+      buyer: BUYER,
+      ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+    });
     const booking = expectBooking(created);
     expect(booking.status).toBe('requires_action');
     const action = booking.actions.find((a: any) => a.type === 'payment' && a.status === 'pending');
@@ -216,7 +278,12 @@ describe.each(SSE)('$name: the legacy SSE transport serves the same tools', ({ l
 
     const [slot] = await slotsOf(env, 'svc_haircut', 3, 3);
     const booking = expectBooking(
-      await conn.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER, ...meta(PLATFORM, { idempotency_key: randomUUID() }) }),
+      await conn.call('usp_bookings_create', {
+        service_id: 'svc_haircut',
+        slot_id: slot.id,
+        buyer: BUYER,
+        ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+      }),
     );
     expect(booking.status).toBe('confirmed');
 

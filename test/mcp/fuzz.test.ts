@@ -113,11 +113,27 @@ const badMeta: fc.Arbitrary<unknown> = fc.oneof(
   garbage,
   fc.record({ usp: garbage }),
   fc.record({ usp: fc.record({ profile: garbage }) }),
-  fc.record({ usp: fc.record({ profile: fc.constantFrom(PLATFORM, 'ftp://x.example/p', 'http://platform.example/p', 'not a url', HUGE) }) }),
-  fc.record({ usp: fc.record({ profile: fc.constant(PLATFORM), idempotency_key: garbage, if_match: garbage, correlation_id: garbage }, { requiredKeys: ['profile'] }) }),
+  fc.record({
+    usp: fc.record({
+      profile: fc.constantFrom(PLATFORM, 'ftp://x.example/p', 'http://platform.example/p', 'not a url', HUGE),
+    }),
+  }),
+  fc.record({
+    usp: fc.record(
+      { profile: fc.constant(PLATFORM), idempotency_key: garbage, if_match: garbage, correlation_id: garbage },
+      { requiredKeys: ['profile'] },
+    ),
+  }),
   fc.record({ usp: fc.record({ profile: fc.constant(PLATFORM), authorization: garbage }) }),
-  fc.record({ usp: fc.record({ profile: fc.constant(PLATFORM), authorization: fc.record({ mechanism: garbage, credential: garbage, proof: garbage }, { requiredKeys: [] }) }) }),
-  fc.dictionary(fc.string({ maxLength: 10 }), garbage, { maxKeys: 3 }).map((usp) => ({ usp: { profile: PLATFORM, ...usp } })),
+  fc.record({
+    usp: fc.record({
+      profile: fc.constant(PLATFORM),
+      authorization: fc.record({ mechanism: garbage, credential: garbage, proof: garbage }, { requiredKeys: [] }),
+    }),
+  }),
+  fc
+    .dictionary(fc.string({ maxLength: 10 }), garbage, { maxKeys: 3 })
+    .map((usp) => ({ usp: { profile: PLATFORM, ...usp } })),
 );
 
 /** `params` of a malformed tools/call (occasionally not even an object). */
@@ -128,7 +144,11 @@ const callParams: fc.Arbitrary<unknown> = fc.oneof(
     arbitrary: fc.record({
       name: fc.constantFrom(...TOOLS),
       arguments: fc
-        .tuple(fc.subarray(FIELDS, { minLength: 1 }), fc.array(garbage, { minLength: FIELDS.length, maxLength: FIELDS.length }), fc.option(badMeta, { nil: undefined }))
+        .tuple(
+          fc.subarray(FIELDS, { minLength: 1 }),
+          fc.array(garbage, { minLength: FIELDS.length, maxLength: FIELDS.length }),
+          fc.option(badMeta, { nil: undefined }),
+        )
         .map(([fields, values, m]) => {
           const args: Record<string, unknown> = {};
           fields.forEach((f, i) => (args[f] = values[i]));
@@ -142,14 +162,30 @@ const callParams: fc.Arbitrary<unknown> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       name: fc.constantFrom(...TOOLS),
-      arguments: fc.oneof(fc.array(garbage, { maxLength: 3 }), fc.constant(null), fc.integer(), fc.string(), fc.boolean(), fc.constant(HUGE)),
+      arguments: fc.oneof(
+        fc.array(garbage, { maxLength: 3 }),
+        fc.constant(null),
+        fc.integer(),
+        fc.string(),
+        fc.boolean(),
+        fc.constant(HUGE),
+      ),
     }),
   },
   // an unknown or malformed tool name
   {
     weight: 2,
     arbitrary: fc.record(
-      { name: fc.oneof(fc.string({ maxLength: 30 }), fc.constant(HUGE), fc.integer(), fc.constant(null), fc.array(fc.string())), arguments: garbage },
+      {
+        name: fc.oneof(
+          fc.string({ maxLength: 30 }),
+          fc.constant(HUGE),
+          fc.integer(),
+          fc.constant(null),
+          fc.array(fc.string()),
+        ),
+        arguments: garbage,
+      },
       { requiredKeys: [] },
     ),
   },
@@ -166,7 +202,9 @@ const callParams: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 function requests(seed: number, count: number): string[] {
-  return fc.sample(callParams, { seed, numRuns: count }).map((params, i) => JSON.stringify({ jsonrpc: '2.0', id: `fz-${i}`, method: 'tools/call', params }));
+  return fc
+    .sample(callParams, { seed, numRuns: count })
+    .map((params, i) => JSON.stringify({ jsonrpc: '2.0', id: `fz-${i}`, method: 'tools/call', params }));
 }
 
 interface Tally {
@@ -182,13 +220,15 @@ function judge(tally: Tally, id: string, request: string, reply: RawRpcResponse 
     return;
   }
   if (reply.error !== undefined) {
-    if (typeof reply.error.code !== 'number' || !Number.isInteger(reply.error.code)) tally.bad.push(`non-integer error code: ${show()}`);
+    if (typeof reply.error.code !== 'number' || !Number.isInteger(reply.error.code))
+      tally.bad.push(`non-integer error code: ${show()}`);
     else tally.errors.set(reply.error.code, (tally.errors.get(reply.error.code) ?? 0) + 1);
     if (reply.error.code === -32603) tally.bad.push(`internal error: ${show()}`);
     return;
   }
   const sc = reply.result?.structuredContent;
-  if (!sc || !Array.isArray(sc.messages) || sc.usp === undefined) tally.bad.push(`result without usp/messages: ${show()}`);
+  if (!sc || !Array.isArray(sc.messages) || sc.usp === undefined)
+    tally.bad.push(`result without usp/messages: ${show()}`);
   else tally.results++;
 }
 
@@ -217,7 +257,10 @@ describe('malformed tools/call requests over Streamable HTTP never crash the ser
   });
 
   it('1,000 seeded malformed calls each get a JSON-RPC error or a result with messages; the session still serves usp_services_list', async () => {
-    const session = { sessionId: conn.transport.sessionId as string, protocolVersion: conn.transport.protocolVersion as string | undefined };
+    const session = {
+      sessionId: conn.transport.sessionId as string,
+      protocolVersion: conn.transport.protocolVersion as string | undefined,
+    };
     expect(session.sessionId).toEqual(expect.any(String));
     const reqs = requests(20261130, 1000);
     const tally: Tally = { errors: new Map(), results: 0, bad: [] };
@@ -232,7 +275,9 @@ describe('malformed tools/call requests over Streamable HTTP never crash the ser
       }
       judge(tally, `fz-${i}`, body, reply);
     });
-    expect(tally.bad.slice(0, 10), `${tally.bad.length} bad replies:\n${tally.bad.slice(0, 10).join('\n')}`).toEqual([]);
+    expect(tally.bad.slice(0, 10), `${tally.bad.length} bad replies:\n${tally.bad.slice(0, 10).join('\n')}`).toEqual(
+      [],
+    );
     expect(tally.errors.size).toBeGreaterThan(1);
     expect([...tally.errors.values()].reduce((a, b) => a + b, 0) + tally.results).toBe(1000);
 
@@ -264,7 +309,10 @@ describe('malformed tools/call requests over stdio never crash the server proces
 
     for (const params of ['[]', '"x"', 'null', '42']) {
       const id = `np-${params}`;
-      const reply = await s.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":${params}}`, id);
+      const reply = await s.sendLine(
+        `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":${params}}`,
+        id,
+      );
       expect(reply.error, `params ${params}`).toMatchObject({ code: -32600 });
     }
     expect(s.alive).toBe(true);
@@ -276,7 +324,9 @@ describe('malformed tools/call requests over stdio never crash the server proces
     await pool(reqs, 4, async (body, i) => {
       judge(tally, `fz-${i}`, body, await s.sendLine(body, `fz-${i}`));
     });
-    expect(tally.bad.slice(0, 10), `${tally.bad.length} bad replies:\n${tally.bad.slice(0, 10).join('\n')}`).toEqual([]);
+    expect(tally.bad.slice(0, 10), `${tally.bad.length} bad replies:\n${tally.bad.slice(0, 10).join('\n')}`).toEqual(
+      [],
+    );
     expect(s.unparsable).toEqual([]);
     expect(s.alive).toBe(true);
 

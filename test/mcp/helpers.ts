@@ -10,7 +10,12 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { z } from 'zod';
 import { z as z3 } from 'zod/v3';
-import { Client as ClientV2, InMemoryTransport, SSEClientTransport as SseV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
+import {
+  Client as ClientV2,
+  InMemoryTransport,
+  SSEClientTransport as SseV2,
+  StreamableHTTPClientTransport as HttpV2,
+} from '@modelcontextprotocol/client';
 import { connectMcpSession } from '../../src/bindings/mcp/index.js';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -63,13 +68,18 @@ export interface McpConn {
 }
 
 /** `{ _meta: { usp: { profile, ...extra } } }`, for spreading into tool arguments. */
-export function meta(profile: string | null = PLATFORM, extra: Record<string, unknown> = {}): { _meta: { usp: Record<string, unknown> } } {
+export function meta(
+  profile: string | null = PLATFORM,
+  extra: Record<string, unknown> = {},
+): { _meta: { usp: Record<string, unknown> } } {
   return { _meta: { usp: { ...(profile === null ? {} : { profile }), ...extra } } };
 }
 
 /** The New York calendar date `days` days after `fromMs` (YYYY-MM-DD). */
 export function nyDate(fromMs: number, days = 0): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(fromMs + days * 86_400_000));
+  return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(fromMs + days * 86_400_000),
+  );
 }
 
 /** The JSON-RPC error a call failed with, also when it came as the body of an HTTP 401. */
@@ -104,7 +114,8 @@ export const STDIO_ARGS = [BIN, 'mcp', '--demo', '--db', ':memory:'];
 export async function connectMcp(line: SdkLine, kind: TransportKind, target?: string | TestServer): Promise<McpConn> {
   const url = typeof target === 'string' ? target : target?.url;
   if (kind !== 'stdio' && !target) throw new Error(`${kind} needs the server`);
-  if (kind === 'memory' && (line !== 'v2' || typeof target !== 'object')) throw new Error('in memory: a v2 client and the test server');
+  if (kind === 'memory' && (line !== 'v2' || typeof target !== 'object'))
+    throw new Error('in memory: a v2 client and the test server');
   const notifications: Array<Record<string, any>> = [];
   const notificationMethods: string[] = [];
   const info = { name: `usp-test-${line}-${kind}`, version: '1.0.0' };
@@ -114,25 +125,51 @@ export async function connectMcp(line: SdkLine, kind: TransportKind, target?: st
 
   if (line === 'v2') {
     client = new ClientV2(info);
-    client.setNotificationHandler('usp_webhook', { params: z.looseObject({}) }, (params: Record<string, any>, n: { method: string }) => {
-      notifications.push(params);
-      notificationMethods.push(n?.method ?? 'usp_webhook');
-    });
-    if (kind === 'stdio') transport = new StdioV2({ command: process.execPath, args: STDIO_ARGS, cwd: REPO_ROOT, env: inheritedEnv(), stderr: 'pipe' });
+    client.setNotificationHandler(
+      'usp_webhook',
+      { params: z.looseObject({}) },
+      (params: Record<string, any>, n: { method: string }) => {
+        notifications.push(params);
+        notificationMethods.push(n?.method ?? 'usp_webhook');
+      },
+    );
+    if (kind === 'stdio')
+      transport = new StdioV2({
+        command: process.execPath,
+        args: STDIO_ARGS,
+        cwd: REPO_ROOT,
+        env: inheritedEnv(),
+        stderr: 'pipe',
+      });
     else if (kind === 'memory') {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       const { server } = target as TestServer;
-      await connectMcpSession({ pipeline: server.pipeline, scope: server.scope }, server.hub, serverSide as never, 'memory');
+      await connectMcpSession(
+        { pipeline: server.pipeline, scope: server.scope },
+        server.hub,
+        serverSide as never,
+        'memory',
+      );
       transport = clientSide;
     } else if (kind === 'http') transport = new HttpV2(new URL('/mcp', url));
     else transport = new SseV2(new URL('/sse', url));
   } else {
     client = new ClientV1(info);
-    client.setNotificationHandler(z3.object({ method: z3.literal('usp_webhook'), params: z3.object({}).passthrough() }), (n: { method: string; params: Record<string, any> }) => {
-      notifications.push(n.params);
-      notificationMethods.push(n.method);
-    });
-    if (kind === 'stdio') transport = new StdioV1({ command: process.execPath, args: STDIO_ARGS, cwd: REPO_ROOT, env: inheritedEnv(), stderr: 'pipe' });
+    client.setNotificationHandler(
+      z3.object({ method: z3.literal('usp_webhook'), params: z3.object({}).passthrough() }),
+      (n: { method: string; params: Record<string, any> }) => {
+        notifications.push(n.params);
+        notificationMethods.push(n.method);
+      },
+    );
+    if (kind === 'stdio')
+      transport = new StdioV1({
+        command: process.execPath,
+        args: STDIO_ARGS,
+        cwd: REPO_ROOT,
+        env: inheritedEnv(),
+        stderr: 'pipe',
+      });
     else if (kind === 'http') transport = new HttpV1(new URL('/mcp', url));
     else transport = new SseV1(new URL('/sse', url));
   }
@@ -145,10 +182,13 @@ export async function connectMcp(line: SdkLine, kind: TransportKind, target?: st
     await client.connect(transport);
   } catch (err) {
     await new Promise((r) => setTimeout(r, 100)); // let the last stderr lines arrive
-    throw new Error(`${line} client could not connect over ${kind}: ${(err as Error).message}${stderrText ? `\nserver stderr:\n${stderrText.slice(-2000)}` : ''}`);
+    throw new Error(
+      `${line} client could not connect over ${kind}: ${(err as Error).message}${stderrText ? `\nserver stderr:\n${stderrText.slice(-2000)}` : ''}`,
+    );
   }
 
-  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<ToolResult> => (await client.callTool({ name: tool, arguments: args })) as ToolResult;
+  const call = async (tool: string, args: Record<string, unknown> = {}): Promise<ToolResult> =>
+    (await client.callTool({ name: tool, arguments: args })) as ToolResult;
   return {
     line,
     kind,
@@ -163,7 +203,9 @@ export async function connectMcp(line: SdkLine, kind: TransportKind, target?: st
       } catch (err) {
         return normalizeError(err);
       }
-      throw new Error(`${tool} was expected to fail with a JSON-RPC error but returned ${JSON.stringify(result).slice(0, 800)}`);
+      throw new Error(
+        `${tool} was expected to fail with a JSON-RPC error but returned ${JSON.stringify(result).slice(0, 800)}`,
+      );
     },
     notifications,
     notificationMethods,
@@ -341,7 +383,11 @@ export class RawStdioSession {
     return new Promise((resolvePromise, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(key);
-        reject(new Error(`no response to id ${key} within ${timeoutMs} ms (server alive: ${this.alive}); stderr: ${this.stderrText.slice(-1000)}`));
+        reject(
+          new Error(
+            `no response to id ${key} within ${timeoutMs} ms (server alive: ${this.alive}); stderr: ${this.stderrText.slice(-1000)}`,
+          ),
+        );
       }, timeoutMs);
       this.pending.set(key, (m) => {
         clearTimeout(timer);
@@ -352,7 +398,10 @@ export class RawStdioSession {
   }
 
   request(id: string | number, method: string, params?: unknown): Promise<RawRpcResponse> {
-    return this.sendLine(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }), id);
+    return this.sendLine(
+      JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }),
+      id,
+    );
   }
 
   async initialize(): Promise<RawRpcResponse> {

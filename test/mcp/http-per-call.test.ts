@@ -19,7 +19,14 @@ const PLATFORM = 'https://platform.example/profiles/test-agent.json';
 const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
 async function start(oauth: boolean): Promise<string> {
-  server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, ...(oauth ? {} : { oauth: false as const }) });
+  server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: true,
+    log: silentLogger,
+    sweepIntervalMs: 0,
+    ...(oauth ? {} : { oauth: false as const }),
+  });
   return server.listen(0, '127.0.0.1');
 }
 
@@ -27,7 +34,12 @@ async function session(url: string): Promise<string> {
   const init = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: HEADERS,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
   });
   expect(init.status).toBe(200);
   await init.text();
@@ -42,7 +54,11 @@ async function session(url: string): Promise<string> {
 }
 
 function post(url: string, sid: string, body: string): Promise<Response> {
-  return fetch(`${url}/mcp`, { method: 'POST', headers: { ...HEADERS, 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-11-25' }, body });
+  return fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { ...HEADERS, 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-11-25' },
+    body,
+  });
 }
 
 describe('MCP over Streamable HTTP answers each session call as one JSON body', () => {
@@ -56,7 +72,10 @@ describe('MCP over Streamable HTTP answers each session call as one JSON body', 
         jsonrpc: '2.0',
         id: 7,
         method: 'tools/call',
-        params: { name: 'usp_services_get', arguments: { service_id: 'svc_haircut', _meta: { usp: { profile: PLATFORM } } } },
+        params: {
+          name: 'usp_services_get',
+          arguments: { service_id: 'svc_haircut', _meta: { usp: { profile: PLATFORM } } },
+        },
       }),
     );
     expect(res.status).toBe(200);
@@ -67,14 +86,17 @@ describe('MCP over Streamable HTTP answers each session call as one JSON body', 
     expect(body.result.structuredContent.service.id).toBe('svc_haircut');
   });
 
-  test.each([false, true])('with the OAuth gate %s in front, a body that is not JSON is still a -32700 parse error and the session keeps working', async (oauth) => {
-    const url = await start(oauth);
-    const sid = await session(url);
-    const bad = await post(url, sid, '{"jsonrpc": "2.0", "id": 3, "method": ');
-    expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
-    const ok = await post(url, sid, JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} }));
-    expect(ok.status).toBe(200);
-    expect(((await ok.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
-  });
+  test.each([false, true])(
+    'with the OAuth gate %s in front, a body that is not JSON is still a -32700 parse error and the session keeps working',
+    async (oauth) => {
+      const url = await start(oauth);
+      const sid = await session(url);
+      const bad = await post(url, sid, '{"jsonrpc": "2.0", "id": 3, "method": ');
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32700);
+      const ok = await post(url, sid, JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} }));
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+    },
+  );
 });

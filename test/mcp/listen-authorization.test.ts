@@ -30,10 +30,15 @@ const clients: Client[] = [];
 
 /** A 2026-07-28 client; `key` and `profile` ride on every HTTP request (Authorization, USP-Agent). */
 async function modernClient(auth?: { key: string; profile: string }): Promise<{ client: Client; updates: any[] }> {
-  const client = new Client({ name: 'listen-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'listen-test', version: '1' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   const updates: any[] = [];
   client.setNotificationHandler('notifications/resources/updated', (n: any) => void updates.push(n.params));
-  const headers: Record<string, string> = auth ? { Authorization: `Bearer ${auth.key}`, 'USP-Agent': `profile="${auth.profile}"` } : {};
+  const headers: Record<string, string> = auth
+    ? { Authorization: `Bearer ${auth.key}`, 'USP-Agent': `profile="${auth.profile}"` }
+    : {};
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
   clients.push(client);
   return { client, updates };
@@ -73,18 +78,29 @@ let nextSlot = 0;
 /** Platform A books a haircut; answers the booking id and A's webhook resource from the result. */
 async function bookAsA(client: Client): Promise<{ bookingId: string; resource: string }> {
   const day = nyDate(TEST_NOW, 3);
-  const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day, end_date: day, limit: 50 } });
+  const q: any = await client.callTool({
+    name: 'usp_availability_query',
+    arguments: { service_id: 'svc_haircut', start_date: day, end_date: day, limit: 50 },
+  });
   const slot = q.structuredContent.slots[nextSlot++ * 2];
   const b: any = await client.callTool({
     name: 'usp_bookings_create',
-    arguments: { service_id: 'svc_haircut', slot_id: slot.id, buyer: { ...BUYER, phone_number: '+15555550123' }, _meta: { usp: { profile: A, idempotency_key: randomUUID() } } },
+    arguments: {
+      service_id: 'svc_haircut',
+      slot_id: slot.id,
+      buyer: { ...BUYER, phone_number: '+15555550123' },
+      _meta: { usp: { profile: A, idempotency_key: randomUUID() } },
+    },
   });
   expect(b.isError ?? false, JSON.stringify(b.structuredContent?.messages)).toBe(false);
   return { bookingId: b.structuredContent.booking.id, resource: b._meta['dev.usp-server/webhook_resource'] };
 }
 
 async function cancelAsA(client: Client, bookingId: string): Promise<void> {
-  const r: any = await client.callTool({ name: 'usp_bookings_cancel', arguments: { booking_id: bookingId, _meta: { usp: { profile: A, idempotency_key: randomUUID() } } } });
+  const r: any = await client.callTool({
+    name: 'usp_bookings_cancel',
+    arguments: { booking_id: bookingId, _meta: { usp: { profile: A, idempotency_key: randomUUID() } } },
+  });
   expect(r.structuredContent.booking.status).toBe('canceled');
 }
 
@@ -108,11 +124,18 @@ describe('subscriptions/listen on a webhook resource (2026-07-28 revision)', () 
     expect(err.code).toBe(-32600);
     expect(err.data.errors).toEqual([{ field: 'profile', message: 'is required' }]);
     // Naming a profile without proving it is no better outside a sandbox.
-    const pretender = new Client({ name: 'pretender', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const pretender = new Client(
+      { name: 'pretender', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     clients.push(pretender);
     const heard: any[] = [];
     pretender.setNotificationHandler('notifications/resources/updated', (n: any) => void heard.push(n.params));
-    await pretender.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { 'USP-Agent': `profile="${A}"` } } }));
+    await pretender.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: { 'USP-Agent': `profile="${A}"` } },
+      }),
+    );
     const err2: any = await pretender.listen({ resourceSubscriptions: [resource] }).then(
       (sub) => (void sub.close(), undefined),
       (e: unknown) => e,
@@ -156,14 +179,22 @@ describe("a listener proving its key in the listen's _meta.usp (platform_key_pop
    * The SDK client's listen() sends no _meta of ours, so its fetch adds `_meta.usp` to the listen's
    * params, as a raw client would: the proof covers the method subscriptions/listen and the params without _meta.
    */
-  function popListenFetch(key: ReturnType<typeof createPopKey>, profile: string, aud: string, tamper = false): typeof fetch {
+  function popListenFetch(
+    key: ReturnType<typeof createPopKey>,
+    profile: string,
+    aud: string,
+    tamper = false,
+  ): typeof fetch {
     return async (input, init) => {
       const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
       if (body?.method === 'subscriptions/listen') {
         const { _meta, ...signed } = body.params;
         const proof = mcpProof(key, 'subscriptions/listen', signed, aud, { iat: IAT });
         if (tamper) signed.notifications = { ...signed.notifications, toolsListChanged: true };
-        body.params = { ...signed, _meta: { ..._meta, usp: { profile, authorization: { mechanism: 'platform_key_pop', proof } } } };
+        body.params = {
+          ...signed,
+          _meta: { ..._meta, usp: { profile, authorization: { mechanism: 'platform_key_pop', proof } } },
+        };
         return fetch(input, { ...init, body: JSON.stringify(body) });
       }
       return fetch(input, init);
@@ -176,16 +207,32 @@ describe("a listener proving its key in the listen's _meta.usp (platform_key_pop
     const P = profiles.addProfile('/platform-pop.json');
     const setup = await modernClient();
     const day = nyDate(TEST_NOW, 4);
-    const q: any = await setup.client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day, end_date: day } });
-    const args = { service_id: 'svc_haircut', slot_id: q.structuredContent.slots[0].id, buyer: BUYER, _meta: { usp: { profile: P, idempotency_key: randomUUID() } } };
-    const created: any = await setup.client.callTool({ name: 'usp_bookings_create', arguments: withMcpProof(key, 'usp_bookings_create', args, aud, { iat: IAT }) });
+    const q: any = await setup.client.callTool({
+      name: 'usp_availability_query',
+      arguments: { service_id: 'svc_haircut', start_date: day, end_date: day },
+    });
+    const args = {
+      service_id: 'svc_haircut',
+      slot_id: q.structuredContent.slots[0].id,
+      buyer: BUYER,
+      _meta: { usp: { profile: P, idempotency_key: randomUUID() } },
+    };
+    const created: any = await setup.client.callTool({
+      name: 'usp_bookings_create',
+      arguments: withMcpProof(key, 'usp_bookings_create', args, aud, { iat: IAT }),
+    });
     expect(created.isError ?? false, JSON.stringify(created.structuredContent?.messages)).toBe(false);
     const resource = created._meta['dev.usp-server/webhook_resource'] as string;
     expect(resource).not.toBe(`usp://webhooks/${createHash('sha256').update(`jkt:${key.jkt}`).digest('base64url')}`);
 
-    const tampered = new Client({ name: 'pop-tampered', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const tampered = new Client(
+      { name: 'pop-tampered', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     clients.push(tampered);
-    await tampered.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: popListenFetch(key, P, aud, true) }));
+    await tampered.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: popListenFetch(key, P, aud, true) }),
+    );
     const err: any = await tampered.listen({ resourceSubscriptions: [resource] }).then(
       (sub) => (void sub.close(), undefined),
       (e: unknown) => e,
@@ -194,14 +241,25 @@ describe("a listener proving its key in the listen's _meta.usp (platform_key_pop
     expect(err.code).toBe(-32001);
     expect(err.data.code).toBe('pop_proof_invalid');
 
-    const listener = new Client({ name: 'pop-listener', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const listener = new Client(
+      { name: 'pop-listener', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     clients.push(listener);
     const heard: any[] = [];
     listener.setNotificationHandler('notifications/resources/updated', (n: any) => void heard.push(n.params));
-    await listener.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: popListenFetch(key, P, aud) }));
+    await listener.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: popListenFetch(key, P, aud) }),
+    );
     const sub = await listener.listen({ resourceSubscriptions: [resource] });
-    const cancelArgs = { booking_id: created.structuredContent.booking.id, _meta: { usp: { profile: P, idempotency_key: randomUUID() } } };
-    const canceled: any = await setup.client.callTool({ name: 'usp_bookings_cancel', arguments: withMcpProof(key, 'usp_bookings_cancel', cancelArgs, aud, { iat: IAT }) });
+    const cancelArgs = {
+      booking_id: created.structuredContent.booking.id,
+      _meta: { usp: { profile: P, idempotency_key: randomUUID() } },
+    };
+    const canceled: any = await setup.client.callTool({
+      name: 'usp_bookings_cancel',
+      arguments: withMcpProof(key, 'usp_bookings_cancel', cancelArgs, aud, { iat: IAT }),
+    });
     expect(canceled.structuredContent.booking.status).toBe('canceled');
     await waitFor(() => heard.some((u) => u.uri === resource));
     await sub.close();

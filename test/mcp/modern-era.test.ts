@@ -19,7 +19,11 @@ describe('the 2026-07-28 era on /mcp', () => {
     t = await startTestServer();
     client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
     client.setNotificationHandler('notifications/resources/updated', (n: any) => void events.push(n.params));
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { 'USP-Agent': `profile="${profile}"` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { 'USP-Agent': `profile="${profile}"` } },
+      }),
+    );
   });
   afterAll(async () => {
     await client.close();
@@ -33,7 +37,10 @@ describe('the 2026-07-28 era on /mcp', () => {
   });
 
   it('a booking made in this era is announced on the principal webhook resource with the event in params', async () => {
-    const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) } });
+    const q: any = await client.callTool({
+      name: 'usp_availability_query',
+      arguments: { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) },
+    });
     const probe: any = await client.callTool({ name: 'usp_waitlist_list', arguments: { _meta: { usp: { profile } } } });
     const uri = probe._meta['dev.usp-server/webhook_resource'] as string;
     // The former key, in the spec's _meta.usp, still names it for one release.
@@ -42,7 +49,12 @@ describe('the 2026-07-28 era on /mcp', () => {
     const sub = await client.listen({ resourceSubscriptions: [uri] });
     const b: any = await client.callTool({
       name: 'usp_bookings_create',
-      arguments: { service_id: 'svc_haircut', slot_id: q.structuredContent.slots[0].id, buyer: BUYER, _meta: { usp: { profile } } },
+      arguments: {
+        service_id: 'svc_haircut',
+        slot_id: q.structuredContent.slots[0].id,
+        buyer: BUYER,
+        _meta: { usp: { profile } },
+      },
     });
     expect(b.structuredContent.booking.status).toBe('confirmed');
     const deadline = Date.now() + 3000;

@@ -16,7 +16,8 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const text = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
-const call = (tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) => env.conn.call(tool, { ...args, ...meta(undefined, extra) });
+const call = (tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  env.conn.call(tool, { ...args, ...meta(undefined, extra) });
 const write = (tool: string, args: Record<string, unknown>) => call(tool, args, { idempotency_key: randomUUID() });
 
 async function bookFirst(service_id: string, n: number): Promise<ToolResult> {
@@ -68,14 +69,20 @@ describe('the text states the money the booking carries', () => {
     const made = await bookFirst('svc_bridal_trial', 6);
     const b = made.structuredContent.booking;
     expect(text(made)).toContain('That is the deposit; the other $135.00 is paid at the appointment.');
-    const page = await (await fetch(`${env.server!.url}/checkout/${b.id}`, { headers: { Accept: 'text/html' } })).text();
+    const page = await (
+      await fetch(`${env.server!.url}/checkout/${b.id}`, { headers: { Accept: 'text/html' } })
+    ).text();
     expect(page).toMatch(/Due now<\/td><td>\$45\.00/);
     expect(page).toMatch(/To pay at the appointment<\/td><td>\$135\.00/);
     expect(page).not.toContain('$180.00</td></tr><tr class="total"');
     await payOnPage(b.id);
     const after = text(await call('usp_bookings_get', { booking_id: b.id }));
-    expect(after).toContain('Paid $45.00 online (payment.status deposit_paid); $135.00 is still paid at the appointment.');
-    const booking = await (await fetch(`${env.server!.url}/booking/${b.id}`, { headers: { Accept: 'text/html' } })).text();
+    expect(after).toContain(
+      'Paid $45.00 online (payment.status deposit_paid); $135.00 is still paid at the appointment.',
+    );
+    const booking = await (
+      await fetch(`${env.server!.url}/booking/${b.id}`, { headers: { Accept: 'text/html' } })
+    ).text();
     expect(booking).toMatch(/To pay at the appointment<\/td><td>\$135\.00/);
   });
 });

@@ -61,7 +61,9 @@ beforeAll(async () => {
   if (unavailable) return;
   ensureBuilt();
   const node22 = ensureNode22();
-  server = spawn(process.execPath, [BIN, 'serve', '--demo', '--host', '127.0.0.1', '--port', '0', '--db', ':memory:'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server = spawn(process.execPath, [BIN, 'serve', '--demo', '--host', '127.0.0.1', '--port', '0', '--db', ':memory:'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   const url = await new Promise<string>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`the server did not start:\n${log}`)), 20_000);
@@ -79,7 +81,10 @@ beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'usp-mcp-conformance-'));
   // Exits non-zero when any scenario fails (the fixture ones do): the results are read from outDir.
   try {
-    execFileSync(node22, [CLI, 'server', '--url', `${url}/mcp`, '--output-dir', outDir], { stdio: 'pipe', timeout: 90_000 });
+    execFileSync(node22, [CLI, 'server', '--url', `${url}/mcp`, '--output-dir', outDir], {
+      stdio: 'pipe',
+      timeout: 90_000,
+    });
   } catch (err) {
     if ((err as { signal?: string }).signal) throw err;
   }
@@ -94,17 +99,20 @@ afterAll(() => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-describe.skipIf(unavailable !== null)(`the official MCP conformance suite passes every server scenario that applies${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
-  it('the suite ran every scenario it lists, and each is classified here as applicable or not (a new one must be looked at)', () => {
-    const ran = [...results.keys()].sort();
-    expect(ran.length).toBeGreaterThan(20);
-    expect(ran).toEqual([...APPLICABLE, ...Object.keys(NOT_APPLICABLE)].sort());
-  });
+describe.skipIf(unavailable !== null)(
+  `the official MCP conformance suite passes every server scenario that applies${unavailable ? ` (skipped: ${unavailable})` : ''}`,
+  () => {
+    it('the suite ran every scenario it lists, and each is classified here as applicable or not (a new one must be looked at)', () => {
+      const ran = [...results.keys()].sort();
+      expect(ran.length).toBeGreaterThan(20);
+      expect(ran).toEqual([...APPLICABLE, ...Object.keys(NOT_APPLICABLE)].sort());
+    });
 
-  it.each(APPLICABLE)('%s: no failed check', (scenario) => {
-    const checks = results.get(scenario) ?? [];
-    expect(checks.length).toBeGreaterThan(0);
-    expect(checks.filter((c) => c.status === 'FAILURE').map((c) => `${c.id}: ${c.errorMessage}`)).toEqual([]);
-    expect(checks.some((c) => c.status === 'SUCCESS')).toBe(true);
-  });
-});
+    it.each(APPLICABLE)('%s: no failed check', (scenario) => {
+      const checks = results.get(scenario) ?? [];
+      expect(checks.length).toBeGreaterThan(0);
+      expect(checks.filter((c) => c.status === 'FAILURE').map((c) => `${c.id}: ${c.errorMessage}`)).toEqual([]);
+      expect(checks.some((c) => c.status === 'SUCCESS')).toBe(true);
+    });
+  },
+);

@@ -10,12 +10,21 @@ import { describe, expect, test } from 'vitest';
 import { JSON_RPC, MCP_ERROR_CODES } from '../../src/bindings/mcp/errors.js';
 import { finishPost } from '../../src/bindings/mcp/wire-fix.js';
 
-const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 describe("one rewrite of a POST's answer", () => {
   test('a batch with a codec-rewritten revision_mismatch, an SDK error and a token refusal: codes, status, challenge and rate fields at once', async () => {
     const sdk = json([
-      { jsonrpc: '2.0', id: 1, error: { code: JSON_RPC.invalid_params, message: 'revision_mismatch: the booking changed.', data: { code: 'revision_mismatch' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: JSON_RPC.invalid_params,
+          message: 'revision_mismatch: the booking changed.',
+          data: { code: 'revision_mismatch' },
+        },
+      },
       { jsonrpc: '2.0', id: 2, error: { code: JSON_RPC.method_not_found, message: 'Method not found' } },
       {
         jsonrpc: '2.0',
@@ -27,9 +36,14 @@ describe("one rewrite of a POST's answer", () => {
         },
       },
     ]);
-    const res = await finishPost(sdk, { quota: { bucket: 'public', limit: 10, remaining: 0, reset: 6 }, retryAfter: 6 });
+    const res = await finishPost(sdk, {
+      quota: { bucket: 'public', limit: 10, remaining: 0, reset: 6 },
+      retryAfter: 6,
+    });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe('Bearer resource_metadata="https://b.example/.well-known/oauth-protected-resource", error="invalid_token"');
+    expect(res.headers.get('www-authenticate')).toBe(
+      'Bearer resource_metadata="https://b.example/.well-known/oauth-protected-resource", error="invalid_token"',
+    );
     expect(res.headers.get('ratelimit')).toContain('r=0');
     expect(res.headers.get('retry-after')).toBe('6');
     const body = (await res.json()) as Array<{ error: { code: number; data: { code: string } } }>;
@@ -44,7 +58,10 @@ describe("one rewrite of a POST's answer", () => {
     const ok = await finishPost(json({ jsonrpc: '2.0', id: 1, result: { content: [] } }), undefined);
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe('{"jsonrpc":"2.0","id":1,"result":{"content":[]}}');
-    const stream = new Response('event: message\n\n', { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+    const stream = new Response('event: message\n\n', {
+      status: 200,
+      headers: { 'Content-Type': 'text/event-stream' },
+    });
     const streamed = await finishPost(stream, { quota: { bucket: 'public', limit: 10, remaining: 9, reset: 6 } });
     expect(streamed.headers.get('ratelimit')).toContain('r=9');
     expect(await streamed.text()).toBe('event: message\n\n');

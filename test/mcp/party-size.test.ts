@@ -16,27 +16,51 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 const text = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
-const call = (tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) => env.conn.call(tool, { ...args, ...meta(undefined, extra) });
+const call = (tool: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  env.conn.call(tool, { ...args, ...meta(undefined, extra) });
 const write = (tool: string, args: Record<string, unknown>) => call(tool, args, { idempotency_key: randomUUID() });
 const person = (n: number) => ({ ...BUYER, email: `party${n}@example.com` });
 
 describe('a party of three and a class with fewer places', () => {
   it('availability says "1 place left, not enough for 3", the entry keeps the party, and the offer waits until all three fit', async () => {
-    const q = await call('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(8), end_date: day(8) });
+    const q = await call('usp_availability_query', {
+      service_id: 'svc_yoga_class',
+      start_date: day(8),
+      end_date: day(8),
+    });
     const slot = q.structuredContent.slots[0];
     const total = slot.capacity.remaining as number;
-    const big = await write('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: person(1), party_size: total - 2 });
-    const one = await write('usp_bookings_create', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: person(2) });
+    const big = await write('usp_bookings_create', {
+      service_id: 'svc_yoga_class',
+      slot_id: slot.id,
+      buyer: person(1),
+      party_size: total - 2,
+    });
+    const one = await write('usp_bookings_create', {
+      service_id: 'svc_yoga_class',
+      slot_id: slot.id,
+      buyer: person(2),
+    });
     expect(one.structuredContent.booking.status).toBe('confirmed');
 
-    const forThree = await call('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(8), end_date: day(8), party_size: 3 });
+    const forThree = await call('usp_availability_query', {
+      service_id: 'svc_yoga_class',
+      start_date: day(8),
+      end_date: day(8),
+      party_size: 3,
+    });
     const line = text(forThree)
       .split('\n')
       .find((l) => l.includes(slot.id))!;
     expect(line).toContain(`(1 place left, not enough for 3: waitlist only) ${slot.id}`);
     expect(text(forThree)).not.toContain(`(FULL: waitlist only) ${slot.id}`);
 
-    const joined = await write('usp_waitlist_join', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: person(3), party_size: 3 });
+    const joined = await write('usp_waitlist_join', {
+      service_id: 'svc_yoga_class',
+      slot_id: slot.id,
+      buyer: person(3),
+      party_size: 3,
+    });
     expect(text(joined)).toMatch(/Waitlist entry \S+: waiting, position 1, party of 3\./);
     expect(text(joined)).toContain('When 3 places free together');
     const entryId = joined.structuredContent.entry.id;

@@ -35,8 +35,10 @@ const READS = new Set(['usp_services_get', 'usp_services_list', 'usp_availabilit
 /** A write carries an idempotency key (a fresh one unless given); a read carries none. */
 const call = (tool: string, args: Record<string, unknown>, key?: string) =>
   conn.call(tool, { ...args, ...meta(undefined, READS.has(tool) ? {} : { idempotency_key: key ?? randomUUID() }) });
-const firstSlot = async (service_id: string, date: string) => (await call('usp_availability_query', { service_id, start_date: date, end_date: date })).structuredContent.slots[0];
-const book = async (service_id: string, slot_id: string, buyer: Record<string, unknown> = BUYER) => call('usp_bookings_create', { service_id, slot_id, buyer });
+const firstSlot = async (service_id: string, date: string) =>
+  (await call('usp_availability_query', { service_id, start_date: date, end_date: date })).structuredContent.slots[0];
+const book = async (service_id: string, slot_id: string, buyer: Record<string, unknown> = BUYER) =>
+  call('usp_bookings_create', { service_id, slot_id, buyer });
 
 describe('the payment window is said before booking', () => {
   it('usp_services_get says the whole window and how a lapsed link is renewed; the list says it compactly for paid services only', async () => {
@@ -49,7 +51,9 @@ describe('the payment window is said before booking', () => {
     expect(list.find((l) => l.includes('[svc_massage_60]'))).toContain(
       'by a payment link (open up to 24 hours after booking, closing 1 hour before the start if that comes sooner)',
     );
-    expect(list.find((l) => l.includes('[svc_bridal_trial]'))).toContain('deposit paid when booking by a payment link (open up to 24 hours after booking');
+    expect(list.find((l) => l.includes('[svc_bridal_trial]'))).toContain(
+      'deposit paid when booking by a payment link (open up to 24 hours after booking',
+    );
     expect(list.find((l) => l.includes('[svc_haircut]'))).not.toContain('open up to');
   });
 
@@ -63,7 +67,12 @@ describe('the payment window is said before booking', () => {
     expect(text(hold)).toContain(
       'Once booked, it must be paid by a payment link open up to 24 hours after booking, closing 1 hour before the start if that comes sooner, but never less than 30 minutes after booking (nor past the start); unpaid by then, the booking is canceled',
     );
-    const r = await call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: slot.id, hold_id: hold.structuredContent.hold.id, buyer: BUYER });
+    const r = await call('usp_bookings_create', {
+      service_id: 'svc_massage_60',
+      slot_id: slot.id,
+      hold_id: hold.structuredContent.hold.id,
+      buyer: BUYER,
+    });
     const b = r.structuredContent.booking;
     expect(b.status).toBe('requires_action');
     expect(Date.parse(b.expires_at)).toBe(startMs - 3600_000);
@@ -84,8 +93,13 @@ describe('the payment window is said before booking', () => {
 
   it('a business file whose shortest window is longer than its longest is refused, naming the setting', () => {
     const def = demoBusiness();
-    const raw = { ...JSON.parse(JSON.stringify(def)), settings: { payment_ttl_seconds: 3600, payment_min_window_seconds: 7200 } };
-    expect(() => parseBusinessFile(raw, 'b.json')).toThrow(/payment_min_window_seconds must not be longer than payment_ttl_seconds/);
+    const raw = {
+      ...JSON.parse(JSON.stringify(def)),
+      settings: { payment_ttl_seconds: 3600, payment_min_window_seconds: 7200 },
+    };
+    expect(() => parseBusinessFile(raw, 'b.json')).toThrow(
+      /payment_min_window_seconds must not be longer than payment_ttl_seconds/,
+    );
   });
 });
 
@@ -128,11 +142,16 @@ describe('a lapsed payment link is renewed while the time is still free', () => 
     await book('svc_massage_60', slot.id, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' });
     const taken = await call('uspserver_bookings_renew_payment', { booking_id: booking.structuredContent.booking.id });
     expect(taken.isError).toBe(true);
-    expect(text(taken)).toMatch(/\[slot_unavailable\] The time of booking \S+ .* was taken after its payment link lapsed.* Next: pick another time from usp_availability_query/);
-    const plain = (await book('svc_haircut', (await firstSlot('svc_haircut', nyDate(rig.t.clock.now(), 4))).id)).structuredContent.booking;
+    expect(text(taken)).toMatch(
+      /\[slot_unavailable\] The time of booking \S+ .* was taken after its payment link lapsed.* Next: pick another time from usp_availability_query/,
+    );
+    const plain = (await book('svc_haircut', (await firstSlot('svc_haircut', nyDate(rig.t.clock.now(), 4))).id))
+      .structuredContent.booking;
     const refused = await call('uspserver_bookings_renew_payment', { booking_id: plain.id });
     expect(refused.isError).toBe(true);
-    expect(text(refused)).toMatch(/\[invalid_transition\] Booking \S+ is confirmed: nothing waits to be paid on it.* Next: /);
+    expect(text(refused)).toMatch(
+      /\[invalid_transition\] Booking \S+ is confirmed: nothing waits to be paid on it.* Next: /,
+    );
   });
 
   it('a link still open is answered with the booking and its link, unchanged', async () => {
@@ -145,8 +164,16 @@ describe('a lapsed payment link is renewed while the time is still free', () => 
   });
 
   it('the REST twin renews under the same rules, and an idempotent replay answers the original result', async () => {
-    const q = await rig.t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: nyDate(rig.t.clock.now(), 5), end_date: nyDate(rig.t.clock.now(), 5) });
-    const made = await rig.t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER });
+    const q = await rig.t.call('POST', '/availability/query', {
+      service_id: 'svc_massage_60',
+      start_date: nyDate(rig.t.clock.now(), 5),
+      end_date: nyDate(rig.t.clock.now(), 5),
+    });
+    const made = await rig.t.call('POST', '/bookings', {
+      service_id: 'svc_massage_60',
+      slot_id: q.body.slots[0].id,
+      buyer: BUYER,
+    });
     rig.t.clock.set(Date.parse(made.body.booking.expires_at) + 1000);
     const key = randomUUID();
     const path = `/ext/usp-server/bookings/${made.body.booking.id}/renew-payment`;

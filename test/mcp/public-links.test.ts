@@ -32,7 +32,9 @@ afterEach(async () => {
 });
 
 /** A server behind a trusted proxy, and an SDK client whose requests arrive through it from elsewhere. */
-async function remoteSession(publicUrl?: string): Promise<{ call: (tool: string, args: Record<string, unknown>) => Promise<ToolResult>; url: string }> {
+async function remoteSession(
+  publicUrl?: string,
+): Promise<{ call: (tool: string, args: Record<string, unknown>) => Promise<ToolResult>; url: string }> {
   server = await createUspServer({
     business: demoBusiness(publicUrl ? { public_url: publicUrl } : {}),
     db: ':memory:',
@@ -47,12 +49,26 @@ async function remoteSession(publicUrl?: string): Promise<{ call: (tool: string,
   await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: REMOTE } }));
   const c = client;
   const key = (tool: string) => (tool === 'usp_bookings_create' ? { idempotency_key: randomUUID() } : {});
-  return { url, call: async (tool, args) => (await c.callTool({ name: tool, arguments: { ...args, ...meta(undefined, key(tool)) } })) as ToolResult };
+  return {
+    url,
+    call: async (tool, args) =>
+      (await c.callTool({ name: tool, arguments: { ...args, ...meta(undefined, key(tool)) } })) as ToolResult,
+  };
 }
 
-async function bookMassage(call: (tool: string, args: Record<string, unknown>) => Promise<ToolResult>): Promise<ToolResult> {
-  const q = await call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) });
-  return call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: q.structuredContent.slots[0].id, buyer: BUYER });
+async function bookMassage(
+  call: (tool: string, args: Record<string, unknown>) => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const q = await call('usp_availability_query', {
+    service_id: 'svc_massage_60',
+    start_date: day(3),
+    end_date: day(3),
+  });
+  return call('usp_bookings_create', {
+    service_id: 'svc_massage_60',
+    slot_id: q.structuredContent.slots[0].id,
+    buyer: BUYER,
+  });
 }
 
 describe('links in a text open where the person is', () => {
@@ -77,7 +93,14 @@ describe('links in a text open where the person is', () => {
     const t0 = await startTestServer();
     const conn = await connectMcp('v2', 'memory', t0);
     try {
-      const t = text(await bookMassage((tool, args) => conn.call(tool, { ...args, ...meta(undefined, tool === 'usp_bookings_create' ? { idempotency_key: randomUUID() } : {}) })));
+      const t = text(
+        await bookMassage((tool, args) =>
+          conn.call(tool, {
+            ...args,
+            ...meta(undefined, tool === 'usp_bookings_create' ? { idempotency_key: randomUUID() } : {}),
+          }),
+        ),
+      );
       expect(t).toContain('Give them that link exactly');
       expect(t).not.toContain("open only on the business's own machine");
     } finally {
@@ -106,7 +129,17 @@ describe('the start-up log says to set --public-url when none is configured', ()
     } finally {
       await bare.stop();
     }
-    const set = await startServeCli(['--demo', '--db', ':memory:', '--port', '0', '--mail-dir', mailDir, '--public-url', 'https://salon.example']);
+    const set = await startServeCli([
+      '--demo',
+      '--db',
+      ':memory:',
+      '--port',
+      '0',
+      '--mail-dir',
+      mailDir,
+      '--public-url',
+      'https://salon.example',
+    ]);
     try {
       expect(set.stderr()).not.toContain('no public URL configured');
     } finally {
@@ -120,7 +153,9 @@ describe('the start-up log says to set --public-url when none is configured', ()
     const conn = await connectMcp('v2', 'stdio');
     try {
       await conn.call('usp_services_list', meta());
-      expect(conn.stderr()).toContain('no public URL configured: links in tool results, pages and mail name http://localhost:8787');
+      expect(conn.stderr()).toContain(
+        'no public URL configured: links in tool results, pages and mail name http://localhost:8787',
+      );
     } finally {
       await conn.close();
     }

@@ -28,7 +28,11 @@ describe('a sandbox MCP call over HTTP without a credential', () => {
   });
 
   it('goes through once the arguments carry _meta.usp.profile', async () => {
-    const r = await mcp.call('usp_availability_hold', { service_id: 'svc_haircut', slot_id: 'slot_missing', ...meta() });
+    const r = await mcp.call('usp_availability_hold', {
+      service_id: 'svc_haircut',
+      slot_id: 'slot_missing',
+      ...meta(),
+    });
     // A business answer (the slot is unknown), not an authentication refusal.
     expect(JSON.stringify(r)).not.toContain('authentication');
     expect(r.structuredContent?.messages?.[0]?.type).toBe('error');

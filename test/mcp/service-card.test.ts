@@ -26,13 +26,19 @@ describe('usp_services_get says everything usp_services_list does not', () => {
     expect(t).toContain('Booked at once: the business does not confirm by hand.');
     expect(t).toContain('Times are in New York time (America/New_York).');
     expect(t).toContain('Nothing is paid online, so nothing is refunded online.');
-    expect(t).toContain('Questions about a booking: Maple & Pine Salon and Studio directly (call +1 212 555 0147 or write to hello@maple-pine.example).');
+    expect(t).toContain(
+      'Questions about a booking: Maple & Pine Salon and Studio directly (call +1 212 555 0147 or write to hello@maple-pine.example).',
+    );
   });
 
   it('the bridal trial: the payment window before booking, and what a late cancellation keeps of the deposit', async () => {
     const t = text(await env.conn.call('usp_services_get', { service_id: 'svc_bridal_trial', ...meta() }));
-    expect(t).toContain('Payment window: the payment link is open up to 24 hours after booking, closing 1 hour before the start if that comes sooner');
-    expect(t).toContain('Cancelling after the free window keeps the whole $45.00 deposit (the fee is $45.00); before it, the deposit comes back in full.');
+    expect(t).toContain(
+      'Payment window: the payment link is open up to 24 hours after booking, closing 1 hour before the start if that comes sooner',
+    );
+    expect(t).toContain(
+      'Cancelling after the free window keeps the whole $45.00 deposit (the fee is $45.00); before it, the deposit comes back in full.',
+    );
     expect(t).toContain('Refunds: this is a sandbox business: no money moves');
   });
 
@@ -48,7 +54,12 @@ describe('usp_services_get says everything usp_services_list does not', () => {
   });
 
   it('a hold of a massage says the payment window before booking', async () => {
-    const q = await env.conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(6), end_date: day(6), ...meta() });
+    const q = await env.conn.call('usp_availability_query', {
+      service_id: 'svc_massage_60',
+      start_date: day(6),
+      end_date: day(6),
+      ...meta(),
+    });
     const h = await env.conn.call('usp_availability_hold', {
       service_id: 'svc_massage_60',
       slot_id: q.structuredContent.slots[0].id,

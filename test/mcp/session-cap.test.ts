@@ -19,7 +19,9 @@ describe('the session that gives way at the cap', () => {
   });
 
   test('a session answering a request is never chosen; an address whose sessions are all busy gives none', () => {
-    expect(sessionToEvict([s('a1', 'A', 10, 1), s('a2', 'A', 20), s('a3', 'A', 30, 2), s('b1', 'B', 5)])?.id).toBe('a2');
+    expect(sessionToEvict([s('a1', 'A', 10, 1), s('a2', 'A', 20), s('a3', 'A', 30, 2), s('b1', 'B', 5)])?.id).toBe(
+      'a2',
+    );
     expect(sessionToEvict([s('a1', 'A', 10, 1), s('a2', 'A', 20, 1), s('b1', 'B', 50)])?.id).toBe('b1');
     expect(sessionToEvict([s('a1', 'A', 10, 1)])).toBeUndefined();
     expect(sessionToEvict([])).toBeUndefined();

@@ -17,12 +17,25 @@ afterEach(async () => {
 });
 
 async function start(mcpSessions: ServerOptions['mcpSessions'], trustProxy = false): Promise<string> {
-  server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, mcpSessions, trustProxy });
+  server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: true,
+    log: silentLogger,
+    sweepIntervalMs: 0,
+    mcpSessions,
+    trustProxy,
+  });
   return server.listen(0, '127.0.0.1');
 }
 
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+});
 
 async function initialize(url: string, headers: Record<string, string> = {}): Promise<Response> {
   const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: INIT });
@@ -65,7 +78,8 @@ describe('session caps', () => {
     // The heavy address (5, then 4, still the heaviest) gave way twice, its idlest sessions first.
     expect(await listTools(url, heavy[1], from('198.51.100.1'))).toBe(404);
     expect(await listTools(url, heavy[2], from('198.51.100.1'))).toBe(404);
-    for (const sid of [heavy[0], heavy[3], heavy[4], ...middle, ...light]) expect(await listTools(url, sid, from('198.51.100.9'))).toBe(200);
+    for (const sid of [heavy[0], heavy[3], heavy[4], ...middle, ...light])
+      expect(await listTools(url, sid, from('198.51.100.9'))).toBe(200);
   });
 
   test('without client addresses (in-process) the longest-idle session gives way at the cap', async () => {
@@ -87,7 +101,11 @@ describe('session caps', () => {
     const url = await start({ maxSessions: 10, maxSessionsPerAddress: 2 }, true);
     const from = (a: string) => ({ 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': a });
     for (let i = 0; i < 2; i++) expect((await initialize(url, from('198.51.100.1'))).status).toBe(200);
-    const res = await fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...from('198.51.100.1') }, body: INIT });
+    const res = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...from('198.51.100.1') },
+      body: INIT,
+    });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const body: any = await res.json();

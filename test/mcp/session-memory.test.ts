@@ -6,7 +6,13 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { createMcpHttp, createMcpServer, SessionHub, type McpDoorDeps, type NotifiableSession } from '../../src/bindings/mcp/index.js';
+import {
+  createMcpHttp,
+  createMcpServer,
+  SessionHub,
+  type McpDoorDeps,
+  type NotifiableSession,
+} from '../../src/bindings/mcp/index.js';
 import type { CallScope, Pipeline } from '../../src/operations/index.js';
 
 /** Listing tools and resources never reaches the pipeline. */
@@ -29,7 +35,9 @@ class CaptureTransport implements Transport {
   async request(id: number, method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
     this.onmessage!({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage);
     for (let i = 0; i < 100; i++) {
-      const answer = this.sent.find((m) => (m as { id?: unknown }).id === id) as { result?: Record<string, unknown>; error?: unknown } | undefined;
+      const answer = this.sent.find((m) => (m as { id?: unknown }).id === id) as
+        | { result?: Record<string, unknown>; error?: unknown }
+        | undefined;
       if (answer) {
         if (!answer.result) throw new Error(`${method} failed: ${JSON.stringify(answer.error)}`);
         return answer.result;
@@ -43,7 +51,11 @@ class CaptureTransport implements Transport {
 async function session(d: McpDoorDeps): Promise<CaptureTransport> {
   const t = new CaptureTransport();
   await createMcpServer(d, { catalogSubscriber: false }).connect(t);
-  await t.request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } });
+  await t.request(1, 'initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'test', version: '1' },
+  });
   t.onmessage!({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
   return t;
 }
@@ -118,7 +130,11 @@ describe('an idle session holds no routing state until it acts', () => {
     const state: NotifiableSession = { id: 's', catalogSubscriber: false, notify: () => undefined };
     const t = new CaptureTransport();
     await createMcpServer(deps(), state).connect(t);
-    await t.request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } });
+    await t.request(1, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'test', version: '1' },
+    });
     expect(await t.request(2, 'resources/unsubscribe', { uri: 'usp://webhooks/x' })).toEqual({});
     expect(state.subscriptions).toBeUndefined();
     expect(await t.request(3, 'resources/subscribe', { uri: 'usp://webhooks/x' })).toEqual({});

@@ -19,7 +19,13 @@ let transport: StdioClientTransport;
 beforeAll(async () => {
   ensureBuilt();
   // stderr is piped and never read: its pipe fills after a few hundred log lines.
-  transport = new StdioClientTransport({ command: process.execPath, args: STDIO_ARGS, cwd: REPO_ROOT, env: inheritedEnv(), stderr: 'pipe' });
+  transport = new StdioClientTransport({
+    command: process.execPath,
+    args: STDIO_ARGS,
+    cwd: REPO_ROOT,
+    env: inheritedEnv(),
+    stderr: 'pipe',
+  });
   client = new Client({ name: 'stderr-never-read', version: '1.0.0' });
   await client.connect(transport);
 }, 30_000);

@@ -38,7 +38,9 @@ describe('an availability summary lets a model answer "when can I get a haircut?
     const { data, text } = await answer({ service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
     const lines = text.split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toBe('Resource ids (to filter, pass resource_id): Ava Chen res_stylist_ava, Carla Ruiz res_stylist_carla, Ben Okafor res_stylist_ben.');
+    expect(lines[1]).toBe(
+      'Resource ids (to filter, pass resource_id): Ava Chen res_stylist_ava, Carla Ruiz res_stylist_carla, Ben Okafor res_stylist_ben.',
+    );
     lines.splice(1, 1);
     expect(lines[1].startsWith('Fri 4 Dec 2026: 9:00 ')).toBe(true);
     expect(text.match(/Dec 2026/g)!.length).toBe(3); // the range in the header, and the one day line
@@ -74,11 +76,16 @@ describe('an availability summary lets a model answer "when can I get a haircut?
 describe('the text of a cached availability page is kept while the page comes back, and never outlives it', () => {
   // The pipeline's own answer, as the MCP binding gets it: cached slots arrive as the same frozen objects.
   const query = async (body: Record<string, unknown>) => {
-    const r = await t.server.pipeline.execute(operationForDashboard('free_slots'), { input: body, profile: 'https://platform.example/profiles/agent.json' }, t.server.scope);
+    const r = await t.server.pipeline.execute(
+      operationForDashboard('free_slots'),
+      { input: body, profile: 'https://platform.example/profiles/agent.json' },
+      t.server.scope,
+    );
     if (!r.ok) throw new Error(r.error.message);
     return r.data as Record<string, any>;
   };
-  const fresh = (data: Record<string, any>, ctx = CTX) => summarize('usp_availability_query', JSON.parse(JSON.stringify(data)), [], ctx);
+  const fresh = (data: Record<string, any>, ctx = CTX) =>
+    summarize('usp_availability_query', JSON.parse(JSON.stringify(data)), [], ctx);
 
   it('a repeated page reuses its text (no start is formatted again); it reads exactly as the text of an uncached copy', async () => {
     const body = { service_id: 'svc_haircut', start_date: day(4), end_date: day(4) };
@@ -106,7 +113,12 @@ describe('the text of a cached availability page is kept while the page comes ba
     const before = await query(body);
     const beforeText = summarize('usp_availability_query', before, [], CTX);
     const taken = before.slots[0];
-    const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: taken.id, buyer: BUYER }, { idempotencyKey: randomUUID() });
+    const b = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_haircut', slot_id: taken.id, buyer: BUYER },
+      { idempotencyKey: randomUUID() },
+    );
     expect(b.status).toBe(201);
     const after = await query(body);
     const afterText = summarize('usp_availability_query', after, [], CTX);

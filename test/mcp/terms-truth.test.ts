@@ -30,13 +30,20 @@ describe("a service's and a booking's terms say what the policy says", () => {
   });
 
   it('a booking of it says the instant the window closes', async () => {
-    const q = await env.conn.call('usp_availability_query', { service_id: 'svc_yoga_class', start_date: day(9), end_date: day(9), ...meta() });
+    const q = await env.conn.call('usp_availability_query', {
+      service_id: 'svc_yoga_class',
+      start_date: day(9),
+      end_date: day(9),
+      ...meta(),
+    });
     const made = await env.conn.call('usp_bookings_create', {
       service_id: 'svc_yoga_class',
       slot_id: q.structuredContent.slots[0].id,
       buyer: BUYER,
       ...meta(undefined, { idempotency_key: randomUUID() }),
     });
-    expect(text(made)).toMatch(/Reschedule: free until \w{3} \d+ \w{3} 2026 \d+:\d\d E[SD]T, and after that too \(no fee is set\); at most 1 time in all/);
+    expect(text(made)).toMatch(
+      /Reschedule: free until \w{3} \d+ \w{3} 2026 \d+:\d\d E[SD]T, and after that too \(no fee is set\); at most 1 time in all/,
+    );
   });
 });

@@ -21,14 +21,24 @@ const RUNS = 10_000;
 /** 10,000 cases take 12 s on a quiet 2-core machine and 28 s at load 20: CPU, not a hang. */
 const CPU_BOUND_MS = 120_000;
 
-const BOOKING_STATUSES = ['pending', 'requires_action', 'confirmed', 'in_progress', 'completed', 'canceled', 'no_show'] as const;
+const BOOKING_STATUSES = [
+  'pending',
+  'requires_action',
+  'confirmed',
+  'in_progress',
+  'completed',
+  'canceled',
+  'no_show',
+] as const;
 const PAYMENT_STATUSES = ['not_required', 'pending', 'deposit_paid', 'paid', 'refunded', 'partially_refunded'] as const;
 const TIMINGS = ['at_booking', 'at_service', 'deposit_required'] as const;
 const SERVICES = [...biz.services.keys()];
 const LIVE = new Set(['pending', 'requires_action', 'confirmed', 'in_progress']);
 
 const cents = fc.integer({ min: 0, max: 60_000 });
-const instant = fc.integer({ min: TEST_NOW - 86_400_000, max: TEST_NOW + 30 * 86_400_000 }).map((ms) => new Date(Math.floor(ms / 60_000) * 60_000).toISOString());
+const instant = fc
+  .integer({ min: TEST_NOW - 86_400_000, max: TEST_NOW + 30 * 86_400_000 })
+  .map((ms) => new Date(Math.floor(ms / 60_000) * 60_000).toISOString());
 
 const action = fc.record({
   type: fc.constant('payment'),
@@ -60,7 +70,11 @@ const booking = fc
       { nil: undefined },
     ),
     actions: fc.array(action, { maxLength: 3 }),
-    cancellation: fc.record({ canceled_by: fc.constantFrom('buyer', 'business', 'system'), fee: cents, refund_amount: cents }),
+    cancellation: fc.record({
+      canceled_by: fc.constantFrom('buyer', 'business', 'system'),
+      fee: cents,
+      refund_amount: cents,
+    }),
   })
   .map((g) => {
     const s = biz.services.get(g.service_id)!;
@@ -68,7 +82,12 @@ const booking = fc
       id: 'bk_1',
       service_id: g.service_id,
       service_name: s.name,
-      slot: { id: 'slot_1', start: g.start, end: new Date(Date.parse(g.start) + 3_600_000).toISOString(), duration: 'PT1H' },
+      slot: {
+        id: 'slot_1',
+        start: g.start,
+        end: new Date(Date.parse(g.start) + 3_600_000).toISOString(),
+        duration: 'PT1H',
+      },
       party_size: g.party_size,
       status: g.status,
       confirmation_mode: 'auto',
@@ -100,9 +119,19 @@ const entry = fc
     party_size: fc.integer({ min: 1, max: 4 }),
   })
   .map((g) => {
-    const e: Record<string, any> = { id: 'wl_1', service_id: g.service_id, status: g.status, position: g.position, created_at: new Date(TEST_NOW).toISOString() };
+    const e: Record<string, any> = {
+      id: 'wl_1',
+      service_id: g.service_id,
+      status: g.status,
+      position: g.position,
+      created_at: new Date(TEST_NOW).toISOString(),
+    };
     if (g.status === 'offered') {
-      e.offered_slot = { slot_id: 'slot_1', start: g.start, end: new Date(Date.parse(g.start) + 3_600_000).toISOString() };
+      e.offered_slot = {
+        slot_id: 'slot_1',
+        start: g.start,
+        end: new Date(Date.parse(g.start) + 3_600_000).toISOString(),
+      };
       e.offer_expires_at = g.offer_expires_at;
     }
     return e;
@@ -117,10 +146,15 @@ const LONG_WHEN = /[A-Z][a-z]{2}, [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d\s[A
 function expected(b: Record<string, any>) {
   const p = b.payment;
   const pays = (b.actions ?? []).filter((a: any) => a.type === 'payment');
-  const paid = pays.filter((a: any) => a.status === 'completed').reduce((n: number, a: any) => n + a.payment_context.amount_due, 0);
+  const paid = pays
+    .filter((a: any) => a.status === 'completed')
+    .reduce((n: number, a: any) => n + a.payment_context.amount_due, 0);
   const pending = pays.find((a: any) => a.status === 'pending');
   const owed = !pending && p && p.amount_due > 0 ? p.amount_due : 0;
-  const atAppointment = LIVE.has(b.status) && typeof p?.amount === 'number' ? Math.max(0, p.amount - paid - (pending?.payment_context.amount_due ?? 0) - owed) : 0;
+  const atAppointment =
+    LIVE.has(b.status) && typeof p?.amount === 'number'
+      ? Math.max(0, p.amount - paid - (pending?.payment_context.amount_due ?? 0) - owed)
+      : 0;
   return { paid, pending, owed, atAppointment, fee: b.cancellation?.fee, refund: b.cancellation?.refund_amount };
 }
 
@@ -128,11 +162,16 @@ function expected(b: Record<string, any>) {
 function carriedAmounts(b: Record<string, any>): Set<number> {
   const x = expected(b);
   const p = b.payment ?? {};
-  const set = new Set<number>([p.amount, p.amount_due, p.deposit_amount, x.paid, x.owed, x.atAppointment, x.fee, x.refund].filter((n) => typeof n === 'number'));
+  const set = new Set<number>(
+    [p.amount, p.amount_due, p.deposit_amount, x.paid, x.owed, x.atAppointment, x.fee, x.refund].filter(
+      (n) => typeof n === 'number',
+    ),
+  );
   for (const a of b.actions ?? []) set.add(a.payment_context.amount_due);
   const t = serviceTerms(biz, b.service_id);
   if (t) {
-    for (const n of [t.cancel.fee, t.reschedule.fee, t.noShow?.fee, t.pricing.amount, t.payment.deposit]) if (typeof n === 'number') set.add(n);
+    for (const n of [t.cancel.fee, t.reschedule.fee, t.noShow?.fee, t.pricing.amount, t.payment.deposit])
+      if (typeof n === 'number') set.add(n);
     set.add(bookingNoShowFee(biz, b.service_id, b.party_size, 3_600_000));
   }
   return set;
@@ -141,29 +180,54 @@ function carriedAmounts(b: Record<string, any>): Set<number> {
 /** Who the text says tells the person, and where its links open, vary with the caller and the server: none of it may add a fact. */
 const context = fc.record({ platformTells: fc.boolean(), local: fc.boolean(), mailSent: fc.boolean() });
 
-function checkBooking(b: Record<string, any>, c: { platformTells: boolean; local: boolean; mailSent: boolean } = { platformTells: false, local: true, mailSent: false }): void {
+function checkBooking(
+  b: Record<string, any>,
+  c: { platformTells: boolean; local: boolean; mailSent: boolean } = {
+    platformTells: false,
+    local: true,
+    mailSent: false,
+  },
+): void {
   biz.mailSent = c.mailSent;
-  const t = summarize('usp_bookings_get', { booking: b }, [], { ...CTX, platformTells: c.platformTells, local: c.local });
+  const t = summarize('usp_bookings_get', { booking: b }, [], {
+    ...CTX,
+    platformTells: c.platformTells,
+    local: c.local,
+  });
   const x = expected(b);
   const say = (cond: boolean, why: string) => expect(cond, `${why}\n${t}\n${JSON.stringify(b)}`).toBe(true);
   const carried = carriedAmounts(b);
   for (const n of amountsIn(t)) say(carried.has(n), `the text states ${n}, which the result does not carry`);
-  for (const m of t.matchAll(/\bPaid (?:in full \()?(\$[\d,.]+)(?: online| so far|\))/g)) say(minor(m[1]!) === x.paid, `"Paid ${m[1]}" but the completed payments total ${x.paid}`);
-  for (const m of t.matchAll(/(\$[\d,.]+) was paid online/g)) say(minor(m[1]!) === x.paid, `"${m[1]} was paid" but the completed payments total ${x.paid}`);
+  for (const m of t.matchAll(/\bPaid (?:in full \()?(\$[\d,.]+)(?: online| so far|\))/g))
+    say(minor(m[1]!) === x.paid, `"Paid ${m[1]}" but the completed payments total ${x.paid}`);
+  for (const m of t.matchAll(/(\$[\d,.]+) was paid online/g))
+    say(minor(m[1]!) === x.paid, `"${m[1]} was paid" but the completed payments total ${x.paid}`);
   for (const m of t.matchAll(/(\$[\d,.]+) is (?:still )?paid at the appointment/g))
     say(minor(m[1]!) === x.atAppointment, `"${m[1]} at the appointment" but ${x.atAppointment} is left`);
-  for (const m of t.matchAll(/must pay (\$[\d,.]+)/g)) say(!!x.pending && minor(m[1]!) === x.pending.payment_context.amount_due, `"must pay ${m[1]}" without that pending action`);
+  for (const m of t.matchAll(/must pay (\$[\d,.]+)/g))
+    say(
+      !!x.pending && minor(m[1]!) === x.pending.payment_context.amount_due,
+      `"must pay ${m[1]}" without that pending action`,
+    );
   for (const m of t.matchAll(/\brefund (\$[\d,.]+)|(\$[\d,.]+) is refunded/g))
     say(minor((m[1] ?? m[2])!) === x.refund, `refund ${m[1] ?? m[2]} but cancellation.refund_amount is ${x.refund}`);
-  for (const m of t.matchAll(/\bfee (\$[\d,.]+), (?:refund|nothing)/g)) say(minor(m[1]!) === x.fee, `fee ${m[1]} but cancellation.fee is ${x.fee}`);
-  for (const m of t.matchAll(/(\$[\d,.]+) is due from the person/g)) say(minor(m[1]!) === x.owed, `${m[1]} due but the result owes ${x.owed}`);
-  for (const m of t.matchAll(/payment\.status (\w+)/g)) say(m[1] === b.payment?.status, `payment.status ${m[1]} but the result says ${b.payment?.status}`);
-  for (const m of t.matchAll(/; status (\w+)/g)) say(m[1] === b.status, `status ${m[1]} but the result says ${b.status}`);
+  for (const m of t.matchAll(/\bfee (\$[\d,.]+), (?:refund|nothing)/g))
+    say(minor(m[1]!) === x.fee, `fee ${m[1]} but cancellation.fee is ${x.fee}`);
+  for (const m of t.matchAll(/(\$[\d,.]+) is due from the person/g))
+    say(minor(m[1]!) === x.owed, `${m[1]} due but the result owes ${x.owed}`);
+  for (const m of t.matchAll(/payment\.status (\w+)/g))
+    say(m[1] === b.payment?.status, `payment.status ${m[1]} but the result says ${b.payment?.status}`);
+  for (const m of t.matchAll(/; status (\w+)/g))
+    say(m[1] === b.status, `status ${m[1]} but the result says ${b.status}`);
   if (/Nothing is paid online/.test(t)) say(x.paid === 0, 'says nothing is paid online, but a payment completed');
   if (/NOT paid yet/.test(t)) say(!!x.pending, 'says not paid yet without a pending payment action');
-  if (/Paid in full|nothing is left to pay/.test(t)) say(x.atAppointment === 0 && !x.pending && x.owed === 0, 'says paid in full while money is still due');
-  const instants = [b.slot.start, b.expires_at, ...(b.actions ?? []).map((a: any) => a.expires_at)].filter(Boolean).map((i) => when(i, ZONE));
-  for (const m of t.matchAll(LONG_WHEN)) say(instants.includes(m[0]), `the text states ${m[0]}, which the result does not carry`);
+  if (/Paid in full|nothing is left to pay/.test(t))
+    say(x.atAppointment === 0 && !x.pending && x.owed === 0, 'says paid in full while money is still due');
+  const instants = [b.slot.start, b.expires_at, ...(b.actions ?? []).map((a: any) => a.expires_at)]
+    .filter(Boolean)
+    .map((i) => when(i, ZONE));
+  for (const m of t.matchAll(LONG_WHEN))
+    say(instants.includes(m[0]), `the text states ${m[0]}, which the result does not carry`);
 }
 
 describe('a text states only what its structured result carries', () => {

@@ -28,11 +28,21 @@ afterAll(async () => {
 
 let next = 0;
 async function bookHaircut(c: McpConn, profile = PLATFORM): Promise<{ booking: any; resource: string }> {
-  const r0 = await c.call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(6), end_date: day(6), limit: 200 });
+  const r0 = await c.call('usp_availability_query', {
+    service_id: 'svc_haircut',
+    start_date: day(6),
+    end_date: day(6),
+    limit: 200,
+  });
   const starts = new Set<string>();
   const slots = (r0.structuredContent.slots as any[]).filter((s) => !starts.has(s.start) && starts.add(s.start));
   const slot = slots[next++ % slots.length];
-  const r = await c.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER, ...meta(profile, { idempotency_key: randomUUID() }) });
+  const r = await c.call('usp_bookings_create', {
+    service_id: 'svc_haircut',
+    slot_id: slot.id,
+    buyer: BUYER,
+    ...meta(profile, { idempotency_key: randomUUID() }),
+  });
   expect(errorCodes(r)).toEqual([]);
   return { booking: r.structuredContent.booking, resource: (r as any)._meta['dev.usp-server/webhook_resource'] };
 }
@@ -55,7 +65,10 @@ describe('resources/subscribe and resources/unsubscribe on the webhook resource 
     const { booking, resource } = await bookHaircut(conn);
     await conn.client.subscribeResource({ uri: resource });
     updated.length = 0;
-    const cancel = await conn.call('usp_bookings_cancel', { booking_id: booking.id, ...meta(PLATFORM, { idempotency_key: randomUUID() }) });
+    const cancel = await conn.call('usp_bookings_cancel', {
+      booking_id: booking.id,
+      ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+    });
     expect(errorCodes(cancel)).toEqual([]);
     await waitFor(() => updated.includes(resource), 5000, 'resources/updated after the cancel');
 
@@ -76,7 +89,11 @@ describe('resources/read of the webhook resource answers the recent events, newe
     // Cancel through REST: the event is read from the store, not from what this MCP session saw.
     const res = await t.call('POST', `/bookings/${booking.id}/cancel`, {}, { idempotencyKey: randomUUID() });
     expect(res.status).toBe(200);
-    await waitFor(async () => (await readEvents(conn, resource))[0]?.booking_id === booking.id && (await readEvents(conn, resource))[0]?.event === 'booking.canceled');
+    await waitFor(
+      async () =>
+        (await readEvents(conn, resource))[0]?.booking_id === booking.id &&
+        (await readEvents(conn, resource))[0]?.event === 'booking.canceled',
+    );
     const events = await readEvents(conn, resource);
     expect(events.length).toBeGreaterThan(1);
     expect(events.length).toBeLessThanOrEqual(50);

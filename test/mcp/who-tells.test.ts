@@ -32,7 +32,12 @@ async function open(mail: boolean): Promise<McpConn> {
 
 async function book(c: McpConn, service_id: string, n: number): Promise<ToolResult> {
   const q = await c.call('usp_availability_query', { service_id, start_date: day(n), end_date: day(n), ...meta() });
-  return c.call('usp_bookings_create', { service_id, slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta(undefined, { idempotency_key: randomUUID() }) });
+  return c.call('usp_bookings_create', {
+    service_id,
+    slot_id: q.structuredContent.slots[0].id,
+    buyer: BUYER,
+    ...meta(undefined, { idempotency_key: randomUUID() }),
+  });
 }
 
 describe('who tells the person, by when, and what happens if nobody acts', () => {
@@ -43,14 +48,24 @@ describe('who tells the person, by when, and what happens if nobody acts', () =>
     expect(asked).toMatch(
       /If the business has not answered by \w{3}, \w{3} \d+, 2026, \d+:\d\d\s[AP]M E[SD]T \(America\/New_York\), the request lapses: the booking is canceled by the system, the time freed/,
     );
-    expect(text(await book(c, 'svc_massage_60', 4))).toContain('The business mails ada@example.com the payment link and its deadline.');
-    const joined = await c.call('usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: BUYER, ...meta(undefined, { idempotency_key: randomUUID() }) });
-    expect(text(joined)).toContain('The business mails ada@example.com an offer when one is made, with a link to accept or decline it.');
+    expect(text(await book(c, 'svc_massage_60', 4))).toContain(
+      'The business mails ada@example.com the payment link and its deadline.',
+    );
+    const joined = await c.call('usp_waitlist_join', {
+      service_id: 'svc_yoga_class',
+      buyer: BUYER,
+      ...meta(undefined, { idempotency_key: randomUUID() }),
+    });
+    expect(text(joined)).toContain(
+      'The business mails ada@example.com an offer when one is made, with a link to accept or decline it.',
+    );
   });
 
   it('without mail: the text says nobody else tells the person, so the assistant must', async () => {
     const c = await open(false);
     const asked = text(await book(c, 'svc_color_consult', 5));
-    expect(asked).toContain('The business sends no mail from this server, so nobody else tells the person whether it is confirmed or declined: tell them yourself');
+    expect(asked).toContain(
+      'The business sends no mail from this server, so nobody else tells the person whether it is confirmed or declined: tell them yourself',
+    );
   });
 });

@@ -18,12 +18,22 @@ afterEach(async () => {
 async function setUp() {
   t = await startOAuthServer({ sandbox: true });
   await t.server.store.transaction(async (tx) =>
-    tx.accounts.create({ id: ME.id, email: ME.email, password_hash: await hashPassword(ME.password), name: 'Zelda Quinton', phone: null, created_ms: t.clock.now() }),
+    tx.accounts.create({
+      id: ME.id,
+      email: ME.email,
+      password_hash: await hashPassword(ME.password),
+      name: 'Zelda Quinton',
+      phone: null,
+      created_ms: t.clock.now(),
+    }),
   );
   const book = async (buyer: Record<string, string>, offset: number) => {
     const res = await fetch(`${t.url}/bookings`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'USP-Agent': 'profile="https://platform.example/profiles/agent.json"' },
+      headers: {
+        'content-type': 'application/json',
+        'USP-Agent': 'profile="https://platform.example/profiles/agent.json"',
+      },
       body: JSON.stringify({ service_id: 'svc_haircut', slot_id: await firstSlotAt(t.url, offset), buyer }),
     });
     return ((await res.json()) as any).booking;
@@ -32,7 +42,10 @@ async function setUp() {
   const theirs = await book(BUYER, 2);
   const browser = new Browser(t.url);
   const page = await (await browser.request('/account')).text();
-  expect((await browser.request('/account/login', { form: { csrf: csrfOf(page), email: ME.email, password: ME.password } })).status).toBe(303);
+  expect(
+    (await browser.request('/account/login', { form: { csrf: csrfOf(page), email: ME.email, password: ME.password } }))
+      .status,
+  ).toBe(303);
   const account = await (await browser.request('/account')).text();
   return { browser, csrf: csrfOf(account), account, mine, theirs };
 }
@@ -53,17 +66,23 @@ describe("the buyer's data from the account page", () => {
   test('without the page CSRF token, or signed out, neither form does anything', async () => {
     const s = await setUp();
     expect((await s.browser.request('/account/data/export', { form: { csrf: 'forged' } })).status).toBe(403);
-    expect((await s.browser.request('/account/data/erase', { form: { csrf: 'forged', confirm: 'yes' } })).status).toBe(403);
+    expect((await s.browser.request('/account/data/erase', { form: { csrf: 'forged', confirm: 'yes' } })).status).toBe(
+      403,
+    );
     const stranger = new Browser(t.url);
     const page = await (await stranger.request('/account')).text();
-    expect((await stranger.request('/account/data/erase', { form: { csrf: csrfOf(page), confirm: 'yes' } })).status).toBe(403);
+    expect(
+      (await stranger.request('/account/data/erase', { form: { csrf: csrfOf(page), confirm: 'yes' } })).status,
+    ).toBe(403);
     expect(await t.server.store.read((tx) => tx.accounts.byEmail(ME.email))).not.toBeNull();
   });
 
   test('erase closes the account, signs the buyer out and removes them from their bookings, and only them', async () => {
     const s = await setUp();
     expect((await s.browser.request('/account/data/erase', { form: { csrf: s.csrf } })).status).toBe(400);
-    const done = await s.browser.request('/account/data/erase', { form: { csrf: s.csrf, confirm: 'yes', email: BUYER.email } });
+    const done = await s.browser.request('/account/data/erase', {
+      form: { csrf: s.csrf, confirm: 'yes', email: BUYER.email },
+    });
     expect(done.status).toBe(200);
     expect(await t.server.store.read((tx) => tx.accounts.byEmail(ME.email))).toBeNull();
     const mine = await t.server.store.read((tx) => tx.bookings.get(s.mine.id));

@@ -28,14 +28,22 @@ afterAll(async () => {
   await t?.close();
 });
 
-const mcpCall = (tool: string, args: Record<string, unknown>, headers: Record<string, string> = {}) => mcpCallAt(t.url, tool, args, headers);
+const mcpCall = (tool: string, args: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  mcpCallAt(t.url, tool, args, headers);
 
 describe('bad input gets the protocol error and leaves nothing behind', () => {
   test('the OAuth door is a door of the host: a body over the host limit is refused in its format (413, an RFC 6749 error object; a page on the account pages)', async () => {
     const big = JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'x'.repeat(70 * 1024) });
-    const res = await fetch(`${t.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+    const res = await fetch(`${t.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    });
     expect(res.status).toBe(413);
-    expect(await res.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('bytes') });
+    expect(await res.json()).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('bytes'),
+    });
     const page = await fetch(`${t.url}/account/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -48,7 +56,10 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
 
   test('an unregistered redirect_uri (open redirect attempt) gets an error page from us, never a redirect to it', async () => {
     const client = await register(t.url);
-    const url = authorizeUrl(t.url, client.client_id, pkce()).replace(encodeURIComponent(REDIRECT), encodeURIComponent('https://evil.example/cb'));
+    const url = authorizeUrl(t.url, client.client_id, pkce()).replace(
+      encodeURIComponent(REDIRECT),
+      encodeURIComponent('https://evil.example/cb'),
+    );
     const res = await fetch(url, { redirect: 'manual' });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
@@ -61,10 +72,18 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
   test('a code exchanged with another redirect_uri, without code_verifier or with a wrong one is invalid_grant and issues nothing', async () => {
     const client = await register(t.url, { redirect_uris: [REDIRECT, 'http://127.0.0.1:1/other'] });
     const p = pkce();
-    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p), { email: 'pkce@example.com', password: 'correct horse battery', signUp: true });
+    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p), {
+      email: 'pkce@example.com',
+      password: 'correct horse battery',
+      signUp: true,
+    });
     const code = back.searchParams.get('code')!;
     const base = { grant_type: 'authorization_code', code, client_id: client.client_id };
-    const mismatch = await tokenRequest(t.url, { ...base, redirect_uri: 'http://127.0.0.1:1/other', code_verifier: p.verifier });
+    const mismatch = await tokenRequest(t.url, {
+      ...base,
+      redirect_uri: 'http://127.0.0.1:1/other',
+      code_verifier: p.verifier,
+    });
     expect(mismatch).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const missing = await tokenRequest(t.url, { ...base, redirect_uri: REDIRECT });
     expect(missing.status).toBe(400);
@@ -86,7 +105,13 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
       password: 'correct horse battery',
       signUp: true,
     });
-    const form = { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: p.verifier };
+    const form = {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: p.verifier,
+    };
     const first = await tokenRequest(t.url, form);
     expect(first.status).toBe(200);
     const again = await tokenRequest(t.url, form);
@@ -99,7 +124,11 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
   test('a code used after its 60 s lifetime is invalid_grant', async () => {
     const client = await register(t.url);
     const p = pkce();
-    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p), { email: 'late@example.com', password: 'correct horse battery', signUp: true });
+    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p), {
+      email: 'late@example.com',
+      password: 'correct horse battery',
+      signUp: true,
+    });
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
     try {
       const late = await tokenRequest(t.url, {
@@ -119,10 +148,14 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
     const { tokens } = await linkedTokens(t, 'aud@example.com', { resource: `${t.url}/` });
     const onMcp = await mcpCall('uspserver_bookings_list', {}, { authorization: `Bearer ${tokens.access_token}` });
     expect(onMcp.status).toBe(401);
-    const onRest = await fetch(`${t.url}/ext/usp-server/bookings`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const onRest = await fetch(`${t.url}/ext/usp-server/bookings`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(onRest.status).toBe(200);
     const client = await register(t.url);
-    const res = await fetch(authorizeUrl(t.url, client.client_id, pkce(), { resource: 'https://other.example/mcp' }), { redirect: 'manual' });
+    const res = await fetch(authorizeUrl(t.url, client.client_id, pkce(), { resource: 'https://other.example/mcp' }), {
+      redirect: 'manual',
+    });
     const to = new URL(res.headers.get('location')!);
     expect(to.origin + to.pathname).toBe(REDIRECT);
     expect(to.searchParams.get('error')).toBe('invalid_target');
@@ -134,29 +167,51 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
     const rev = await fetch(`${t.url}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: tokens.refresh_token, token_type_hint: 'refresh_token', client_id: client.client_id }).toString(),
+      body: new URLSearchParams({
+        token: tokens.refresh_token,
+        token_type_hint: 'refresh_token',
+        client_id: client.client_id,
+      }).toString(),
     });
     expect(rev.status).toBe(200);
     const r = await mcpCall('uspserver_bookings_list', {}, { authorization: `Bearer ${tokens.access_token}` });
     expect(r.status).toBe(401);
-    const refresh = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+    const refresh = await tokenRequest(t.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+    });
     expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
   test('a refresh token rotates: the new pair works and the old refresh token is spent', async () => {
     const { client, tokens } = await linkedTokens(t, 'rotate@example.com');
-    const next = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+    const next = await tokenRequest(t.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+    });
     expect(next.status).toBe(200);
     expect(next.body.refresh_token).not.toBe(tokens.refresh_token);
-    expect((await mcpCall('uspserver_bookings_list', {}, { authorization: `Bearer ${next.body.access_token}` })).status).toBe(200);
-    const old = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+    expect(
+      (await mcpCall('uspserver_bookings_list', {}, { authorization: `Bearer ${next.body.access_token}` })).status,
+    ).toBe(200);
+    const old = await tokenRequest(t.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+    });
     expect(old).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
   test('an iss parameter smuggled into the authorization request does not change the iss of the response', async () => {
     const client = await register(t.url);
     const url = authorizeUrl(t.url, client.client_id, pkce(), { iss: 'https://evil.example' });
-    const back = await linkAccount(t, new Browser(t.url), url, { email: 'forged@example.com', password: 'correct horse battery', signUp: true });
+    const back = await linkAccount(t, new Browser(t.url), url, {
+      email: 'forged@example.com',
+      password: 'correct horse battery',
+      signUp: true,
+    });
     expect(back.searchParams.getAll('iss')).toEqual([t.url]);
   });
 
@@ -164,7 +219,9 @@ describe('bad input gets the protocol error and leaves nothing behind', () => {
     const client = await register(t.url);
     const browser = new Browser(t.url);
     const page = await browser.follow(authorizeUrl(t.url, client.client_id, pkce()));
-    const res = await browser.request(actionOf(page.text), { form: { email: 'linked@example.com', password: 'correct horse battery' } });
+    const res = await browser.request(actionOf(page.text), {
+      form: { email: 'linked@example.com', password: 'correct horse battery' },
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get('location')).toBeNull();
   });

@@ -34,7 +34,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-const mcpCall = (tool: string, args: Record<string, unknown>, headers: Record<string, string> = {}) => mcpCallAt(t.url, tool, args, headers);
+const mcpCall = (tool: string, args: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  mcpCallAt(t.url, tool, args, headers);
 const firstSlot = (dayOffset: number, service = 'svc_haircut') => firstSlotAt(t.url, dayOffset, service);
 
 const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' };
@@ -46,7 +47,9 @@ describe('discovery: RFC 8414 authorization server metadata and RFC 9728 protect
       expect(m.issuer).toBe(t.url);
       expect(m.code_challenge_methods_supported).toEqual(['S256']);
       expect(m.authorization_response_iss_parameter_supported).toBe(true);
-      expect(m.grant_types_supported).toEqual(expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']));
+      expect(m.grant_types_supported).toEqual(
+        expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']),
+      );
       expect(m.registration_endpoint).toMatch(/\/oauth\/register$/);
       expect(m.revocation_endpoint).toMatch(/\/oauth\/revoke$/);
       expect(m.dpop_signing_alg_values_supported).toContain('ES256');
@@ -57,7 +60,11 @@ describe('discovery: RFC 8414 authorization server metadata and RFC 9728 protect
 
   test('/mcp and the REST API each publish their resource, pointing at this authorization server', async () => {
     const mcp = (await (await fetch(`${t.url}/.well-known/oauth-protected-resource/mcp`)).json()) as any;
-    expect(mcp).toMatchObject({ resource: `${t.url}/mcp`, authorization_servers: [t.url], scopes_supported: ['usp:booking', 'usp:history'] });
+    expect(mcp).toMatchObject({
+      resource: `${t.url}/mcp`,
+      authorization_servers: [t.url],
+      scopes_supported: ['usp:booking', 'usp:history'],
+    });
     const rest = (await (await fetch(`${t.url}/.well-known/oauth-protected-resource`)).json()) as any;
     expect(rest.resource).toBe(`${t.url}/`);
   });
@@ -73,20 +80,35 @@ describe('/mcp is a protected resource: a privileged call without a credential g
   test('a privileged tool call with no credential answers HTTP 401 with WWW-Authenticate: Bearer resource_metadata', async () => {
     const r = await mcpCall('usp_bookings_get', { booking_id: 'bkg_x' });
     expect(r.status).toBe(401);
-    expect(r.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp", scope="usp:booking usp:history"`);
+    expect(r.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp", scope="usp:booking usp:history"`,
+    );
   });
 
   test('a platform key issued at run time (admin API) is a credential, not an unknown OAuth token: MCP hands the call to the pipeline, no challenge', async () => {
     const secret = `usp_pk_${randomUUID().replace(/-/g, '')}`;
     await t.server.store.transaction((tx) =>
-      tx.admin.addPlatformKey({ id: 'pk_runtime', sha256: createHash('sha256').update(secret).digest('hex'), label: 'Salon app', created_ms: Date.now(), revoked_ms: null }),
+      tx.admin.addPlatformKey({
+        id: 'pk_runtime',
+        sha256: createHash('sha256').update(secret).digest('hex'),
+        label: 'Salon app',
+        created_ms: Date.now(),
+        revoked_ms: null,
+      }),
     );
     const r = await mcpCall('usp_bookings_get', { booking_id: 'bkg_x' }, { authorization: `Bearer ${secret}` });
     expect(r.status).toBe(200);
     expect(r.headers.get('www-authenticate')).toBeNull();
     // Past the door: the pipeline accepted the key and asks for what a key does not carry, the platform's profile.
-    expect(r.body.error.data).toMatchObject({ code: 'invalid_request', errors: [{ field: 'profile', message: 'is required' }] });
-    const unknown = await mcpCall('usp_bookings_get', { booking_id: 'bkg_x' }, { authorization: 'Bearer usp_pk_not_issued' });
+    expect(r.body.error.data).toMatchObject({
+      code: 'invalid_request',
+      errors: [{ field: 'profile', message: 'is required' }],
+    });
+    const unknown = await mcpCall(
+      'usp_bookings_get',
+      { booking_id: 'bkg_x' },
+      { authorization: 'Bearer usp_pk_not_issued' },
+    );
     expect(unknown.status).toBe(401);
     expect(unknown.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
@@ -95,14 +117,22 @@ describe('/mcp is a protected resource: a privileged call without a credential g
     const list = await mcpCall('usp_services_list', {});
     expect(list.status).toBe(200);
     expect(list.body.result.structuredContent.services.length).toBeGreaterThan(0);
-    const slots = await mcpCall('usp_availability_query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) });
+    const slots = await mcpCall('usp_availability_query', {
+      service_id: 'svc_haircut',
+      start_date: day(2),
+      end_date: day(2),
+    });
     expect(slots.body.result.structuredContent.slots.length).toBeGreaterThan(0);
   });
 
   test('REST answers 401 with a Bearer challenge naming its resource metadata', async () => {
-    const res = await fetch(`${t.url}/bookings/bkg_x`, { headers: { 'USP-Agent': 'profile="https://platform.example/profile.json"' } });
+    const res = await fetch(`${t.url}/bookings/bkg_x`, {
+      headers: { 'USP-Agent': 'profile="https://platform.example/profile.json"' },
+    });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toContain(`Bearer realm="usp", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`);
+    expect(res.headers.get('www-authenticate')).toContain(
+      `Bearer realm="usp", resource_metadata="${t.url}/.well-known/oauth-protected-resource"`,
+    );
   });
 });
 
@@ -110,13 +140,19 @@ describe("the buyer's bookings list is ours, under our prefix and path; its firs
   test('uspserver_bookings_list and GET /ext/usp-server/bookings list the buyer-linked booking, with no deprecation', async () => {
     const { tokens } = await linkedTokens(t, 'names@example.com');
     const auth = { authorization: `Bearer ${tokens.access_token}` };
-    const made = await mcpCall('usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlot(4), buyer: BUYER }, auth);
+    const made = await mcpCall(
+      'usp_bookings_create',
+      { service_id: 'svc_haircut', slot_id: await firstSlot(4), buyer: BUYER },
+      auth,
+    );
     const id = made.body.result.structuredContent.booking.id;
     const onMcp = await mcpCall('uspserver_bookings_list', {}, auth);
     expect(onMcp.body.result.structuredContent.bookings.map((b: any) => b.id)).toEqual([id]);
     expect(onMcp.body.result.structuredContent.messages).toEqual([]);
     const { tokens: restTokens } = await linkedTokens(t, 'names@example.com', { resource: `${t.url}/`, signUp: false });
-    const onRest = await fetch(`${t.url}/ext/usp-server/bookings`, { headers: { authorization: `Bearer ${restTokens.access_token}` } });
+    const onRest = await fetch(`${t.url}/ext/usp-server/bookings`, {
+      headers: { authorization: `Bearer ${restTokens.access_token}` },
+    });
     expect(onRest.status).toBe(200);
     expect(onRest.headers.get('deprecation')).toBeNull();
     const body = (await onRest.json()) as any;
@@ -127,7 +163,11 @@ describe("the buyer's bookings list is ours, under our prefix and path; its firs
   test('usp_bookings_list and GET /bookings still list them, each with a deprecated_name warning naming the new name (REST: Deprecation and Link headers)', async () => {
     const { tokens } = await linkedTokens(t, 'oldnames@example.com');
     const auth = { authorization: `Bearer ${tokens.access_token}` };
-    const made = await mcpCall('usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlot(5), buyer: BUYER }, auth);
+    const made = await mcpCall(
+      'usp_bookings_create',
+      { service_id: 'svc_haircut', slot_id: await firstSlot(5), buyer: BUYER },
+      auth,
+    );
     const id = made.body.result.structuredContent.booking.id;
     const onMcp = await mcpCall('usp_bookings_list', {}, auth);
     const result = onMcp.body.result;
@@ -138,8 +178,13 @@ describe("the buyer's bookings list is ours, under our prefix and path; its firs
     // Unauthenticated, the old name is challenged like the new one (the OAuth door's gate knows it).
     expect((await mcpCall('usp_bookings_list', {})).status).toBe(401);
 
-    const { tokens: restTokens } = await linkedTokens(t, 'oldnames@example.com', { resource: `${t.url}/`, signUp: false });
-    const onRest = await fetch(`${t.url}/bookings`, { headers: { authorization: `Bearer ${restTokens.access_token}` } });
+    const { tokens: restTokens } = await linkedTokens(t, 'oldnames@example.com', {
+      resource: `${t.url}/`,
+      signUp: false,
+    });
+    const onRest = await fetch(`${t.url}/bookings`, {
+      headers: { authorization: `Bearer ${restTokens.access_token}` },
+    });
     expect(onRest.status).toBe(200);
     expect(onRest.headers.get('deprecation')).toMatch(/^@\d+$/);
     expect(onRest.headers.get('link')).toBe('</ext/usp-server/bookings>; rel="successor-version"');
@@ -157,7 +202,11 @@ describe('identity linking: authorization code with PKCE S256, iss, a buyer-link
     expect(tokens.scope.split(' ').sort()).toEqual(['usp:booking', 'usp:history']);
     expect(tokens.refresh_token).toBeTruthy();
     const auth = { authorization: `Bearer ${tokens.access_token}` };
-    const made = await mcpCall('usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlot(3), buyer: BUYER }, auth);
+    const made = await mcpCall(
+      'usp_bookings_create',
+      { service_id: 'svc_haircut', slot_id: await firstSlot(3), buyer: BUYER },
+      auth,
+    );
     expect(made.status).toBe(200);
     const booking = made.body.result.structuredContent.booking;
     expect(booking.status).toBe('confirmed');
@@ -174,7 +223,11 @@ describe('identity linking: authorization code with PKCE S256, iss, a buyer-link
     const client = await register(t.url);
     const p = pkce();
     const url = authorizeUrl(t.url, client.client_id, p, { state: 'xyz-123' });
-    const back = await linkAccount(t, new Browser(t.url), url, { email: 'iss@example.com', password: 'correct horse battery', signUp: true });
+    const back = await linkAccount(t, new Browser(t.url), url, {
+      email: 'iss@example.com',
+      password: 'correct horse battery',
+      signUp: true,
+    });
     expect(back.searchParams.get('iss')).toBe(t.url);
     expect(back.searchParams.get('state')).toBe('xyz-123');
     expect(back.searchParams.get('code')).toBeTruthy();
@@ -191,7 +244,9 @@ describe('buyer accounts never reveal whether an email has one, and sign-in is r
       const browser = new Browser(t.url);
       const login = await browser.follow(authorizeUrl(t.url, client.client_id, pkce()));
       const reg = await browser.follow(/href="([^"]+\/register)"/.exec(login.text)![1]);
-      const res = await browser.follow(actionOf(reg.text), { form: { csrf: csrfOf(reg.text), name: 'Someone', email, password: 'another long password' } });
+      const res = await browser.follow(actionOf(reg.text), {
+        form: { csrf: csrfOf(reg.text), name: 'Someone', email, password: 'another long password' },
+      });
       pages.push(
         res.text
           .replace(/value="[^"]+"/g, '')
@@ -210,7 +265,9 @@ describe('buyer accounts never reveal whether an email has one, and sign-in is r
       const client = await register(t.url);
       const browser = new Browser(t.url);
       const login = await browser.follow(authorizeUrl(t.url, client.client_id, pkce()));
-      const res = await browser.follow(actionOf(login.text), { form: { csrf: csrfOf(login.text), email, password: 'wrong password here' } });
+      const res = await browser.follow(actionOf(login.text), {
+        form: { csrf: csrfOf(login.text), email, password: 'wrong password here' },
+      });
       answers.push(`${res.res.status} ${/<p class="error"[^>]*>([^<]+)</.exec(res.text)?.[1]}`);
     }
     expect(answers[0]).toBe(answers[1]);
@@ -250,10 +307,18 @@ describe('buyer accounts never reveal whether an email has one, and sign-in is r
 });
 
 describe('DPoP-bound tokens (RFC 9449) and client_credentials for platforms (spec 10.2.3)', () => {
-  async function dpopProof(key: { privateKey: import('node:crypto').KeyObject; jwk: Record<string, unknown> }, htm: string, htu: string, accessToken?: string) {
+  async function dpopProof(
+    key: { privateKey: import('node:crypto').KeyObject; jwk: Record<string, unknown> },
+    htm: string,
+    htu: string,
+    accessToken?: string,
+  ) {
     const claims: Record<string, unknown> = { htm, htu, jti: randomUUID() };
     if (accessToken) claims.ath = createHash('sha256').update(accessToken).digest('base64url');
-    return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk }).setIssuedAt().sign(key.privateKey);
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk })
+      .setIssuedAt()
+      .sign(key.privateKey);
   }
   const newKey = async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -296,7 +361,11 @@ describe('DPoP-bound tokens (RFC 9449) and client_credentials for platforms (spe
     const slot = ((await q.json()) as any).slots[0].id;
     const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: slot, buyer: BUYER });
     const post = async (auth: string, proof?: string) =>
-      fetch(`${t.url}/bookings`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: auth, ...(proof ? { dpop: proof } : {}) }, body });
+      fetch(`${t.url}/bookings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: auth, ...(proof ? { dpop: proof } : {}) },
+        body,
+      });
     expect((await post(`Bearer ${at}`)).status).toBe(401);
     expect((await post(`DPoP ${at}`)).status).toBe(401);
     const other = await newKey();
@@ -317,7 +386,12 @@ describe('DPoP-bound tokens (RFC 9449) and client_credentials for platforms (spe
     const res = await fetch(`${t.url}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_types: ['client_credentials'], redirect_uris: [], response_types: [], usp_platform_profile: 'http://10.0.0.1/profile.json' }),
+      body: JSON.stringify({
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        usp_platform_profile: 'http://10.0.0.1/profile.json',
+      }),
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error).toBe('invalid_client_metadata');

@@ -15,7 +15,16 @@ import { hashPassword } from '../../src/oauth/index.js';
 import { openStore } from '../../src/store/index.js';
 import { REPO_ROOT, startServeCli, type RunningCli } from '../support/cli.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
-import { Browser, REDIRECT, authorizeUrl, linkAccount, pkce, startOAuthServer, tokenRequest, type OAuthTestServer } from './support.js';
+import {
+  Browser,
+  REDIRECT,
+  authorizeUrl,
+  linkAccount,
+  pkce,
+  startOAuthServer,
+  tokenRequest,
+  type OAuthTestServer,
+} from './support.js';
 
 const TLS_DIR = join(REPO_ROOT, 'test/support/tls');
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -65,10 +74,18 @@ describe('a client_id URL on loopback or a private address is refused before any
 describe('end to end: an assistant known only by its metadata document links a buyer and gets a token', () => {
   let s: RunningCli | undefined;
   test('the server fetches the document from an https host on loopback (development flag), shows its name, and honours its redirect URI', async () => {
-    const host = await startProfileServer({ tls: { key: readFileSync(join(TLS_DIR, 'loopback.key'), 'utf8'), cert: readFileSync(join(TLS_DIR, 'loopback.pem'), 'utf8') } });
+    const host = await startProfileServer({
+      tls: {
+        key: readFileSync(join(TLS_DIR, 'loopback.key'), 'utf8'),
+        cert: readFileSync(join(TLS_DIR, 'loopback.pem'), 'utf8'),
+      },
+    });
     cleanup.push(() => host.close());
     const clientId = host.urlFor('/assistant.json');
-    host.setRaw('/assistant.json', assistant(clientId), 200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=60' });
+    host.setRaw('/assistant.json', assistant(clientId), 200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'max-age=60',
+    });
 
     // A buyer account exists in the database the server process opens.
     const dir = mkdtempSync(join(tmpdir(), 'usp-cimd-'));
@@ -87,7 +104,9 @@ describe('end to end: an assistant known only by its metadata document links a b
     );
     await store.close();
 
-    s = await startServeCli(['--demo', '--port', '0', '--db', db, '--allow-loopback-profiles'], { env: { NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'ca.pem') } });
+    s = await startServeCli(['--demo', '--port', '0', '--db', db, '--allow-loopback-profiles'], {
+      env: { NODE_EXTRA_CA_CERTS: join(TLS_DIR, 'ca.pem') },
+    });
     cleanup.push(() => s!.stop());
     const meta = (await (await fetch(`${s.url}/.well-known/oauth-authorization-server`)).json()) as any;
     expect(meta.client_id_metadata_document_supported).toBe(true);
@@ -97,7 +116,10 @@ describe('end to end: an assistant known only by its metadata document links a b
     const signIn = await browser.follow(authorizeUrl(s.url, clientId, p, { resource: `${s.url}/` }));
     expect(signIn.text).toContain('<h1>Sign in</h1>');
     expect(signIn.text).toContain('Metadata Document Assistant');
-    const back = await linkAccount({ codes: new Map() } as unknown as OAuthTestServer, browser, signIn.url, { email: 'cimd@example.com', password: 'correct horse battery' });
+    const back = await linkAccount({ codes: new Map() } as unknown as OAuthTestServer, browser, signIn.url, {
+      email: 'cimd@example.com',
+      password: 'correct horse battery',
+    });
     expect(back.searchParams.get('iss')).toBe(s.url);
     const tok = await tokenRequest(s.url, {
       grant_type: 'authorization_code',
@@ -108,7 +130,9 @@ describe('end to end: an assistant known only by its metadata document links a b
       resource: `${s.url}/`,
     });
     expect(tok.status, JSON.stringify(tok.body)).toBe(200);
-    const history = await fetch(`${s.url}/ext/usp-server/bookings`, { headers: { authorization: `Bearer ${tok.body.access_token}` } });
+    const history = await fetch(`${s.url}/ext/usp-server/bookings`, {
+      headers: { authorization: `Bearer ${tok.body.access_token}` },
+    });
     expect(history.status).toBe(200);
     expect(host.requests('/assistant.json')).toBeGreaterThanOrEqual(1);
   }, 60_000);

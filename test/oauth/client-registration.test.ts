@@ -8,7 +8,18 @@ import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
 import { createSigningIdentity } from '../../src/client/platform-auth.js';
 import type { Logger } from '../../src/operations/index.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
-import { Browser, REDIRECT, authorizeUrl, linkedTokens, pkce, register, registerSigned, startOAuthServer, tokenRequest, type OAuthTestServer } from './support.js';
+import {
+  Browser,
+  REDIRECT,
+  authorizeUrl,
+  linkedTokens,
+  pkce,
+  register,
+  registerSigned,
+  startOAuthServer,
+  tokenRequest,
+  type OAuthTestServer,
+} from './support.js';
 
 const servers: OAuthTestServer[] = [];
 async function server(opts: Parameters<typeof startOAuthServer>[0] = {}): Promise<OAuthTestServer> {
@@ -28,7 +39,12 @@ async function tryRegister(url: string, meta: Record<string, unknown> = {}, head
   const res = await fetch(`${url}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Flood', ...meta }),
+    body: JSON.stringify({
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      client_name: 'Flood',
+      ...meta,
+    }),
   });
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as any };
 }
@@ -90,7 +106,11 @@ describe('a client that never completes a grant is forgotten after 24 h (configu
     const refused = await fetch(authorizeUrl(t.url, unused.client_id, pkce()), { redirect: 'manual' });
     expect(refused.status).toBe(400);
     expect(await refused.text()).toContain('not known to this business');
-    const refreshed = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: used.client_id });
+    const refreshed = await tokenRequest(t.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: used.client_id,
+    });
     expect(refreshed.status).toBe(200);
     // The next registration drops expired records.
     await register(t.url);
@@ -100,10 +120,19 @@ describe('a client that never completes a grant is forgotten after 24 h (configu
 
   test('a platform client is kept from its first client_credentials token', async () => {
     const t = await server();
-    const client = await register(t.url, { grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic' });
+    const client = await register(t.url, {
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
     expect((await clientRows(t, client.client_id))?.expiresMs).not.toBeNull();
     const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
-    const tok = await tokenRequest(t.url, { grant_type: 'client_credentials', resource: `${t.url}/`, scope: 'usp:booking' }, { authorization: basic });
+    const tok = await tokenRequest(
+      t.url,
+      { grant_type: 'client_credentials', resource: `${t.url}/`, scope: 'usp:booking' },
+      { authorization: basic },
+    );
     expect(tok.status).toBe(200);
     expect((await clientRows(t, client.client_id))?.expiresMs).toBeNull();
   });
@@ -112,19 +141,40 @@ describe('a client that never completes a grant is forgotten after 24 h (configu
 describe('redirect URIs: https, loopback http on any port, private-use schemes for native apps; nothing else', () => {
   test('an http redirect to a named host (http://client.example, http://localhost.evil.com) is invalid_redirect_uri; https and loopback http are accepted', async () => {
     const t = await server();
-    for (const uri of ['http://client.example/cb', 'http://localhost.evil.com/cb', 'http://127.0.0.1.evil.com/cb', 'javascript:alert(1)']) {
+    for (const uri of [
+      'http://client.example/cb',
+      'http://localhost.evil.com/cb',
+      'http://127.0.0.1.evil.com/cb',
+      'javascript:alert(1)',
+    ]) {
       const r = await tryRegister(t.url, { redirect_uris: [uri] });
-      expect({ uri, status: r.status, error: r.body.error }).toEqual({ uri, status: 400, error: 'invalid_redirect_uri' });
+      expect({ uri, status: r.status, error: r.body.error }).toEqual({
+        uri,
+        status: 400,
+        error: 'invalid_redirect_uri',
+      });
     }
-    for (const uri of ['https://client.example/cb', 'http://127.0.0.1:53121/cb', 'http://[::1]:8080/cb', 'http://localhost:3000/callback']) {
-      expect({ uri, status: (await tryRegister(t.url, { redirect_uris: [uri] })).status }).toEqual({ uri, status: 201 });
+    for (const uri of [
+      'https://client.example/cb',
+      'http://127.0.0.1:53121/cb',
+      'http://[::1]:8080/cb',
+      'http://localhost:3000/callback',
+    ]) {
+      expect({ uri, status: (await tryRegister(t.url, { redirect_uris: [uri] })).status }).toEqual({
+        uri,
+        status: 201,
+      });
     }
   });
 
   test('a private-use scheme is for native apps only; a native app redirecting to loopback may use any port', async () => {
     const t = await server();
-    expect((await tryRegister(t.url, { redirect_uris: ['com.example.app:/oauth'] })).body.error).toBe('invalid_redirect_uri');
-    expect((await tryRegister(t.url, { application_type: 'native', redirect_uris: ['com.example.app:/oauth'] })).status).toBe(201);
+    expect((await tryRegister(t.url, { redirect_uris: ['com.example.app:/oauth'] })).body.error).toBe(
+      'invalid_redirect_uri',
+    );
+    expect(
+      (await tryRegister(t.url, { application_type: 'native', redirect_uris: ['com.example.app:/oauth'] })).status,
+    ).toBe(201);
     const native = await tryRegister(t.url, { application_type: 'native', redirect_uris: ['http://127.0.0.1/cb'] });
     expect(native.status).toBe(201);
     const url = authorizeUrl(t.url, native.body.client_id, pkce(), { redirect_uri: 'http://127.0.0.1:49152/cb' });
@@ -171,8 +221,15 @@ describe('a registration naming a usp_platform_profile proves control of it: a f
     const again = await fetch(endpoint, { method: 'POST', headers, body });
     expect(again.status).toBe(400);
     // The signature covers the body through Content-Digest: another profile in the same envelope fails.
-    const swapped = JSON.stringify({ ...meta, usp_platform_profile: profiles.addProfile('/other.json', { keys: [owner.publicJwk] }) });
-    const changed = await fetch(endpoint, { method: 'POST', headers: signedHeaders(owner, 'POST', endpoint, { 'Content-Type': 'application/json' }, body), body: swapped });
+    const swapped = JSON.stringify({
+      ...meta,
+      usp_platform_profile: profiles.addProfile('/other.json', { keys: [owner.publicJwk] }),
+    });
+    const changed = await fetch(endpoint, {
+      method: 'POST',
+      headers: signedHeaders(owner, 'POST', endpoint, { 'Content-Type': 'application/json' }, body),
+      body: swapped,
+    });
     expect(changed.status).toBe(400);
   });
 });
@@ -187,7 +244,9 @@ describe('every registration outcome is counted on /metrics and logged without p
     expect((await tryRegister(t.url, { redirect_uris: ['http://client.example/cb'] }, from)).status).toBe(400);
     expect((await tryRegister(t.url, {}, from)).status).toBe(429);
 
-    const text = await (await fetch(`${t.url}/metrics`, { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '127.0.0.1' } })).text();
+    const text = await (
+      await fetch(`${t.url}/metrics`, { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '127.0.0.1' } })
+    ).text();
     expect(text).toMatch(/^usp_oauth_client_registrations_total\{outcome="registered"\} 1$/m);
     expect(text).toMatch(/^usp_oauth_client_registrations_total\{outcome="invalid_redirect_uri"\} 1$/m);
     expect(text).toMatch(/^usp_oauth_client_registrations_total\{outcome="rate_limited"\} 1$/m);

@@ -12,7 +12,8 @@ import { describe, expect, test } from 'vitest';
 const OAUTH = join(import.meta.dirname, '..', '..', 'src', 'oauth');
 const read = (file: string) => readFileSync(join(OAUTH, file), 'utf8');
 /** The routes a file answers itself: `pages.get('/x'` / `pages.post(\`${…}\``. */
-const routesOf = (text: string) => [...text.matchAll(/\bpages\.(get|post)\(\s*(['`][^'`]*['`])/g)].map((m) => `${m[1].toUpperCase()} ${m[2]}`);
+const routesOf = (text: string) =>
+  [...text.matchAll(/\bpages\.(get|post)\(\s*(['`][^'`]*['`])/g)].map((m) => `${m[1].toUpperCase()} ${m[2]}`);
 
 describe('the OAuth pages are one file per page group', () => {
   test('interaction-pages.ts mounts the groups and answers no route itself', () => {
@@ -28,6 +29,12 @@ describe('the OAuth pages are one file per page group', () => {
       'POST `${INTERACTION_PATH}/:uid/verify`',
     ]);
     expect(routesOf(read('consent-page.ts'))).toEqual(['POST `${INTERACTION_PATH}/:uid/consent`']);
-    expect(routesOf(read('account-page.ts'))).toEqual(["GET '/account'", "GET '/account/register'", "POST '/account/login'", "POST '/account/revoke'", "POST '/account/logout'"]);
+    expect(routesOf(read('account-page.ts'))).toEqual([
+      "GET '/account'",
+      "GET '/account/register'",
+      "POST '/account/login'",
+      "POST '/account/revoke'",
+      "POST '/account/logout'",
+    ]);
   });
 });

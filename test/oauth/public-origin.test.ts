@@ -24,7 +24,11 @@ const DOCUMENTS = [
 const METADATA = DOCUMENTS.slice(0, 4);
 
 /** One GET over node:http, whose Host header (unlike fetch's) can be forged. */
-function rawGet(url: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+function rawGet(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: u.hostname, port: u.port, path, method: 'GET', headers }, (res) => {
@@ -68,8 +72,17 @@ describe('behind a load balancer (--public-url https://salon.example, --trust-pr
 
   test("a booking's continue_url and the MCP 401 challenge name the public URL", async () => {
     const t = server();
-    const headers = { 'content-type': 'application/json', 'usp-agent': `profile="${PLATFORM}"`, 'x-forwarded-host': EVIL, 'x-forwarded-proto': 'https' };
-    const q = await fetch(`${t.url}/availability/query`, { method: 'POST', headers, body: JSON.stringify({ service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) }) });
+    const headers = {
+      'content-type': 'application/json',
+      'usp-agent': `profile="${PLATFORM}"`,
+      'x-forwarded-host': EVIL,
+      'x-forwarded-proto': 'https',
+    };
+    const q = await fetch(`${t.url}/availability/query`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) }),
+    });
     const slot = ((await q.json()) as any).slots[0].id;
     const b = await fetch(`${t.url}/bookings`, {
       method: 'POST',
@@ -81,11 +94,23 @@ describe('behind a load balancer (--public-url https://salon.example, --trust-pr
 
     const mcp = await fetch(`${t.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-forwarded-host': EVIL, 'x-forwarded-proto': 'https' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'usp_bookings_get', arguments: { booking_id: 'bkg_x' } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-forwarded-host': EVIL,
+        'x-forwarded-proto': 'https',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'usp_bookings_get', arguments: { booking_id: 'bkg_x' } },
+      }),
     });
     expect(mcp.status).toBe(401);
-    expect(mcp.headers.get('www-authenticate')).toContain(`resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`);
+    expect(mcp.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 
   test('the sign-in pages redirect to the public URL: the resume redirect after signing in names it', async () => {
@@ -108,7 +133,9 @@ describe('behind a load balancer (--public-url https://salon.example, --trust-pr
     const page = await browser.follow(start.headers.get('location')!);
     expect(page.text).toContain('<h1>Sign in</h1>');
     expect(page.text).not.toContain(EVIL);
-    const signedIn = await browser.request(actionOf(page.text), { form: { csrf: csrfOf(page.text), email: 'origin@example.com', password: 'correct horse battery' } });
+    const signedIn = await browser.request(actionOf(page.text), {
+      form: { csrf: csrfOf(page.text), email: 'origin@example.com', password: 'correct horse battery' },
+    });
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get('location')).toMatch(new RegExp(`^${PUBLIC}/oauth/authorize/`));
   });

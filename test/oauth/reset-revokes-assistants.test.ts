@@ -5,7 +5,16 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { recorder } from '../support/log-recorder.js';
-import { Browser, actionOf, csrfOf, linkedTokens, mcpCallAt, startOAuthServer, tokenRequest, type OAuthTestServer } from './support.js';
+import {
+  Browser,
+  actionOf,
+  csrfOf,
+  linkedTokens,
+  mcpCallAt,
+  startOAuthServer,
+  tokenRequest,
+  type OAuthTestServer,
+} from './support.js';
 
 const EMAIL = 'reset.assistant@example.com';
 let t: OAuthTestServer | undefined;
@@ -14,7 +23,11 @@ afterEach(async () => {
 });
 
 /** Ask for a reset link (no mailer: the link is written to the log) and set a new password through it. */
-async function resetPassword(server: OAuthTestServer, rec: ReturnType<typeof recorder>, password: string): Promise<void> {
+async function resetPassword(
+  server: OAuthTestServer,
+  rec: ReturnType<typeof recorder>,
+  password: string,
+): Promise<void> {
   const browser = new Browser(server.url);
   const page = await (await browser.request('/account/forgot')).text();
   expect((await browser.request('/account/forgot', { form: { csrf: csrfOf(page), email: EMAIL } })).status).toBe(200);
@@ -40,7 +53,11 @@ describe('a password reset revokes every linked assistant’s grant', () => {
     await resetPassword(t, rec, 'a brand new long password');
 
     expect((await mcpCallAt(t.url, 'uspserver_bookings_list', {}, bearer)).status).toBe(401);
-    const refresh = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+    const refresh = await tokenRequest(t.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+    });
     expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const left = await t.server.store.read(async (tx) => [
       ...(await tx.oauth.byAccount('Grant', (await tx.accounts.byEmail(EMAIL))!.id, Date.now())),
@@ -51,6 +68,9 @@ describe('a password reset revokes every linked assistant’s grant', () => {
 
     // Linking again with the new password gives a working token.
     const again = await linkedTokens(t, EMAIL, { signUp: false, password: 'a brand new long password' });
-    expect((await mcpCallAt(t.url, 'uspserver_bookings_list', {}, { authorization: `Bearer ${again.tokens.access_token}` })).status).toBe(200);
+    expect(
+      (await mcpCallAt(t.url, 'uspserver_bookings_list', {}, { authorization: `Bearer ${again.tokens.access_token}` }))
+        .status,
+    ).toBe(200);
   });
 });

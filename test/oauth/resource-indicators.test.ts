@@ -5,24 +5,48 @@
  * invalid_target; the token's audience is the canonical form either way.
  */
 import { describe, expect, test } from 'vitest';
-import { Browser, REDIRECT, authorizeUrl, linkAccount, pkce, register, sharedOAuthServer, tokenRequest } from './support.js';
+import {
+  Browser,
+  REDIRECT,
+  authorizeUrl,
+  linkAccount,
+  pkce,
+  register,
+  sharedOAuthServer,
+  tokenRequest,
+} from './support.js';
 
 const server = sharedOAuthServer();
 
 describe('resource=<origin> and resource=<origin>/ name the same resource', () => {
   test('client_credentials: a token request with resource=<origin> (no trailing slash) is granted, like <origin>/, and the token works on the REST API', async () => {
     const t = server();
-    const client = await register(t.url, { grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic' });
+    const client = await register(t.url, {
+      grant_types: ['client_credentials'],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
     const basic = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
     for (const resource of [t.url, `${t.url}/`]) {
-      const tok = await tokenRequest(t.url, { grant_type: 'client_credentials', resource, scope: 'usp:booking' }, { authorization: basic });
+      const tok = await tokenRequest(
+        t.url,
+        { grant_type: 'client_credentials', resource, scope: 'usp:booking' },
+        { authorization: basic },
+      );
       expect({ resource, status: tok.status }).toEqual({ resource, status: 200 });
       // Past authentication (the audience is the REST API's): the booking is simply not this platform's.
-      const res = await fetch(`${t.url}/bookings/bkg_missing`, { headers: { authorization: `Bearer ${tok.body.access_token}` } });
+      const res = await fetch(`${t.url}/bookings/bkg_missing`, {
+        headers: { authorization: `Bearer ${tok.body.access_token}` },
+      });
       expect(res.status).toBe(404);
       expect(((await res.json()) as any).code).toBe('booking_not_found');
     }
-    const other = await tokenRequest(t.url, { grant_type: 'client_credentials', resource: 'https://other.example', scope: 'usp:booking' }, { authorization: basic });
+    const other = await tokenRequest(
+      t.url,
+      { grant_type: 'client_credentials', resource: 'https://other.example', scope: 'usp:booking' },
+      { authorization: basic },
+    );
     expect(other).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
   });
 
@@ -30,11 +54,16 @@ describe('resource=<origin> and resource=<origin>/ name the same resource', () =
     const t = server();
     const client = await register(t.url);
     const p = pkce();
-    const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p, { resource: t.url }), {
-      email: 'origin-form@example.com',
-      password: 'correct horse battery',
-      signUp: true,
-    });
+    const back = await linkAccount(
+      t,
+      new Browser(t.url),
+      authorizeUrl(t.url, client.client_id, p, { resource: t.url }),
+      {
+        email: 'origin-form@example.com',
+        password: 'correct horse battery',
+        signUp: true,
+      },
+    );
     const tok = await tokenRequest(t.url, {
       grant_type: 'authorization_code',
       code: back.searchParams.get('code')!,
@@ -44,6 +73,12 @@ describe('resource=<origin> and resource=<origin>/ name the same resource', () =
       resource: t.url,
     });
     expect(tok.status, JSON.stringify(tok.body)).toBe(200);
-    expect((await fetch(`${t.url}/ext/usp-server/bookings`, { headers: { authorization: `Bearer ${tok.body.access_token}` } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${t.url}/ext/usp-server/bookings`, {
+          headers: { authorization: `Bearer ${tok.body.access_token}` },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

@@ -9,7 +9,19 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUYER } from '../support/server.js';
 import { connectMcp } from '../mcp/helpers.js';
 import { OPERATIONS } from '../../src/operations/index.js';
-import { Browser, actionOf, authorizeUrl, buyerToken, csrfOf, firstSlotAt, mcpCallAt, pkce, register, startOAuthServer, type OAuthTestServer } from './support.js';
+import {
+  Browser,
+  actionOf,
+  authorizeUrl,
+  buyerToken,
+  csrfOf,
+  firstSlotAt,
+  mcpCallAt,
+  pkce,
+  register,
+  startOAuthServer,
+  type OAuthTestServer,
+} from './support.js';
 
 let t: OAuthTestServer;
 let client: { client_id: string };
@@ -25,9 +37,18 @@ beforeAll(async () => {
   tokens.openid = (await buyerToken(t, client, { email, scope: 'openid', signUp: false })).access_token;
   tokens.history = (await buyerToken(t, client, { email, scope: 'usp:history', signUp: false })).access_token;
   tokens.booking = (await buyerToken(t, client, { email, scope: 'usp:booking', signUp: false })).access_token;
-  tokens.rest_openid = (await buyerToken(t, client, { email, scope: 'openid', signUp: false, resource: `${t.url}/` })).access_token;
-  tokens.rest_booking = (await buyerToken(t, client, { email, scope: 'usp:booking', signUp: false, resource: `${t.url}/` })).access_token;
-  const made = await mcpCallAt(t.url, 'usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlotAt(t.url, 3), buyer: BUYER }, bearer(tokens.full));
+  tokens.rest_openid = (
+    await buyerToken(t, client, { email, scope: 'openid', signUp: false, resource: `${t.url}/` })
+  ).access_token;
+  tokens.rest_booking = (
+    await buyerToken(t, client, { email, scope: 'usp:booking', signUp: false, resource: `${t.url}/` })
+  ).access_token;
+  const made = await mcpCallAt(
+    t.url,
+    'usp_bookings_create',
+    { service_id: 'svc_haircut', slot_id: await firstSlotAt(t.url, 3), buyer: BUYER },
+    bearer(tokens.full),
+  );
   booked = made.body.result.structuredContent.booking.id;
 }, 120_000);
 afterAll(async () => {
@@ -51,11 +72,30 @@ function expectInsufficientScope(r: { status: number; headers: Headers; body: an
 describe('a token without usp:booking cannot hold, book, change or cancel (MCP over HTTP: 403 insufficient_scope)', () => {
   test('a token with scope openid only cannot hold, book or cancel, and the booking stays as it was', async () => {
     const slot = await firstSlotAt(t.url, 4);
-    expectInsufficientScope(await mcpCallAt(t.url, 'usp_availability_hold', { service_id: 'svc_haircut', slot_id: slot }, bearer(tokens.openid)), 'usp:booking');
+    expectInsufficientScope(
+      await mcpCallAt(
+        t.url,
+        'usp_availability_hold',
+        { service_id: 'svc_haircut', slot_id: slot },
+        bearer(tokens.openid),
+      ),
+      'usp:booking',
+    );
     // Neither a hold nor a booking took the slot.
-    expectInsufficientScope(await mcpCallAt(t.url, 'usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot, buyer: BUYER }, bearer(tokens.openid)), 'usp:booking');
+    expectInsufficientScope(
+      await mcpCallAt(
+        t.url,
+        'usp_bookings_create',
+        { service_id: 'svc_haircut', slot_id: slot, buyer: BUYER },
+        bearer(tokens.openid),
+      ),
+      'usp:booking',
+    );
     expect(await firstSlotAt(t.url, 4)).toBe(slot);
-    expectInsufficientScope(await mcpCallAt(t.url, 'usp_bookings_cancel', { booking_id: booked }, bearer(tokens.openid)), 'usp:booking');
+    expectInsufficientScope(
+      await mcpCallAt(t.url, 'usp_bookings_cancel', { booking_id: booked }, bearer(tokens.openid)),
+      'usp:booking',
+    );
     expect(await bookingStatus(booked)).toBe('confirmed');
   });
 
@@ -69,7 +109,8 @@ describe('a token without usp:booking cannot hold, book, change or cancel (MCP o
       ['usp_bookings_cancel', { booking_id: booked }],
       ['usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: BUYER }],
     ];
-    for (const [tool, args] of calls) expectInsufficientScope(await mcpCallAt(t.url, tool, args, bearer(tokens.history)), 'usp:booking');
+    for (const [tool, args] of calls)
+      expectInsufficientScope(await mcpCallAt(t.url, tool, args, bearer(tokens.history)), 'usp:booking');
     const stored = await t.server.store.read((tx) => tx.bookings.get(booked));
     expect(stored?.booking).toMatchObject({ status: 'confirmed' });
     expect(stored?.booking.notes).toBeUndefined();
@@ -86,7 +127,12 @@ describe('a token without usp:booking cannot hold, book, change or cancel (MCP o
 
   test('a token with both scopes holds, books and cancels', async () => {
     const slot = await firstSlotAt(t.url, 8);
-    const hold = await mcpCallAt(t.url, 'usp_availability_hold', { service_id: 'svc_haircut', slot_id: slot }, bearer(tokens.full));
+    const hold = await mcpCallAt(
+      t.url,
+      'usp_availability_hold',
+      { service_id: 'svc_haircut', slot_id: slot },
+      bearer(tokens.full),
+    );
     expect(hold.status).toBe(200);
     expect(hold.body.result.structuredContent.hold.id).toMatch(/^hld_/);
   });
@@ -94,7 +140,9 @@ describe('a token without usp:booking cannot hold, book, change or cancel (MCP o
 
 describe('the scope is a fact of the operation’s row', () => {
   test('every privileged operation of the business names the scopes it needs on its row', () => {
-    const privileged = OPERATIONS.filter((op) => op.access === 'privileged_platform' || op.access === 'privileged_scoped');
+    const privileged = OPERATIONS.filter(
+      (op) => op.access === 'privileged_platform' || op.access === 'privileged_scoped',
+    );
     expect(privileged.length).toBeGreaterThan(15);
     expect(privileged.filter((op) => !op.scopes?.length).map((op) => op.name)).toEqual([]);
     expect(OPERATIONS.filter((op) => op.access === 'public' && op.scopes).map((op) => op.name)).toEqual([]);
@@ -130,7 +178,12 @@ describe('over stdio (the token in _meta.usp.authorization) the refusal is JSON-
     try {
       const slot = await firstSlotAt(t.url, 10);
       const auth = { _meta: { usp: { authorization: { mechanism: 'oauth2_bearer', credential: tokens.openid } } } };
-      const err = await conn.callError('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot, buyer: BUYER, ...auth });
+      const err = await conn.callError('usp_bookings_create', {
+        service_id: 'svc_haircut',
+        slot_id: slot,
+        buyer: BUYER,
+        ...auth,
+      });
       expect(err.code).toBe(-32006);
       expect(err.message).toContain('usp:booking');
       expect(err.data).toMatchObject({ code: 'insufficient_scope', scope: 'usp:booking' });
@@ -154,7 +207,9 @@ describe('the consent page lists exactly the scopes that allowing it grants', ()
     const c = await register(t.url);
     const browser = new Browser(t.url);
     const login = await browser.follow(authorizeUrl(t.url, c.client_id, pkce(), { scope }));
-    const consent = await browser.follow(actionOf(login.text), { form: { csrf: csrfOf(login.text), email: 'scoped@example.com', password: 'correct horse battery' } });
+    const consent = await browser.follow(actionOf(login.text), {
+      form: { csrf: csrfOf(login.text), email: 'scoped@example.com', password: 'correct horse battery' },
+    });
     expect(consent.text).toContain('<h1>Allow');
     return [...consent.text.matchAll(/<li><strong>([^<]+)<\/strong>/g)].map((m) => m[1]);
   }

@@ -30,7 +30,12 @@ const errorOf = (r: { body: any }) => [r.body.error?.code, r.body.error?.data?.c
 
 describe('two buyers signed in through the same client cannot reach each other’s bookings', () => {
   test('buyer B’s get, update, reschedule and cancel of buyer A’s booking answer booking_not_found and change nothing', async () => {
-    const made = await mcpCallAt(t.url, 'usp_bookings_create', { service_id: 'svc_haircut', slot_id: await firstSlotAt(t.url, 3), buyer: BUYER }, a);
+    const made = await mcpCallAt(
+      t.url,
+      'usp_bookings_create',
+      { service_id: 'svc_haircut', slot_id: await firstSlotAt(t.url, 3), buyer: BUYER },
+      a,
+    );
     const booking = made.body.result.structuredContent.booking;
     expect(booking.status).toBe('confirmed');
     const before = await t.server.store.read((tx) => tx.bookings.get(booking.id));
@@ -49,16 +54,29 @@ describe('two buyers signed in through the same client cannot reach each other�
     const after = await t.server.store.read((tx) => tx.bookings.get(booking.id));
     expect(after?.booking).toEqual(before?.booking);
     // A still reaches it, and B's history does not list it.
-    expect((await mcpCallAt(t.url, 'usp_bookings_get', { booking_id: booking.id }, a)).body.result.structuredContent.booking.id).toBe(booking.id);
+    expect(
+      (await mcpCallAt(t.url, 'usp_bookings_get', { booking_id: booking.id }, a)).body.result.structuredContent.booking
+        .id,
+    ).toBe(booking.id);
     expect((await mcpCallAt(t.url, 'usp_bookings_list', {}, b)).body.result.structuredContent.bookings).toEqual([]);
   });
 
   test('buyer B reusing buyer A’s idempotency key does not get A’s booking replayed to it', async () => {
     const key = { _meta: { usp: { idempotency_key: 'shared-key-0001' } } };
     const slot = await firstSlotAt(t.url, 5);
-    const first = await mcpCallAt(t.url, 'usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot, buyer: BUYER, ...key }, a);
+    const first = await mcpCallAt(
+      t.url,
+      'usp_bookings_create',
+      { service_id: 'svc_haircut', slot_id: slot, buyer: BUYER, ...key },
+      a,
+    );
     const mine = first.body.result.structuredContent.booking.id;
-    const again = await mcpCallAt(t.url, 'usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot, buyer: BUYER, ...key }, b);
+    const again = await mcpCallAt(
+      t.url,
+      'usp_bookings_create',
+      { service_id: 'svc_haircut', slot_id: slot, buyer: BUYER, ...key },
+      b,
+    );
     expect(again.body.result?.structuredContent?.booking?.id).not.toBe(mine);
     // Run afresh for B: the slot is A's.
     expect(codesOf(again)).toEqual(['slot_unavailable']);
@@ -68,8 +86,14 @@ describe('two buyers signed in through the same client cannot reach each other�
     const joined = await mcpCallAt(t.url, 'usp_waitlist_join', { service_id: 'svc_yoga_class', buyer: BUYER }, a);
     const entry = joined.body.result.structuredContent.entry;
     expect(entry.id).toBeTruthy();
-    expect(errorOf(await mcpCallAt(t.url, 'usp_waitlist_get', { entry_id: entry.id }, b))).toEqual([-32602, 'entry_not_found']);
-    expect(errorOf(await mcpCallAt(t.url, 'usp_waitlist_leave', { entry_id: entry.id }, b))).toEqual([-32602, 'entry_not_found']);
+    expect(errorOf(await mcpCallAt(t.url, 'usp_waitlist_get', { entry_id: entry.id }, b))).toEqual([
+      -32602,
+      'entry_not_found',
+    ]);
+    expect(errorOf(await mcpCallAt(t.url, 'usp_waitlist_leave', { entry_id: entry.id }, b))).toEqual([
+      -32602,
+      'entry_not_found',
+    ]);
     const listed = await mcpCallAt(t.url, 'usp_waitlist_list', {}, b);
     expect(listed.body.result.structuredContent.entries.map((e: any) => e.id)).not.toContain(entry.id);
     const still = await mcpCallAt(t.url, 'usp_waitlist_get', { entry_id: entry.id }, a);

@@ -9,7 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { PG_SKIP_REASON, PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from '../pg/helpers.js';
-import { Browser, REDIRECT, authorizeUrl, linkAccount, mcpCallAt, pkce, register, startOAuthServer, tokenRequest } from './support.js';
+import {
+  Browser,
+  REDIRECT,
+  authorizeUrl,
+  linkAccount,
+  mcpCallAt,
+  pkce,
+  register,
+  startOAuthServer,
+  tokenRequest,
+} from './support.js';
 
 const PUBLIC = 'http://usp.test';
 
@@ -22,11 +32,16 @@ async function twoServersShareOneAuthorizationServer(db: string) {
     const client = await register(a.url);
     const p = pkce();
     // The authorization server redirects to its public URL, which a load balancer would route to A.
-    const back = await linkAccount(a, new Browser(a.url, {}, PUBLIC), authorizeUrl(a.url, client.client_id, p, { resource: `${PUBLIC}/mcp` }), {
-      email: 'shared@example.com',
-      password: 'correct horse battery',
-      signUp: true,
-    });
+    const back = await linkAccount(
+      a,
+      new Browser(a.url, {}, PUBLIC),
+      authorizeUrl(a.url, client.client_id, p, { resource: `${PUBLIC}/mcp` }),
+      {
+        email: 'shared@example.com',
+        password: 'correct horse battery',
+        signUp: true,
+      },
+    );
     expect(back.searchParams.get('iss')).toBe(PUBLIC);
     // The code from A is redeemed at B.
     const tok = await tokenRequest(b.url, {
@@ -38,7 +53,9 @@ async function twoServersShareOneAuthorizationServer(db: string) {
       resource: `${PUBLIC}/mcp`,
     });
     expect(tok.status).toBe(200);
-    const list = async (url: string) => (await mcpCallAt(url, 'uspserver_bookings_list', {}, { authorization: `Bearer ${tok.body.access_token}` })).status;
+    const list = async (url: string) =>
+      (await mcpCallAt(url, 'uspserver_bookings_list', {}, { authorization: `Bearer ${tok.body.access_token}` }))
+        .status;
     // The token minted through A is known at B (a tool call: the token is checked by the pipeline).
     expect(await list(b.url)).toBe(200);
     // Revoked at A, refused at B.

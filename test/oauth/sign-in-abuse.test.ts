@@ -9,7 +9,16 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { hashPassword } from '../../src/oauth/index.js';
 import { recorder } from '../support/log-recorder.js';
-import { Browser, actionOf, authorizeUrl, csrfOf, pkce, register, startOAuthServer, type OAuthTestServer } from './support.js';
+import {
+  Browser,
+  actionOf,
+  authorizeUrl,
+  csrfOf,
+  pkce,
+  register,
+  startOAuthServer,
+  type OAuthTestServer,
+} from './support.js';
 
 const OWNER = { id: 'acc_' + 'a'.repeat(32), email: 'owner@example.com', password: 'correct horse battery' };
 const ATTACKER_IP = '203.0.113.9';
@@ -24,7 +33,14 @@ afterEach(async () => {
 async function withOwner(opts: Parameters<typeof startOAuthServer>[0]) {
   t = await startOAuthServer(opts);
   await t.server.store.transaction(async (tx) =>
-    tx.accounts.create({ id: OWNER.id, email: OWNER.email, password_hash: await hashPassword(OWNER.password), name: 'Owner', phone: null, created_ms: Date.now() }),
+    tx.accounts.create({
+      id: OWNER.id,
+      email: OWNER.email,
+      password_hash: await hashPassword(OWNER.password),
+      name: 'Owner',
+      phone: null,
+      created_ms: Date.now(),
+    }),
   );
   return t;
 }
@@ -86,11 +102,16 @@ describe("lockouts are not a weapon: failures slow the attacker's address, never
     // An unknown email is referred to by its hash, which the operator can compute from an address they are asked about.
     expect(failed[4].fields).toMatchObject({ email_ref: expect.stringMatching(/^[0-9a-f]{16}$/) });
     expect(rec.lines).toContainEqual(
-      expect.objectContaining({ msg: 'account attempt refused: too many', fields: expect.objectContaining({ limit: 'account', account: OWNER.id, address: ATTACKER_IP }) }),
+      expect.objectContaining({
+        msg: 'account attempt refused: too many',
+        fields: expect.objectContaining({ limit: 'account', account: OWNER.id, address: ATTACKER_IP }),
+      }),
     );
     expect(JSON.stringify(rec.lines)).not.toContain(OWNER.email);
     expect(JSON.stringify(rec.lines)).not.toContain('nobody@example.com');
-    const metrics = await (await fetch(`${s.url}/metrics`, { headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'https' } })).text();
+    const metrics = await (
+      await fetch(`${s.url}/metrics`, { headers: { 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'https' } })
+    ).text();
     expect(metrics).toMatch(/usp_sign_in_failures_total\{door="oauth"\} 5/);
     expect(metrics).toMatch(/usp_sign_in_lockouts_total\{door="oauth",limit="account"\} 1/);
   });
@@ -122,9 +143,17 @@ describe('sign-up codes: bounded per sign-up and per address, sign-ups bounded p
     const reg = await browser.follow(/href="([^"]+\/register)"/.exec(login.text)![1]);
     return {
       async signUp(email: string) {
-        const res = await browser.request(actionOf(reg.text), { form: { csrf: csrfOf(reg.text), name: 'Someone', email, password: 'a long enough password' } });
+        const res = await browser.request(actionOf(reg.text), {
+          form: { csrf: csrfOf(reg.text), name: 'Someone', email, password: 'a long enough password' },
+        });
         const text = await res.text();
-        return { res, text, signup: /name="signup" value="([^"]+)"/.exec(text)?.[1] ?? '', action: actionOf(text), csrf: csrfOf(text) };
+        return {
+          res,
+          text,
+          signup: /name="signup" value="([^"]+)"/.exec(text)?.[1] ?? '',
+          action: actionOf(text),
+          csrf: csrfOf(text),
+        };
       },
       async verify(step: { action: string; csrf: string; signup: string }, code: string) {
         return browser.request(step.action, { form: { csrf: step.csrf, signup: step.signup, code } });
@@ -147,7 +176,8 @@ describe('sign-up codes: bounded per sign-up and per address, sign-ups bounded p
     const f = await registerForm(t);
     for (let n = 0; n < 4; n++) {
       const step = await f.signUp(`spread-${n}@example.com`);
-      for (let i = 0; i < 5; i++) expect((await f.verify(step, wrong(t.codes.get(`spread-${n}@example.com`)!))).status).toBe(400);
+      for (let i = 0; i < 5; i++)
+        expect((await f.verify(step, wrong(t.codes.get(`spread-${n}@example.com`)!))).status).toBe(400);
     }
     const last = await f.signUp('spread-last@example.com');
     const res = await f.verify(last, t.codes.get('spread-last@example.com')!);
@@ -187,7 +217,9 @@ describe('sign-up codes: bounded per sign-up and per address, sign-ups bounded p
     const res = await f.verify(step, t.codes.get('late@example.com')!);
     expect(res.status).toBe(400);
     expect(await t.server.store.read((tx) => tx.accounts.byEmail('late@example.com'))).toBeNull();
-    expect(rec.lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['sign-up started: code sent', 'sign-up code refused (wrong, used up or expired)']));
+    expect(rec.lines.map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['sign-up started: code sent', 'sign-up code refused (wrong, used up or expired)']),
+    );
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(metrics).toMatch(/usp_sign_ups_total\{stage="started"\} 1/);
     expect(metrics).toMatch(/usp_sign_ups_total\{stage="code_rejected"\} 1/);

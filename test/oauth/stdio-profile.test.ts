@@ -20,16 +20,30 @@ async function connect(extra: string[]): Promise<Client> {
   const client = new Client({ name: 'stdio-test', version: '1.0.0' });
   // The child runs on the test's clock, so `day(n)` (from TEST_NOW) names the same days for both.
   const env = inheritedEnv(clockEnv(TEST_NOW));
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--demo', '--db', ':memory:', ...extra], env, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', '--demo', '--db', ':memory:', ...extra],
+      env,
+      stderr: 'ignore',
+    }),
+  );
   open.push(client);
   return client;
 }
 
 async function bookWithoutMeta(client: Client): Promise<string> {
-  const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) } });
+  const q: any = await client.callTool({
+    name: 'usp_availability_query',
+    arguments: { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) },
+  });
   const made: any = await client.callTool({
     name: 'usp_bookings_create',
-    arguments: { service_id: 'svc_haircut', slot_id: q.structuredContent.slots[0].id, buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' } },
+    arguments: {
+      service_id: 'svc_haircut',
+      slot_id: q.structuredContent.slots[0].id,
+      buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+    },
   });
   expect(made.isError).toBeFalsy();
   return made.structuredContent.booking.id;
@@ -42,7 +56,9 @@ describe('a stdio call without _meta.usp.profile acts under the profile the laun
   it('--platform-profile URL: the booking belongs to that profile and to no other', async () => {
     const client = await connect(['--platform-profile', 'https://assistant.example/usp-profile.json']);
     const id = await bookWithoutMeta(client);
-    expect((await getAs(client, id, 'https://assistant.example/usp-profile.json')).structuredContent.booking.id).toBe(id);
+    expect((await getAs(client, id, 'https://assistant.example/usp-profile.json')).structuredContent.booking.id).toBe(
+      id,
+    );
     // Another profile's read is the 404 of the MCP binding: -32602 booking_not_found (spec-next 9.4.3).
     const other = await getAs(client, id, 'https://someone-else.example/profile.json').catch((e) => e);
     expect([other.code, other.data?.code]).toEqual([-32602, 'booking_not_found']);

@@ -55,10 +55,17 @@ export async function startOAuthServer(
     // Platform profiles served by a loopback test server are fetched (the server itself is on loopback).
     security: { allowLoopbackProfiles: opts.allowLoopbackProfiles ?? true },
     oauth: {
-      ...(opts.loginLimits === 'default' ? {} : { loginLimits: opts.loginLimits ?? { perAddress: 1000, signupsPerAddress: 1000 } }),
+      ...(opts.loginLimits === 'default'
+        ? {}
+        : { loginLimits: opts.loginLimits ?? { perAddress: 1000, signupsPerAddress: 1000 } }),
       ...(opts.mail ? {} : { deliverCode: (email: string, code: string) => void codes.set(email, code) }),
       // One test address registers a client per test: the limits are tests' own business.
-      registration: { perAddressPerMinute: 1000, totalPerMinute: 1000, perRegistrant: 1000, ...(opts.registration ?? {}) },
+      registration: {
+        perAddressPerMinute: 1000,
+        totalPerMinute: 1000,
+        perRegistrant: 1000,
+        ...(opts.registration ?? {}),
+      },
     },
   });
   const url = await server.listen(0, '127.0.0.1');
@@ -115,7 +122,10 @@ export class Browser {
     }
   }
   /** One request, no redirects followed. */
-  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const u = new URL(url, this.origin);
     const headers: Record<string, string> = { ...this.always, ...(init.headers ?? {}) };
     if (u.origin === this.origin) {
@@ -127,17 +137,26 @@ export class Browser {
       body = new URLSearchParams(init.form).toString();
       headers['content-type'] = 'application/x-www-form-urlencoded';
     }
-    const res = await fetch(u, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    const res = await fetch(u, {
+      method: init.method ?? (init.form ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
     if (u.origin === this.origin) this.remember(res);
     return res;
   }
   /** Follow redirects on our origin; stop at the first answer that is not one, or at a redirect elsewhere. */
-  async follow(url: string, init: { form?: Record<string, string> } = {}): Promise<{ res: Response; url: string; text: string }> {
+  async follow(
+    url: string,
+    init: { form?: Record<string, string> } = {},
+  ): Promise<{ res: Response; url: string; text: string }> {
     let res = await this.request(url, init);
     let at = new URL(url, this.origin).href;
     for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
       let next = new URL(res.headers.get('location')!, at).href;
-      if (this.publicOrigin && next.startsWith(`${this.publicOrigin}/`)) next = this.origin + next.slice(this.publicOrigin.length);
+      if (this.publicOrigin && next.startsWith(`${this.publicOrigin}/`))
+        next = this.origin + next.slice(this.publicOrigin.length);
       if (!next.startsWith(this.origin)) return { res, url: next, text: '' };
       at = next;
       res = await this.request(next);
@@ -147,7 +166,8 @@ export class Browser {
 }
 
 export const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-export const actionOf = (html: string) => /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replace(/&#38;|&amp;/g, '&') ?? '';
+export const actionOf = (html: string) =>
+  /<form[^>]*action="([^"]+)"/.exec(html)?.[1]?.replace(/&#38;|&amp;/g, '&') ?? '';
 
 export async function register(
   url: string,
@@ -173,13 +193,27 @@ export async function register(
  * Register a client naming a platform profile: the request is signed (RFC 9421, with Content-Digest
  * and created) with `signer`, whose key that profile publishes. Answers the raw response.
  */
-export async function registerSigned(url: string, meta: Record<string, unknown>, signer: SigningIdentity, created?: number): Promise<Response> {
+export async function registerSigned(
+  url: string,
+  meta: Record<string, unknown>,
+  signer: SigningIdentity,
+  created?: number,
+): Promise<Response> {
   const body = JSON.stringify(meta);
   const endpoint = `${url}/oauth/register`;
-  return fetch(endpoint, { method: 'POST', headers: signedHeaders(signer, 'POST', endpoint, { 'Content-Type': 'application/json' }, body, created), body });
+  return fetch(endpoint, {
+    method: 'POST',
+    headers: signedHeaders(signer, 'POST', endpoint, { 'Content-Type': 'application/json' }, body, created),
+    body,
+  });
 }
 
-export function authorizeUrl(url: string, clientId: string, p: { challenge: string }, extra: Record<string, string> = {}): string {
+export function authorizeUrl(
+  url: string,
+  clientId: string,
+  p: { challenge: string },
+  extra: Record<string, string> = {},
+): string {
   const q = new URLSearchParams({
     response_type: 'code',
     client_id: clientId,
@@ -195,26 +229,42 @@ export function authorizeUrl(url: string, clientId: string, p: { challenge: stri
 }
 
 /** Sign up (with the mailed code) or sign in, then allow: the redirect back to the client, as a URL. */
-export async function linkAccount(t: OAuthTestServer, browser: Browser, authUrl: string, who: { email: string; password: string; name?: string; signUp?: boolean }): Promise<URL> {
+export async function linkAccount(
+  t: OAuthTestServer,
+  browser: Browser,
+  authUrl: string,
+  who: { email: string; password: string; name?: string; signUp?: boolean },
+): Promise<URL> {
   let page = await browser.follow(authUrl);
   if (page.text.includes('<h1>Sign in</h1>')) {
     if (who.signUp) {
       const reg = await browser.follow(/href="([^"]+\/register)"/.exec(page.text)![1]);
-      const codePage = await browser.follow(actionOf(reg.text), { form: { csrf: csrfOf(reg.text), name: who.name ?? 'Ada Lovelace', email: who.email, password: who.password } });
+      const codePage = await browser.follow(actionOf(reg.text), {
+        form: { csrf: csrfOf(reg.text), name: who.name ?? 'Ada Lovelace', email: who.email, password: who.password },
+      });
       const signup = /name="signup" value="([^"]+)"/.exec(codePage.text)![1];
-      page = await browser.follow(actionOf(codePage.text), { form: { csrf: csrfOf(codePage.text), signup, code: t.codes.get(who.email) ?? '000000' } });
+      page = await browser.follow(actionOf(codePage.text), {
+        form: { csrf: csrfOf(codePage.text), signup, code: t.codes.get(who.email) ?? '000000' },
+      });
     } else {
-      page = await browser.follow(actionOf(page.text), { form: { csrf: csrfOf(page.text), email: who.email, password: who.password } });
+      page = await browser.follow(actionOf(page.text), {
+        form: { csrf: csrfOf(page.text), email: who.email, password: who.password },
+      });
     }
   }
   if (page.text.includes('<h1>Allow')) {
     page = await browser.follow(actionOf(page.text), { form: { csrf: csrfOf(page.text), decision: 'allow' } });
   }
-  if (!page.url.startsWith(REDIRECT)) throw new Error(`did not get back to the client: ${page.url} ${page.res.status} ${page.text.slice(0, 400)}`);
+  if (!page.url.startsWith(REDIRECT))
+    throw new Error(`did not get back to the client: ${page.url} ${page.res.status} ${page.text.slice(0, 400)}`);
   return new URL(page.url);
 }
 
-export async function tokenRequest(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+export async function tokenRequest(
+  url: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${url}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -224,15 +274,24 @@ export async function tokenRequest(url: string, form: Record<string, string>, he
 }
 
 /** A buyer-linked access token for /mcp (or another resource), from a fresh client and account. */
-export async function linkedTokens(t: OAuthTestServer, email: string, opts: { resource?: string; signUp?: boolean; password?: string } = {}) {
+export async function linkedTokens(
+  t: OAuthTestServer,
+  email: string,
+  opts: { resource?: string; signUp?: boolean; password?: string } = {},
+) {
   const client = await register(t.url);
   const p = pkce();
   const browser = new Browser(t.url);
-  const back = await linkAccount(t, browser, authorizeUrl(t.url, client.client_id, p, { resource: opts.resource ?? `${t.url}/mcp` }), {
-    email,
-    password: opts.password ?? 'correct horse battery',
-    signUp: opts.signUp ?? true,
-  });
+  const back = await linkAccount(
+    t,
+    browser,
+    authorizeUrl(t.url, client.client_id, p, { resource: opts.resource ?? `${t.url}/mcp` }),
+    {
+      email,
+      password: opts.password ?? 'correct horse battery',
+      signUp: opts.signUp ?? true,
+    },
+  );
   const tok = await tokenRequest(t.url, {
     grant_type: 'authorization_code',
     code: back.searchParams.get('code')!,
@@ -242,7 +301,11 @@ export async function linkedTokens(t: OAuthTestServer, email: string, opts: { re
     resource: opts.resource ?? `${t.url}/mcp`,
   });
   if (tok.status !== 200) throw new Error(`token exchange failed: ${JSON.stringify(tok.body)}`);
-  return { client, browser, tokens: tok.body as { access_token: string; refresh_token: string; token_type: string; scope: string } };
+  return {
+    client,
+    browser,
+    tokens: tok.body as { access_token: string; refresh_token: string; token_type: string; scope: string },
+  };
 }
 
 /** One MCP tool call over Streamable HTTP, stateless (a fresh session per call), with optional headers. */
@@ -258,11 +321,20 @@ export async function mcpCallAt(
   const init = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: h,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
   });
   const sid = init.headers.get('mcp-session-id') ?? '';
   await init.text();
-  await fetch(`${url}/mcp`, { method: 'POST', headers: { ...h, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { ...h, 'mcp-session-id': sid },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
   beforeCall?.();
   const res = await fetch(`${url}/mcp`, {
     method: 'POST',
@@ -276,7 +348,11 @@ export async function mcpCallAt(
 
 /** The first free slot of a service `dayOffset` days after the test clock's day. */
 export async function firstSlotAt(url: string, dayOffset: number, service = 'svc_haircut'): Promise<string> {
-  const r = await mcpCallAt(url, 'usp_availability_query', { service_id: service, start_date: day(dayOffset), end_date: day(dayOffset) });
+  const r = await mcpCallAt(url, 'usp_availability_query', {
+    service_id: service,
+    start_date: day(dayOffset),
+    end_date: day(dayOffset),
+  });
   return r.body.result.structuredContent.slots[0].id;
 }
 
@@ -291,11 +367,16 @@ export async function buyerToken(
 ): Promise<{ access_token: string; scope: string; token_type: string }> {
   const p = pkce();
   const resource = who.resource ?? `${t.url}/mcp`;
-  const back = await linkAccount(t, new Browser(t.url), authorizeUrl(t.url, client.client_id, p, { resource, scope: who.scope ?? 'usp:booking usp:history' }), {
-    email: who.email,
-    password: 'correct horse battery',
-    signUp: who.signUp ?? true,
-  });
+  const back = await linkAccount(
+    t,
+    new Browser(t.url),
+    authorizeUrl(t.url, client.client_id, p, { resource, scope: who.scope ?? 'usp:booking usp:history' }),
+    {
+      email: who.email,
+      password: 'correct horse battery',
+      signUp: who.signUp ?? true,
+    },
+  );
   const tok = await tokenRequest(t.url, {
     grant_type: 'authorization_code',
     code: back.searchParams.get('code')!,

@@ -11,7 +11,16 @@ import type { Store } from '../../src/store/index.js';
 import { BUYER } from '../support/server.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { createSigningIdentity } from '../../src/client/platform-auth.js';
-import { REDIRECT, buyerToken, firstSlotAt, mcpCallAt, register, registerSigned, startOAuthServer, type OAuthTestServer } from './support.js';
+import {
+  REDIRECT,
+  buyerToken,
+  firstSlotAt,
+  mcpCallAt,
+  register,
+  registerSigned,
+  startOAuthServer,
+  type OAuthTestServer,
+} from './support.js';
 
 let t: OAuthTestServer;
 let profiles: ProfileServer;
@@ -54,7 +63,13 @@ describe('an access token is verified once: the pipeline gets a caller in at mos
     try {
       // Twice: the first contact of a principal costs no more than any later call.
       for (const s of [slot, await firstSlotAt(t.url, 4)]) {
-        const r = await mcpCallAt(t.url, 'usp_availability_hold', { service_id: 'svc_haircut', slot_id: s }, { authorization: `Bearer ${token}` }, trips.start);
+        const r = await mcpCallAt(
+          t.url,
+          'usp_availability_hold',
+          { service_id: 'svc_haircut', slot_id: s },
+          { authorization: `Bearer ${token}` },
+          trips.start,
+        );
         expect(r.body.result.structuredContent.hold.id).toMatch(/^hld_/);
         // The hold's handler runs in one transaction; everything else came before it.
         expect(trips.count() - 1).toBeLessThanOrEqual(2);
@@ -84,7 +99,12 @@ describe('a token fixes the platform profile: the bound one or the generic-host 
       const r = await mcpCallAt(
         strict.url,
         'usp_bookings_create',
-        { service_id: 'svc_haircut', slot_id: await firstSlotAt(strict.url, 3), buyer: BUYER, _meta: { usp: { profile: generic } } },
+        {
+          service_id: 'svc_haircut',
+          slot_id: await firstSlotAt(strict.url, 3),
+          buyer: BUYER,
+          _meta: { usp: { profile: generic } },
+        },
         { authorization: `Bearer ${token}` },
       );
       expect(r.body.error).toBeUndefined();
@@ -113,21 +133,38 @@ describe('a token fixes the platform profile: the bound one or the generic-host 
     );
     expect(registered.status).toBe(201);
     const client = (await registered.json()) as { client_id: string };
-    const auth = { authorization: `Bearer ${(await buyerToken(t, client, { email: 'own-profile@example.com' })).access_token}` };
+    const auth = {
+      authorization: `Bearer ${(await buyerToken(t, client, { email: 'own-profile@example.com' })).access_token}`,
+    };
     const generic = `${t.url}/platforms/generic-mcp-host.json`;
     const r = await mcpCallAt(
       t.url,
       'usp_bookings_create',
-      { service_id: 'svc_haircut', slot_id: await firstSlotAt(t.url, 5), buyer: BUYER, _meta: { usp: { profile: generic } } },
+      {
+        service_id: 'svc_haircut',
+        slot_id: await firstSlotAt(t.url, 5),
+        buyer: BUYER,
+        _meta: { usp: { profile: generic } },
+      },
       auth,
     );
     expect(r.body.error).toBeUndefined();
     const booking = r.body.result.structuredContent.booking;
     expect((await t.server.store.read((tx) => tx.bookings.get(booking.id)))?.priv.profile).toBe(own);
     // The bound one, named, is the same call; none named too.
-    const named = await mcpCallAt(t.url, 'usp_bookings_get', { booking_id: booking.id, _meta: { usp: { profile: own } } }, auth);
+    const named = await mcpCallAt(
+      t.url,
+      'usp_bookings_get',
+      { booking_id: booking.id, _meta: { usp: { profile: own } } },
+      auth,
+    );
     expect(named.body.result.structuredContent.booking.id).toBe(booking.id);
-    const other = await mcpCallAt(t.url, 'usp_bookings_get', { booking_id: booking.id, _meta: { usp: { profile: 'https://someone-else.example/profile.json' } } }, auth);
+    const other = await mcpCallAt(
+      t.url,
+      'usp_bookings_get',
+      { booking_id: booking.id, _meta: { usp: { profile: 'https://someone-else.example/profile.json' } } },
+      auth,
+    );
     expect(other.body.error.code).toBe(-32006);
     expect(other.body.error.data.code).toBe('profile_binding_mismatch');
     expect(other.body.error.message).toContain('leave the profile out');

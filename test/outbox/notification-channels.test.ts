@@ -6,7 +6,12 @@
  * and a failure is retried on the shared backoff or recorded as failed for good.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { LeasedRunner, notificationQueue, notificationRetryDelayMs, type NotificationProvider } from '../../src/outbox/index.js';
+import {
+  LeasedRunner,
+  notificationQueue,
+  notificationRetryDelayMs,
+  type NotificationProvider,
+} from '../../src/outbox/index.js';
 import type { MailMessage } from '../../src/store/index.js';
 import { silentLogger } from '../../src/operations/index.js';
 import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
@@ -31,7 +36,10 @@ function smsProvider(gateway: { sent: MailMessage[]; refuse?: SmsRefused }): Not
       if (gateway.refuse) throw gateway.refuse;
       gateway.sent.push(m);
     },
-    failure: (err) => ({ permanent: err instanceof SmsRefused && err.permanent, error: err instanceof Error ? err.message : String(err) }),
+    failure: (err) => ({
+      permanent: err instanceof SmsRefused && err.permanent,
+      error: err instanceof Error ? err.message : String(err),
+    }),
   };
 }
 
@@ -49,7 +57,11 @@ afterEach(async () => {
 
 /** A booking through REST (its confirmation queued on `email`) and a text about it queued on `sms`. */
 async function bookingWithText(): Promise<{ bookingId: string; smsId: string }> {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_haircut',
+    start_date: day(3),
+    end_date: day(3),
+  });
   const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER });
   expect(b.status).toBe(201);
   const bookingId = b.body.booking.id as string;
@@ -72,7 +84,11 @@ async function bookingWithText(): Promise<{ bookingId: string; smsId: string }> 
 }
 
 const smsRunner = (gateway: { sent: MailMessage[]; refuse?: SmsRefused }) =>
-  new LeasedRunner(notificationQueue(smsProvider(gateway)), { store: t.server.store, now: () => t.clock.now(), log: silentLogger });
+  new LeasedRunner(notificationQueue(smsProvider(gateway)), {
+    store: t.server.store,
+    now: () => t.clock.now(),
+    log: silentLogger,
+  });
 
 describe('one outbox, a channel per message, one runner per channel', () => {
   test('the mail worker sends only the email messages; the SMS runner sends only the SMS, each once', async () => {
@@ -97,11 +113,19 @@ describe('one outbox, a channel per message, one runner per channel', () => {
 
   test('an SMS refused for now is queued again on the shared backoff; one refused for good is failed and not tried again', async () => {
     const { smsId } = await bookingWithText();
-    const gateway: { sent: MailMessage[]; refuse?: SmsRefused } = { sent: [], refuse: new SmsRefused('gateway busy', false) };
+    const gateway: { sent: MailMessage[]; refuse?: SmsRefused } = {
+      sent: [],
+      refuse: new SmsRefused('gateway busy', false),
+    };
     const runner = smsRunner(gateway);
     await runner.tick();
     const retry = await t.server.store.read((tx) => tx.mail.get(smsId));
-    expect([retry?.status, retry?.attempts, retry?.last_error, retry?.due_ms]).toEqual(['queued', 1, 'gateway busy', t.clock.now() + notificationRetryDelayMs(1)]);
+    expect([retry?.status, retry?.attempts, retry?.last_error, retry?.due_ms]).toEqual([
+      'queued',
+      1,
+      'gateway busy',
+      t.clock.now() + notificationRetryDelayMs(1),
+    ]);
     // Not due again before its delay.
     await runner.tick();
     expect((await t.server.store.read((tx) => tx.mail.get(smsId)))?.attempts).toBe(1);
@@ -109,7 +133,11 @@ describe('one outbox, a channel per message, one runner per channel', () => {
     gateway.refuse = new SmsRefused('number cannot receive texts', true);
     await runner.tick();
     const failed = await t.server.store.read((tx) => tx.mail.get(smsId));
-    expect([failed?.status, failed?.attempts, failed?.last_error]).toEqual(['failed', 2, 'number cannot receive texts']);
+    expect([failed?.status, failed?.attempts, failed?.last_error]).toEqual([
+      'failed',
+      2,
+      'number cannot receive texts',
+    ]);
     gateway.refuse = undefined;
     t.clock.advance(notificationRetryDelayMs(5));
     await runner.tick();

@@ -27,7 +27,13 @@ describe('a refund the business makes through Stripe', () => {
   afterEach(() => rig.close());
 
   it('is asked of Stripe once after commit with an idempotency key, recorded, and booking.refund_issued follows the confirmation', async () => {
-    const r = await admin(rig.t, 'POST', `/admin/bookings/${booking.id}/refund`, { amount: 4000, reason: 'Started late' }, { idempotencyKey: 'refund-once' });
+    const r = await admin(
+      rig.t,
+      'POST',
+      `/admin/bookings/${booking.id}/refund`,
+      { amount: 4000, reason: 'Started late' },
+      { idempotencyKey: 'refund-once' },
+    );
     expect(r.status).toBe(200);
     expect(r.body.messages ?? []).toEqual([]);
     // Not yet refunded: Stripe is asked after commit, and the platform hears nothing until it confirms.
@@ -35,10 +41,18 @@ describe('a refund the business makes through Stripe', () => {
     expect(refundCalls(rig)).toEqual([]);
     expect(await eventsOf(rig.t, booking.id)).toEqual(['booking.confirmed']);
     // The same call again (a retry) is replayed, not a second refund.
-    const again = await admin(rig.t, 'POST', `/admin/bookings/${booking.id}/refund`, { amount: 4000, reason: 'Started late' }, { idempotencyKey: 'refund-once' });
+    const again = await admin(
+      rig.t,
+      'POST',
+      `/admin/bookings/${booking.id}/refund`,
+      { amount: 4000, reason: 'Started late' },
+      { idempotencyKey: 'refund-once' },
+    );
     expect(again.status).toBe(200);
     await settleJobs(rig.t, booking.id);
-    expect(refundCalls(rig).map((c) => [c.idempotencyKey, c.body.amount, c.body.payment_intent])).toEqual([[`refund:${booking.id}:1`, '4000', intent]]);
+    expect(refundCalls(rig).map((c) => [c.idempotencyKey, c.body.amount, c.body.payment_intent])).toEqual([
+      [`refund:${booking.id}:1`, '4000', intent],
+    ]);
     expect(rig.stripe.refunds.map((x) => x.amount)).toEqual([4000]);
     expect((await bookingOf(rig.t, booking.id)).payment.status).toBe('partially_refunded');
     expect(await eventsOf(rig.t, booking.id)).toEqual(['booking.confirmed', 'booking.refund_issued']);
@@ -48,10 +62,14 @@ describe('a refund the business makes through Stripe', () => {
     expect(await rig.stripe.deliver(rig.stripe.refundDirectly(intent, 0))).toBe(200);
     expect(await eventsOf(rig.t, booking.id)).toEqual(['booking.confirmed', 'booking.refund_issued']);
     const audit = await admin(rig.t, 'GET', '/admin/audit');
-    expect(audit.body.entries.filter((e: any) => e.action === 'refund_booking_payment')).toEqual([expect.objectContaining({ target: booking.id, outcome: 'ok' })]);
+    expect(audit.body.entries.filter((e: any) => e.action === 'refund_booking_payment')).toEqual([
+      expect.objectContaining({ target: booking.id, outcome: 'ok' }),
+    ]);
     const h = await admin(rig.t, 'GET', `/admin/bookings/${booking.id}`);
     expect([h.body.money.refunded, h.body.money.refundable]).toEqual([4000, 7000]);
-    expect(h.body.money.business_refunds).toEqual([expect.objectContaining({ amount: 4000, reason: 'Started late', through_provider: true })]);
+    expect(h.body.money.business_refunds).toEqual([
+      expect.objectContaining({ amount: 4000, reason: 'Started late', through_provider: true }),
+    ]);
   });
 
   it('without an amount refunds all that is left, and the booking reads refunded', async () => {
@@ -65,7 +83,11 @@ describe('a refund the business makes through Stripe', () => {
       [`refund:${booking.id}:2`, '10000'],
     ]);
     expect((await bookingOf(rig.t, booking.id)).payment.status).toBe('refunded');
-    expect(await eventsOf(rig.t, booking.id)).toEqual(['booking.confirmed', 'booking.refund_issued', 'booking.refund_issued']);
+    expect(await eventsOf(rig.t, booking.id)).toEqual([
+      'booking.confirmed',
+      'booking.refund_issued',
+      'booking.refund_issued',
+    ]);
   });
 
   it('more than was paid and not yet refunded is refused with the limit named, and nothing is asked of Stripe', async () => {
@@ -73,14 +95,18 @@ describe('a refund the business makes through Stripe', () => {
     // Still only requested (not confirmed): it counts against what is left all the same.
     const over = await admin(rig.t, 'POST', `/admin/bookings/${booking.id}/refund`, { amount: 7001, reason: 'Again' });
     expect(over.status).toBe(200);
-    expect(over.body.messages).toEqual([expect.objectContaining({ type: 'error', code: 'validation_error', path: '$.amount' })]);
+    expect(over.body.messages).toEqual([
+      expect.objectContaining({ type: 'error', code: 'validation_error', path: '$.amount' }),
+    ]);
     expect(over.body.messages[0].content).toMatch(/At most \$70\.00 can be refunded/);
     await settleJobs(rig.t, booking.id);
     expect(refundCalls(rig).map((c) => c.body.amount)).toEqual(['4000']);
     await admin(rig.t, 'POST', `/admin/bookings/${booking.id}/refund`, { reason: 'The rest' });
     await settleJobs(rig.t, booking.id);
     const none = await admin(rig.t, 'POST', `/admin/bookings/${booking.id}/refund`, { amount: 1, reason: 'One more' });
-    expect(none.body.messages).toEqual([expect.objectContaining({ code: 'validation_error', content: 'Nothing paid on this booking is left to refund.' })]);
+    expect(none.body.messages).toEqual([
+      expect.objectContaining({ code: 'validation_error', content: 'Nothing paid on this booking is left to refund.' }),
+    ]);
     expect(rig.stripe.refunds.map((x) => x.amount)).toEqual([4000, 7000]);
     const bad = await admin(rig.t, 'POST', `/admin/bookings/${booking.id}/refund`, { amount: 0, reason: '' });
     expect([bad.status, bad.body.code]).toEqual([400, 'invalid_request']);
@@ -90,11 +116,18 @@ describe('a refund the business makes through Stripe', () => {
     const r = await rig.t.call('POST', `/admin/bookings/${booking.id}/refund`, { reason: 'Platform wants money back' });
     expect(r.status).toBe(401);
     const created = await admin(rig.t, 'POST', '/admin/api-keys', { label: 'Salon app' });
-    const withKey = await rig.t.call('POST', `/admin/bookings/${booking.id}/refund`, { reason: 'Platform wants money back' }, { apiKey: created.body.secret, profile: null });
+    const withKey = await rig.t.call(
+      'POST',
+      `/admin/bookings/${booking.id}/refund`,
+      { reason: 'Platform wants money back' },
+      { apiKey: created.body.secret, profile: null },
+    );
     expect(withKey.status).toBe(401);
     await settleJobs(rig.t, booking.id);
     expect(refundCalls(rig)).toEqual([]);
-    expect((await rig.t.server.store.read((tx) => tx.payments.forBooking(booking.id))).filter((j) => j.kind === 'refund')).toEqual([]);
+    expect(
+      (await rig.t.server.store.read((tx) => tx.payments.forBooking(booking.id))).filter((j) => j.kind === 'refund'),
+    ).toEqual([]);
   });
 
   it("the dashboard's refund form (with the session's CSRF token) asks Stripe for the amount typed; without the token it changes nothing", async () => {
@@ -103,7 +136,11 @@ describe('a refund the business makes through Stripe', () => {
     expect(page).toContain(`action="/admin/ui/bookings/${booking.id}/refund"`);
     const forged = await s.post(`/admin/ui/bookings/${booking.id}/refund`, { amount: '30.00', reason: 'Forged' });
     expect(forged.status).toBe(403);
-    const done = await s.post(`/admin/ui/bookings/${booking.id}/refund`, { _csrf: s.csrf, amount: '30.00', reason: 'Music too loud' });
+    const done = await s.post(`/admin/ui/bookings/${booking.id}/refund`, {
+      _csrf: s.csrf,
+      amount: '30.00',
+      reason: 'Music too loud',
+    });
     expect(done.status).toBe(303);
     expect(done.headers.get('location')).toBe(`/admin/ui/bookings/${booking.id}?ok=refunded`);
     await settleJobs(rig.t, booking.id);
@@ -124,7 +161,13 @@ describe('a refund the business makes without a provider (sandbox) is recorded a
   it('payment reads partially_refunded, booking.refund_issued is sent, and a later cancellation refunds only the rest', async () => {
     const booking = await paidBooking(t);
     const paid = await t.call('POST', `/bookings/${booking.id}/confirm-payment`, {
-      payment_result: { status: 'paid', transaction_id: 'txn_1', amount_paid: 11000, currency: 'USD', provider: 'test' },
+      payment_result: {
+        status: 'paid',
+        transaction_id: 'txn_1',
+        amount_paid: 11000,
+        currency: 'USD',
+        provider: 'test',
+      },
     });
     expect(paid.body.booking.status).toBe('confirmed');
     const r = await admin(t, 'POST', `/admin/bookings/${booking.id}/refund`, { amount: 2500, reason: 'Started late' });
@@ -153,7 +196,8 @@ async function signIn(t: TestServer) {
     }
     return res;
   };
-  const get = async (path: string) => keep(await fetch(t.url + path, { headers: { cookie: cookies() }, redirect: 'manual' }));
+  const get = async (path: string) =>
+    keep(await fetch(t.url + path, { headers: { cookie: cookies() }, redirect: 'manual' }));
   const post = async (path: string, form: Record<string, string>) =>
     keep(
       await fetch(t.url + path, {
@@ -164,7 +208,11 @@ async function signIn(t: TestServer) {
       }),
     );
   const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  await post('/admin/login', { _csrf: csrfOf(await (await get('/admin/login')).text()), email: 'owner@salon.example', password: 'correct horse battery staple' });
+  await post('/admin/login', {
+    _csrf: csrfOf(await (await get('/admin/login')).text()),
+    email: 'owner@salon.example',
+    password: 'correct horse battery staple',
+  });
   const csrf = csrfOf(await (await get('/admin')).text());
   expect(csrf).not.toBe('');
   return { get, post, csrf };

@@ -8,7 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, meta, type McpConn } from '../mcp/helpers.js';
 
-const paid = (amount: number) => ({ payment_result: { status: 'paid', transaction_id: 'txn_conflict', amount_paid: amount, currency: 'USD' } });
+const paid = (amount: number) => ({
+  payment_result: { status: 'paid', transaction_id: 'txn_conflict', amount_paid: amount, currency: 'USD' },
+});
 
 describe('confirm-payment conflicts', () => {
   let t: TestServer;
@@ -24,8 +26,14 @@ describe('confirm-payment conflicts', () => {
 
   /** A massage booking awaiting its payment, changed in the store by `corrupt`. */
   async function awaitingPayment(corrupt: (rec: any) => void): Promise<any> {
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) });
-    const b = (await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER })).body.booking;
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_massage_60',
+      start_date: day(3),
+      end_date: day(3),
+    });
+    const b = (
+      await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER })
+    ).body.booking;
     expect(b.status).toBe('requires_action');
     await t.server.store.transaction(async (tx) => {
       const rec = (await tx.bookings.get(b.id))!;

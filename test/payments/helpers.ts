@@ -17,7 +17,11 @@ export async function startStripeRig(opts: { db?: string; business?: BusinessDef
   t = await startTestServer({
     db: opts.db,
     business: opts.business,
-    payments: { provider: 'stripe', stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url }, startWorker: false },
+    payments: {
+      provider: 'stripe',
+      stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
+      startWorker: false,
+    },
   });
   stripe.webhookUrl = `${t.url}/payments/stripe/webhook`;
   return { t, stripe, close: async () => (await t!.close(), await stripe.close()) };
@@ -37,8 +41,17 @@ export async function settleJobs(t: TestServer, bookingId: string): Promise<void
 }
 
 export async function paidBooking(t: TestServer, extra: Record<string, unknown> = {}) {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) });
-  const b = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER, ...extra });
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_massage_60',
+    start_date: day(3),
+    end_date: day(3),
+  });
+  const b = await t.call('POST', '/bookings', {
+    service_id: 'svc_massage_60',
+    slot_id: q.body.slots[0].id,
+    buyer: BUYER,
+    ...extra,
+  });
   expect(b.status).toBe(201);
   return b.body.booking;
 }

@@ -16,7 +16,12 @@ import { TEST_NOW } from '../support/time.js';
 import { bookingOf, eventsOf, paidBooking, sessionOf, settleJobs, startStripeRig, type StripeRig } from './helpers.js';
 
 const reported = (b: any) => ({
-  payment_result: { status: 'paid', transaction_id: 'txn_made_up_1', amount_paid: b.actions[0].payment_context.amount_due, currency: b.actions[0].payment_context.currency },
+  payment_result: {
+    status: 'paid',
+    transaction_id: 'txn_made_up_1',
+    amount_paid: b.actions[0].payment_context.amount_due,
+    currency: b.actions[0].payment_context.currency,
+  },
 });
 
 describe('confirm-payment where the business collects through Stripe', () => {
@@ -39,9 +44,16 @@ describe('confirm-payment where the business collects through Stripe', () => {
     const s = await sessionOf(rig, b.id);
     const res = await rig.t.call('POST', `/bookings/${b.id}/confirm-payment`, reported(b));
     expect(res.status).toBe(200);
-    expect(res.body.messages).toEqual([expect.objectContaining({ type: 'error', code: 'platform_payment_not_accepted', path: '$.payment_result' })]);
+    expect(res.body.messages).toEqual([
+      expect.objectContaining({ type: 'error', code: 'platform_payment_not_accepted', path: '$.payment_result' }),
+    ]);
     const after = await bookingOf(rig.t, b.id);
-    expect([after.status, after.revision, after.payment.status, after.actions[0].status]).toEqual(['requires_action', b.revision, 'pending', 'pending']);
+    expect([after.status, after.revision, after.payment.status, after.actions[0].status]).toEqual([
+      'requires_action',
+      b.revision,
+      'pending',
+      'pending',
+    ]);
     expect(await eventsOf(rig.t, b.id)).toEqual([]);
     expect(rig.stripe.sessions.get(s.id)!.status).toBe('open');
     // The provider's own signed event still completes it.
@@ -52,8 +64,18 @@ describe('confirm-payment where the business collects through Stripe', () => {
   it('MCP: usp_bookings_confirm_payment with a made-up payment is refused the same way (isError, nothing confirmed)', async () => {
     rig = await startStripeRig();
     conn = await connectMcp('v2', 'http', rig.t);
-    const q = await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3), ...meta() });
-    const made = await conn.call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta() });
+    const q = await conn.call('usp_availability_query', {
+      service_id: 'svc_massage_60',
+      start_date: day(3),
+      end_date: day(3),
+      ...meta(),
+    });
+    const made = await conn.call('usp_bookings_create', {
+      service_id: 'svc_massage_60',
+      slot_id: q.structuredContent.slots[0].id,
+      buyer: BUYER,
+      ...meta(),
+    });
     const b = made.structuredContent.booking;
     await sessionOf(rig, b.id);
     const res = await conn.call('usp_bookings_confirm_payment', { booking_id: b.id, ...reported(b), ...meta() });
@@ -84,7 +106,9 @@ describe('confirm-payment elsewhere', () => {
   afterEach(() => t?.close());
 
   it('an external checkout: a platform report is refused; the external system reports with the business key', async () => {
-    t = await startTestServer({ business: demoBusiness({ checkout_url_template: 'https://pay.example/{booking_id}' }) });
+    t = await startTestServer({
+      business: demoBusiness({ checkout_url_template: 'https://pay.example/{booking_id}' }),
+    });
     const b = await paidBooking(t);
     const refused = await t.call('POST', `/bookings/${b.id}/confirm-payment`, reported(b));
     expect(refused.body.messages[0].code).toBe('platform_payment_not_accepted');
@@ -97,7 +121,9 @@ describe('confirm-payment elsewhere', () => {
     t = await startTestServer();
     expect((await t.call('GET', '/.well-known/usp')).body.usp.checkout_systems).toEqual(['redirect', 'embedded']);
     const b = await paidBooking(t);
-    expect((await t.call('POST', `/bookings/${b.id}/confirm-payment`, reported(b))).body.booking.status).toBe('confirmed');
+    expect((await t.call('POST', `/bookings/${b.id}/confirm-payment`, reported(b))).body.booking.status).toBe(
+      'confirmed',
+    );
   });
 });
 
@@ -120,11 +146,25 @@ describe('outside a sandbox, a platform with a key of its own', () => {
       sandbox: false,
       business: { ...demoBusiness(), platform_api_keys: [{ id: 'plat_throwaway', sha256: hashApiKey(KEY) }] },
       security: { allowLoopbackProfiles: true },
-      payments: { provider: 'stripe', stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url }, startWorker: false },
+      payments: {
+        provider: 'stripe',
+        stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
+        startWorker: false,
+      },
     });
     const as = { profile, apiKey: KEY };
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) }, as);
-    const made = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER }, as);
+    const q = await t.call(
+      'POST',
+      '/availability/query',
+      { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) },
+      as,
+    );
+    const made = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER },
+      as,
+    );
     expect(made.status).toBe(201);
     const b = made.body.booking;
     await settleJobs(t, b.id);

@@ -16,27 +16,47 @@ describe('payment provider adapters', () => {
 
   it("the flag table holds every adapter's flags", () => {
     expect(Object.keys(paymentFlagTable())).toEqual(
-      expect.arrayContaining(['stripe-secret-key', 'stripe-webhook-secret', 'stripe-api-url', 'acme-api-key', 'acme-webhook-secret', 'acme-api-url']),
+      expect.arrayContaining([
+        'stripe-secret-key',
+        'stripe-webhook-secret',
+        'stripe-api-url',
+        'acme-api-key',
+        'acme-webhook-secret',
+        'acme-api-url',
+      ]),
     );
   });
 
   it('--payments names a registered adapter; its flags fall back on its environment variables', () => {
-    expect(paymentOptions(flags({ payments: 'acme', 'acme-api-key': 'k', 'acme-api-url': 'http://127.0.0.1:9' }), { ACME_WEBHOOK_SECRET: 's' })).toEqual({
+    expect(
+      paymentOptions(flags({ payments: 'acme', 'acme-api-key': 'k', 'acme-api-url': 'http://127.0.0.1:9' }), {
+        ACME_WEBHOOK_SECRET: 's',
+      }),
+    ).toEqual({
       provider: 'acme',
       acme: { apiKey: 'k', webhookSecret: 's', apiUrl: 'http://127.0.0.1:9' },
     });
-    expect(paymentOptions(flags({ payments: 'stripe' }), { STRIPE_SECRET_KEY: 'sk', STRIPE_WEBHOOK_SECRET: 'wh' })).toEqual({
+    expect(
+      paymentOptions(flags({ payments: 'stripe' }), { STRIPE_SECRET_KEY: 'sk', STRIPE_WEBHOOK_SECRET: 'wh' }),
+    ).toEqual({
       provider: 'stripe',
       stripe: { secretKey: 'sk', webhookSecret: 'wh' },
     });
-    expect(() => paymentOptions(flags({ payments: 'paypal' }), {})).toThrow('--payments must be one of sandbox, stripe, acme, external, none, got "paypal"');
+    expect(() => paymentOptions(flags({ payments: 'paypal' }), {})).toThrow(
+      '--payments must be one of sandbox, stripe, acme, external, none, got "paypal"',
+    );
   });
 
   it("a missing required flag or a bad URL is refused in the adapter's own words", () => {
-    expect(() => paymentOptions(flags({ payments: 'acme', 'acme-api-key': 'k' }), {})).toThrow('--payments acme needs --acme-webhook-secret SECRET (or ACME_WEBHOOK_SECRET)');
-    expect(() => paymentOptions(flags({ payments: 'acme', 'acme-api-key': 'k', 'acme-webhook-secret': 's', 'acme-api-url': 'ftp://x' }), {})).toThrow(
-      '--acme-api-url must be an http(s) URL, got "ftp://x"',
+    expect(() => paymentOptions(flags({ payments: 'acme', 'acme-api-key': 'k' }), {})).toThrow(
+      '--payments acme needs --acme-webhook-secret SECRET (or ACME_WEBHOOK_SECRET)',
     );
+    expect(() =>
+      paymentOptions(
+        flags({ payments: 'acme', 'acme-api-key': 'k', 'acme-webhook-secret': 's', 'acme-api-url': 'ftp://x' }),
+        {},
+      ),
+    ).toThrow('--acme-api-url must be an http(s) URL, got "ftp://x"');
     expect(() => checkPaymentOptions({ provider: 'acme' }, false)).toThrow(
       '--payments acme needs --acme-api-key (or ACME_API_KEY) and --acme-webhook-secret (or ACME_WEBHOOK_SECRET)',
     );
@@ -46,8 +66,12 @@ describe('payment provider adapters', () => {
   });
 
   it("an adapter cannot take a mode's name or another adapter's", () => {
-    expect(() => registerPaymentAdapter({ ...acmeAdapter, facts: { ...acmeAdapter.facts, name: 'sandbox' } })).toThrow('cannot be named "sandbox"');
-    expect(() => registerPaymentAdapter({ ...acmeAdapter, facts: { ...acmeAdapter.facts, name: 'stripe' } })).toThrow('named stripe is registered already');
+    expect(() => registerPaymentAdapter({ ...acmeAdapter, facts: { ...acmeAdapter.facts, name: 'sandbox' } })).toThrow(
+      'cannot be named "sandbox"',
+    );
+    expect(() => registerPaymentAdapter({ ...acmeAdapter, facts: { ...acmeAdapter.facts, name: 'stripe' } })).toThrow(
+      'named stripe is registered already',
+    );
     expect(() => registerAcme()).not.toThrow();
   });
 });

@@ -24,7 +24,11 @@ describe.each(PROVIDERS)('payments through %s', (name) => {
     return c!;
   };
   const post = (body: string, signature?: string) =>
-    fetch(rig.webhookUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(signature ? { [rig.signatureHeader]: signature } : {}) }, body });
+    fetch(rig.webhookUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(signature ? { [rig.signatureHeader]: signature } : {}) },
+      body,
+    });
 
   it("checkout created: after commit, for exactly amount_due, keyed by the action, living as long as the provider's limits allow", async () => {
     const b = await paidBooking(rig.t);
@@ -51,7 +55,12 @@ describe.each(PROVIDERS)('payments through %s', (name) => {
     expect(await rig.deliver(event)).toBe(200);
     const after = await bookingOf(rig.t, b.id);
     expect([after.status, after.actions[0].status]).toEqual(['confirmed', 'completed']);
-    expect(after.payment).toMatchObject({ status: 'paid', amount_due: 0, transaction_id: paymentRef, order_reference: c.id });
+    expect(after.payment).toMatchObject({
+      status: 'paid',
+      amount_due: 0,
+      transaction_id: paymentRef,
+      order_reference: c.id,
+    });
     expect(await eventsOf(rig.t, b.id)).toEqual(['booking.confirmed']);
     const audit = await rig.t.server.store.read((tx) => tx.admin.auditLog(10));
     expect(audit.some((a) => a.actor === `payment_provider:${name}` && a.outcome === 'ok')).toBe(true);
@@ -96,7 +105,11 @@ describe.each(PROVIDERS)('payments through %s', (name) => {
     rig.t.clock.set(Date.parse(b.expires_at) - 60_000);
     expect(await rig.deliver(rig.expire(c.id))).toBe(200);
     const after = await bookingOf(rig.t, b.id);
-    expect([after.status, after.cancellation.canceled_by, after.actions[0].status]).toEqual(['canceled', 'system', 'expired']);
+    expect([after.status, after.cancellation.canceled_by, after.actions[0].status]).toEqual([
+      'canceled',
+      'system',
+      'expired',
+    ]);
     expect(await eventsOf(rig.t, b.id)).toEqual(['booking.canceled']);
   });
 
@@ -115,13 +128,29 @@ describe.each(PROVIDERS)('payments through %s', (name) => {
   it("the business's reconciliation (POST /admin/payments/events) takes only its own provider's name", async () => {
     const b = await paidBooking(rig.t);
     const c = await checkoutOf(b.id);
-    const event = { type: 'checkout_expired', event_id: 'evt_reconciled_1', booking_id: b.id, action_id: c.actionId, session_id: c.id };
+    const event = {
+      type: 'checkout_expired',
+      event_id: 'evt_reconciled_1',
+      booking_id: b.id,
+      action_id: c.actionId,
+      session_id: c.id,
+    };
     const other = PROVIDERS.find((p) => p !== name)!;
-    const refused = await rig.t.call('POST', '/admin/payments/events', { provider: other, event }, { apiKey: ADMIN_KEY });
+    const refused = await rig.t.call(
+      'POST',
+      '/admin/payments/events',
+      { provider: other, event },
+      { apiKey: ADMIN_KEY },
+    );
     expect([refused.status, refused.body.error?.code ?? refused.body.code]).toEqual([400, 'invalid_request']);
     expect(JSON.stringify(refused.body)).toContain(JSON.stringify(`must be "${name}"`).slice(1, -1));
     expect((await bookingOf(rig.t, b.id)).status).toBe('requires_action');
-    const applied = await rig.t.call('POST', '/admin/payments/events', { provider: name, event }, { apiKey: ADMIN_KEY });
+    const applied = await rig.t.call(
+      'POST',
+      '/admin/payments/events',
+      { provider: name, event },
+      { apiKey: ADMIN_KEY },
+    );
     expect(applied.status).toBe(200);
     // Applied: the session ran out before the payment window, so the action gets a fresh checkout.
     const jobs = await rig.t.server.store.read((tx) => tx.payments.forBooking(b.id));

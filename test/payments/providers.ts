@@ -50,14 +50,21 @@ export interface ProviderRig {
 
 export const PROVIDERS = ['stripe', 'acme'] as const;
 
-export async function startProviderRig(name: (typeof PROVIDERS)[number], opts: { business?: BusinessDef } = {}): Promise<ProviderRig> {
+export async function startProviderRig(
+  name: (typeof PROVIDERS)[number],
+  opts: { business?: BusinessDef } = {},
+): Promise<ProviderRig> {
   let t: TestServer | undefined;
   const now = () => t?.clock.now() ?? TEST_NOW;
   if (name === 'stripe') {
     const emu = await startStripeEmulator({ now });
     t = await startTestServer({
       business: opts.business,
-      payments: { provider: 'stripe', stripe: { secretKey: emu.secretKey, webhookSecret: emu.webhookSecret, apiUrl: emu.url }, startWorker: false },
+      payments: {
+        provider: 'stripe',
+        stripe: { secretKey: emu.secretKey, webhookSecret: emu.webhookSecret, apiUrl: emu.url },
+        startWorker: false,
+      },
     });
     emu.webhookUrl = `${t.url}/payments/stripe/webhook`;
     const server = t;
@@ -72,7 +79,13 @@ export async function startProviderRig(name: (typeof PROVIDERS)[number], opts: {
         await settleJobs(server, bookingId);
         const s = [...emu.sessions.values()].find((x) => x.client_reference_id === bookingId);
         if (!s) return undefined;
-        const base = { id: s.id, url: s.url, amount: s.amount_total, currency: s.currency.toUpperCase(), expiresMs: s.expires_at * 1000 };
+        const base = {
+          id: s.id,
+          url: s.url,
+          amount: s.amount_total,
+          currency: s.currency.toUpperCase(),
+          expiresMs: s.expires_at * 1000,
+        };
         return { ...base, bookingId: s.metadata.booking_id, actionId: s.metadata.action_id };
       },
       calls: () => emu.requests.map((r) => ({ path: r.path, key: r.idempotencyKey })),
@@ -92,7 +105,11 @@ export async function startProviderRig(name: (typeof PROVIDERS)[number], opts: {
   const emu = await startAcmeEmulator({ now });
   t = await startTestServer({
     business: opts.business,
-    payments: { provider: 'acme', acme: { apiKey: emu.apiKey, webhookSecret: emu.webhookSecret, apiUrl: emu.url }, startWorker: false },
+    payments: {
+      provider: 'acme',
+      acme: { apiKey: emu.apiKey, webhookSecret: emu.webhookSecret, apiUrl: emu.url },
+      startWorker: false,
+    },
   });
   emu.webhookUrl = `${t.url}/payments/acme/webhook`;
   const server = t;
@@ -107,7 +124,15 @@ export async function startProviderRig(name: (typeof PROVIDERS)[number], opts: {
       await settleJobs(server, bookingId);
       const c = [...emu.checkouts.values()].find((x) => x.reference === bookingId);
       if (!c) return undefined;
-      return { id: c.id, url: c.pay_url, amount: c.amount, currency: c.currency, expiresMs: c.expires_at, bookingId: c.reference, actionId: c.action };
+      return {
+        id: c.id,
+        url: c.pay_url,
+        amount: c.amount,
+        currency: c.currency,
+        expiresMs: c.expires_at,
+        bookingId: c.reference,
+        actionId: c.action,
+      };
     },
     calls: () => emu.requests.map((r) => ({ path: r.path, key: r.key })),
     pay(id) {

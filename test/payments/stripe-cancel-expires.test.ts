@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectMcp, meta, type McpConn } from '../mcp/helpers.js';
 import { bookingOf, paidBooking, sessionOf, settleJobs, startStripeRig, type StripeRig } from './helpers.js';
 
-const expireCalls = (rig: StripeRig) => rig.stripe.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/expire'));
+const expireCalls = (rig: StripeRig) =>
+  rig.stripe.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/expire'));
 
 describe('a canceled booking closes its open Stripe Checkout Session', () => {
   let rig: StripeRig;
@@ -28,7 +29,9 @@ describe('a canceled booking closes its open Stripe Checkout Session', () => {
     expect(expireCalls(rig)).toEqual([]);
     await settleJobs(rig.t, b.id);
     expect(rig.stripe.sessions.get(s.id)!.status).toBe('expired');
-    expect(expireCalls(rig).map((r) => [r.path, r.idempotencyKey])).toEqual([[`/v1/checkout/sessions/${s.id}/expire`, `expire:${s.id}`]]);
+    expect(expireCalls(rig).map((r) => [r.path, r.idempotencyKey])).toEqual([
+      [`/v1/checkout/sessions/${s.id}/expire`, `expire:${s.id}`],
+    ]);
     const page = await fetch(s.url, { method: 'POST', redirect: 'manual' });
     expect(page.status).toBe(410);
     // Stripe's own checkout.session.expired that follows changes nothing.
@@ -73,7 +76,10 @@ describe('a canceled booking closes its open Stripe Checkout Session', () => {
     expect(await rig.stripe.deliver(rig.stripe.pay(s.id))).toBe(200);
     await settleJobs(rig.t, b.id);
     const jobs = await rig.t.server.store.read((tx) => tx.payments.forBooking(b.id));
-    expect(jobs.find((j) => j.kind === 'expire_checkout')).toMatchObject({ status: 'done', result: { status: 'complete' } });
+    expect(jobs.find((j) => j.kind === 'expire_checkout')).toMatchObject({
+      status: 'done',
+      result: { status: 'complete' },
+    });
     expect(rig.stripe.refunds.map((r) => r.amount)).toEqual([s.amount_total]);
   });
 

@@ -53,7 +53,11 @@ describe('a payment action is paid on a Stripe Checkout Session', () => {
     const s = await sessionOf(rig, b.id);
     const [job] = await rig.t.server.store.read((tx) => tx.payments.forBooking(b.id));
     const { stripeProvider } = await import('../../src/payments/index.js');
-    const p = stripeProvider({ secretKey: rig.stripe.secretKey, webhookSecret: rig.stripe.webhookSecret, apiUrl: rig.stripe.url });
+    const p = stripeProvider({
+      secretKey: rig.stripe.secretKey,
+      webhookSecret: rig.stripe.webhookSecret,
+      apiUrl: rig.stripe.url,
+    });
     const again = await p.createCheckout({ key: job.id, ...(job.payload as any) });
     expect(again.id).toBe(s.id);
     expect(rig.stripe.sessions.size).toBe(1);
@@ -82,7 +86,9 @@ describe('a payment action is paid on a Stripe Checkout Session', () => {
   });
 
   it('the return page sends the buyer on to the platform return URL with its params (spec 8.5.5)', async () => {
-    const b = await paidBooking(rig.t, { post_payment_return_request: { url: 'https://platform.example/back', params: { session: 'abc 1' } } });
+    const b = await paidBooking(rig.t, {
+      post_payment_return_request: { url: 'https://platform.example/back', params: { session: 'abc 1' } },
+    });
     const res = await fetch(`${rig.t.url}/checkout/${b.id}/return?result=paid`, { redirect: 'manual' });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('https://platform.example/back?session=abc+1');

@@ -69,8 +69,16 @@ describe('usp-server serve --payments stripe, end to end', () => {
 
   it('takes a paid booking to confirmed on a signed completed event, refunds on cancel, records a dispute; the keys are never shown', async () => {
     const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-    const q = await call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: date, end_date: date });
-    const made = await call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER });
+    const q = await call('POST', '/availability/query', {
+      service_id: 'svc_massage_60',
+      start_date: date,
+      end_date: date,
+    });
+    const made = await call('POST', '/bookings', {
+      service_id: 'svc_massage_60',
+      slot_id: q.body.slots[0].id,
+      buyer: BUYER,
+    });
     expect(made.body.booking.status).toBe('requires_action');
     const id = made.body.booking.id;
     const session = await until(() => [...stripe.sessions.values()].find((s) => s.client_reference_id === id));
@@ -80,10 +88,20 @@ describe('usp-server serve --payments stripe, end to end', () => {
 
     // A second booking is disputed after payment.
     const later = new Date(Date.now() + 4 * 86_400_000).toISOString().slice(0, 10);
-    const q2 = await call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: later, end_date: later });
-    const other = await call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q2.body.slots[0].id, buyer: BUYER });
+    const q2 = await call('POST', '/availability/query', {
+      service_id: 'svc_massage_60',
+      start_date: later,
+      end_date: later,
+    });
+    const other = await call('POST', '/bookings', {
+      service_id: 'svc_massage_60',
+      slot_id: q2.body.slots[0].id,
+      buyer: BUYER,
+    });
     expect(other.body.booking?.status, JSON.stringify(other.body.messages)).toBe('requires_action');
-    const s2 = await until(() => [...stripe.sessions.values()].find((s) => s.client_reference_id === other.body.booking.id));
+    const s2 = await until(() =>
+      [...stripe.sessions.values()].find((s) => s.client_reference_id === other.body.booking.id),
+    );
     const paid2 = stripe.pay(s2.id);
     expect(await stripe.deliver(paid2)).toBe(200);
     expect(await stripe.deliver(stripe.dispute(paid2.data.object.payment_intent))).toBe(200);
@@ -99,7 +117,11 @@ describe('usp-server serve --payments stripe, end to end', () => {
     });
     expect(refunded.cancellation.refund_amount).toBe(11000);
 
-    const shown = [cli.stderr(), await (await fetch(`${cli.url}/metrics`)).text(), JSON.stringify((await call('GET', '/.well-known/usp')).body)].join('\n');
+    const shown = [
+      cli.stderr(),
+      await (await fetch(`${cli.url}/metrics`)).text(),
+      JSON.stringify((await call('GET', '/.well-known/usp')).body),
+    ].join('\n');
     expect(shown).not.toContain(stripe.secretKey);
     expect(shown).not.toContain(stripe.webhookSecret);
   }, 60_000);

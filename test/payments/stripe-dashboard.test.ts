@@ -28,7 +28,9 @@ describe("a booking's money as the business sees it", () => {
     const m = h.body.money;
     expect([m.paid, m.refunded, m.provider]).toEqual([11000, 11000, 'stripe']);
     expect(m.payments).toEqual([expect.objectContaining({ status: 'paid', session_id: s.id, payment_ref: pi })]);
-    expect(m.refunds).toEqual([expect.objectContaining({ status: 'succeeded', refund_id: rig.stripe.refunds[0].id, payment_ref: pi })]);
+    expect(m.refunds).toEqual([
+      expect.objectContaining({ status: 'succeeded', refund_id: rig.stripe.refunds[0].id, payment_ref: pi }),
+    ]);
     expect(m.disputes).toEqual([expect.objectContaining({ status: 'opened', reason: 'unauthorized' })]);
 
     await addBusinessUser(rig.t.server.store, 'owner@salon.example', 'correct horse battery staple', rig.t.clock.now());
@@ -39,11 +41,17 @@ describe("a booking's money as the business sees it", () => {
     const signed = await fetch(`${rig.t.url}/admin/login`, {
       method: 'POST',
       headers: { cookie: jar.join('; '), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: csrf, email: 'owner@salon.example', password: 'correct horse battery staple' }),
+      body: new URLSearchParams({
+        _csrf: csrf,
+        email: 'owner@salon.example',
+        password: 'correct horse battery staple',
+      }),
       redirect: 'manual',
     });
     jar.push(...signed.headers.getSetCookie().map((c) => c.split(';')[0]));
-    const page = await (await fetch(`${rig.t.url}/admin/ui/bookings/${b.id}`, { headers: { cookie: jar.join('; ') } })).text();
+    const page = await (
+      await fetch(`${rig.t.url}/admin/ui/bookings/${b.id}`, { headers: { cookie: jar.join('; ') } })
+    ).text();
     expect(page).toContain('<h2 id="money">Money</h2>');
     for (const id of [s.id, pi, rig.stripe.refunds[0].id, m.disputes[0].dispute_id]) expect(page).toContain(id);
   });

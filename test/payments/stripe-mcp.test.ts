@@ -22,9 +22,19 @@ describe('a paid booking through MCP and Stripe', () => {
   });
 
   it('usp_bookings_create -> Stripe session -> signed completed event -> confirmed, and the cancel refund is announced', async () => {
-    const q = await conn.call('usp_availability_query', { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3), ...meta() });
+    const q = await conn.call('usp_availability_query', {
+      service_id: 'svc_massage_60',
+      start_date: day(3),
+      end_date: day(3),
+      ...meta(),
+    });
     const slot = q.structuredContent.slots[0];
-    const made = await conn.call('usp_bookings_create', { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER, ...meta() });
+    const made = await conn.call('usp_bookings_create', {
+      service_id: 'svc_massage_60',
+      slot_id: slot.id,
+      buyer: BUYER,
+      ...meta(),
+    });
     const booking = made.structuredContent.booking;
     expect(booking.status).toBe('requires_action');
     const s = await sessionOf(rig, booking.id);
@@ -38,6 +48,8 @@ describe('a paid booking through MCP and Stripe', () => {
     expect(canceled.structuredContent.booking.status).toBe('canceled');
     await settleJobs(rig.t, booking.id);
     await rig.t.server.dispatcher.tick();
-    await waitFor(() => conn.notifications.some((n) => n.event === 'booking.refund_issued' && n.refund_amount === 11000));
+    await waitFor(() =>
+      conn.notifications.some((n) => n.event === 'booking.refund_issued' && n.refund_amount === 11000),
+    );
   });
 });

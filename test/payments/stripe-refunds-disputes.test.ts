@@ -35,10 +35,18 @@ describe('refunds and disputes through Stripe', () => {
     expect(refundCall.idempotencyKey).toBe(`refund:${booking.id}:1`);
     const after = await bookingOf(rig.t, booking.id);
     expect(after.payment.status).toBe('refunded');
-    expect(await eventsOf(rig.t, booking.id)).toEqual(['booking.confirmed', 'booking.canceled', 'booking.refund_issued']);
+    expect(await eventsOf(rig.t, booking.id)).toEqual([
+      'booking.confirmed',
+      'booking.canceled',
+      'booking.refund_issued',
+    ]);
     // Stripe's own charge.refunded for the same refund adds nothing.
     expect(await rig.stripe.deliver(rig.stripe.refundDirectly(intent(), 0))).toBe(200);
-    expect(await eventsOf(rig.t, booking.id)).toEqual(['booking.confirmed', 'booking.canceled', 'booking.refund_issued']);
+    expect(await eventsOf(rig.t, booking.id)).toEqual([
+      'booking.confirmed',
+      'booking.canceled',
+      'booking.refund_issued',
+    ]);
   });
 
   it('a refund made in the Stripe dashboard (charge.refunded) is recorded and announced', async () => {
@@ -52,11 +60,21 @@ describe('refunds and disputes through Stripe', () => {
     const created = rig.stripe.dispute(intent(), { reason: 'product_not_received' });
     expect(await rig.stripe.deliver(created)).toBe(200);
     let after = await bookingOf(rig.t, booking.id);
-    expect([after.status, after.dispute.status, after.dispute.reason, after.payment.status]).toEqual(['confirmed', 'opened', 'service_not_provided', 'paid']);
+    expect([after.status, after.dispute.status, after.dispute.reason, after.payment.status]).toEqual([
+      'confirmed',
+      'opened',
+      'service_not_provided',
+      'paid',
+    ]);
     expect(await rig.stripe.deliver(rig.stripe.closeDispute(created, 'lost'))).toBe(200);
     after = await bookingOf(rig.t, booking.id);
     expect([after.dispute.status, after.payment.status]).toEqual(['resolved_buyer', 'refunded']);
-    expect(await eventsOf(rig.t, booking.id)).toEqual(['booking.confirmed', 'booking.dispute_opened', 'booking.refund_issued', 'booking.dispute_resolved']);
+    expect(await eventsOf(rig.t, booking.id)).toEqual([
+      'booking.confirmed',
+      'booking.dispute_opened',
+      'booking.refund_issued',
+      'booking.dispute_resolved',
+    ]);
   });
 
   it("a dispute closed (won) before Stripe's created event arrives is opened and resolved for the business; the late created event adds nothing", async () => {
@@ -64,8 +82,16 @@ describe('refunds and disputes through Stripe', () => {
     expect(await rig.stripe.deliver(rig.stripe.closeDispute(created, 'won'))).toBe(200);
     expect(await rig.stripe.deliver(created)).toBe(200);
     const after = await bookingOf(rig.t, booking.id);
-    expect([after.dispute.status, after.dispute.reason, after.payment.status]).toEqual(['resolved_business', 'unauthorized', 'paid']);
-    expect(await eventsOf(rig.t, booking.id)).toEqual(['booking.confirmed', 'booking.dispute_opened', 'booking.dispute_resolved']);
+    expect([after.dispute.status, after.dispute.reason, after.payment.status]).toEqual([
+      'resolved_business',
+      'unauthorized',
+      'paid',
+    ]);
+    expect(await eventsOf(rig.t, booking.id)).toEqual([
+      'booking.confirmed',
+      'booking.dispute_opened',
+      'booking.dispute_resolved',
+    ]);
   });
 
   it('a cancellation by the business (always a full refund) refunds through Stripe too', async () => {

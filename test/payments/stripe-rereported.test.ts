@@ -34,7 +34,13 @@ describe('a paid Stripe session reported again under a new event id', () => {
   it('through the webhook (a second integration re-signing the same session under its own event id): 200, no refund', async () => {
     const before = await bookingOf(rig.t, booking.id);
     expect(await rig.stripe.deliver({ ...structuredClone(paid), id: 'evt_other_integration_1' })).toBe(200);
-    expect(await rig.stripe.deliver({ ...structuredClone(paid), id: 'evt_other_integration_2', type: 'checkout.session.async_payment_succeeded' })).toBe(200);
+    expect(
+      await rig.stripe.deliver({
+        ...structuredClone(paid),
+        id: 'evt_other_integration_2',
+        type: 'checkout.session.async_payment_succeeded',
+      }),
+    ).toBe(200);
     await unchangedAndNotRefunded(before);
   });
 
@@ -52,7 +58,12 @@ describe('a paid Stripe session reported again under a new event id', () => {
       currency: o.currency,
       payment_ref: o.payment_intent,
     };
-    const res = await rig.t.call('POST', '/admin/payments/events', { provider: 'stripe', event }, { apiKey: ADMIN_KEY });
+    const res = await rig.t.call(
+      'POST',
+      '/admin/payments/events',
+      { provider: 'stripe', event },
+      { apiKey: ADMIN_KEY },
+    );
     expect(res.status).toBe(200);
     expect(res.body.messages).toEqual([expect.objectContaining({ type: 'info', code: 'already_in_state' })]);
     await unchangedAndNotRefunded(before);

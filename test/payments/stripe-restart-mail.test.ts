@@ -24,7 +24,8 @@ const BUYER = { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.co
 const kindOf = (m: ParsedMail) => String(m.headers.get('x-usp-message-kind') ?? '');
 
 /** The shared wait (it throws on timeout), with this file's longer default: children on the real clock take time. */
-const until = <T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>) => waitUntil(probe, 20_000);
+const until = <T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>) =>
+  waitUntil(probe, 20_000);
 
 describe('a crash and restart between reports of a paid Stripe session', () => {
   let dir: string;
@@ -52,8 +53,28 @@ describe('a crash and restart between reports of a paid Stripe session', () => {
     sink = await startSmtpSink();
     const config = join(dir, 'business.json');
     writeFileSync(config, readFileSync(join(REPO_ROOT, 'src/server/demo-business.json')));
-    args = ['--config', config, '--db', join(dir, 'usp.db'), '--port', '0', '--admin-key', ADMIN, '--reminder-offset', '0'];
-    args.push('--payments', 'stripe', '--stripe-secret-key', stripe.secretKey, '--stripe-webhook-secret', stripe.webhookSecret, '--stripe-api-url', stripe.url);
+    args = [
+      '--config',
+      config,
+      '--db',
+      join(dir, 'usp.db'),
+      '--port',
+      '0',
+      '--admin-key',
+      ADMIN,
+      '--reminder-offset',
+      '0',
+    ];
+    args.push(
+      '--payments',
+      'stripe',
+      '--stripe-secret-key',
+      stripe.secretKey,
+      '--stripe-webhook-secret',
+      stripe.webhookSecret,
+      '--stripe-api-url',
+      stripe.url,
+    );
     args.push('--smtp-url', sink.url);
   }, 120_000);
   afterAll(async () => {
@@ -66,8 +87,16 @@ describe('a crash and restart between reports of a paid Stripe session', () => {
   it('the buyer gets one confirmation (every copy under one Message-ID, linking to the server), and no refund', async () => {
     await start();
     const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-    const q = await call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: date, end_date: date });
-    const made = await call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER });
+    const q = await call('POST', '/availability/query', {
+      service_id: 'svc_massage_60',
+      start_date: date,
+      end_date: date,
+    });
+    const made = await call('POST', '/bookings', {
+      service_id: 'svc_massage_60',
+      slot_id: q.body.slots[0].id,
+      buyer: BUYER,
+    });
     const id = made.body.booking.id;
     await until(() => sink.to(BUYER.email).some((m) => kindOf(m) === 'payment_needed'));
     const session = await until(() => [...stripe.sessions.values()].find((s) => s.client_reference_id === id));
@@ -83,19 +112,32 @@ describe('a crash and restart between reports of a paid Stripe session', () => {
     sink.release();
     // The message is still leased to the dead process: stand in for its 120 s lease running out.
     const db = new Database(join(dir, 'usp.db'));
-    expect(db.prepare(`UPDATE mail_messages SET lease_until_ms = 0 WHERE kind = 'booking_confirmed' AND status = 'queued'`).run().changes).toBe(1);
+    expect(
+      db
+        .prepare(`UPDATE mail_messages SET lease_until_ms = 0 WHERE kind = 'booking_confirmed' AND status = 'queued'`)
+        .run().changes,
+    ).toBe(1);
     db.close();
 
     await start();
     // The same paid session, reported again under new event ids after the restart.
     expect(await stripe.deliver({ ...structuredClone(paid), id: 'evt_after_restart_1' })).toBe(200);
-    expect(await stripe.deliver({ ...structuredClone(paid), id: 'evt_after_restart_2', type: 'checkout.session.async_payment_succeeded' })).toBe(200);
+    expect(
+      await stripe.deliver({
+        ...structuredClone(paid),
+        id: 'evt_after_restart_2',
+        type: 'checkout.session.async_payment_succeeded',
+      }),
+    ).toBe(200);
     const confirmations = () => sink.to(BUYER.email).filter((m) => kindOf(m) === 'booking_confirmed');
     await until(() => confirmations().length >= 2);
     // Time for the workers to act on anything the reports might have started (a refund, its mail).
     await new Promise((r) => setTimeout(r, 3_000));
 
-    expect((await call('GET', `/bookings/${id}`)).body.booking).toMatchObject({ status: 'confirmed', payment: { status: 'paid' } });
+    expect((await call('GET', `/bookings/${id}`)).body.booking).toMatchObject({
+      status: 'confirmed',
+      payment: { status: 'paid' },
+    });
     expect(new Set(confirmations().map((m) => m.messageId)).size).toBe(1);
     const origin = new URL(cli!.url).origin;
     // The copy sent after the restart links to where the server now is, not to a default origin.

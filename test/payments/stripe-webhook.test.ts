@@ -9,7 +9,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bookingOf, eventsOf, paidBooking, sessionOf, startStripeRig, type StripeRig } from './helpers.js';
 
 const post = (url: string, body: string, signature?: string) =>
-  fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(signature ? { 'Stripe-Signature': signature } : {}) }, body });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(signature ? { 'Stripe-Signature': signature } : {}) },
+    body,
+  });
 
 describe('the Stripe webhook endpoint', () => {
   let rig: StripeRig;
@@ -61,7 +65,14 @@ describe('the Stripe webhook endpoint', () => {
   });
 
   it('an event that concerns no booking answers 200 and changes nothing', async () => {
-    const other = JSON.stringify({ id: 'evt_other_1', object: 'event', type: 'customer.created', created: 1, livemode: false, data: { object: { id: 'cus_1' } } });
+    const other = JSON.stringify({
+      id: 'evt_other_1',
+      object: 'event',
+      type: 'customer.created',
+      created: 1,
+      livemode: false,
+      data: { object: { id: 'cus_1' } },
+    });
     expect((await post(rig.stripe.webhookUrl!, other, rig.stripe.sign(other))).status).toBe(200);
     await unchanged();
   });

@@ -12,11 +12,21 @@ import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from './he
 
 const KEY = 'two-process-admin-key-0123456789';
 
-async function call(base: string, method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: any }> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  key?: string,
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (key) headers.Authorization = `Bearer ${key}`;
-  const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -45,7 +55,15 @@ if (!PG_URL) {
     }, 30_000);
 
     const slots = async (base: string, extra: Record<string, unknown> = {}) =>
-      (await call(base, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: date, end_date: date, limit: 500, ...extra })).body.slots as any[];
+      (
+        await call(base, 'POST', '/availability/query', {
+          service_id: 'svc_haircut',
+          start_date: date,
+          end_date: date,
+          limit: 500,
+          ...extra,
+        })
+      ).body.slots as any[];
 
     test('the second process kept the stored definition rather than importing its own', () => {
       expect(b.stderr()).not.toContain('the database wins');
@@ -61,7 +79,12 @@ if (!PG_URL) {
     test("a stylist's new hours change the other process's slots at once, as the editing process shows them", async () => {
       const before = await slots(b.url, { resource_id: 'res_stylist_ben' });
       expect(before.length).toBeGreaterThan(0);
-      const schedule = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, [{ opens: '14:00', closes: '16:00' }]]));
+      const schedule = Object.fromEntries(
+        ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [
+          d,
+          [{ opens: '14:00', closes: '16:00' }],
+        ]),
+      );
       const edit = await call(a.url, 'PATCH', '/admin/resources/res_stylist_ben', { schedule }, KEY);
       expect(edit.status, JSON.stringify(edit.body)).toBe(200);
       const after = await slots(b.url, { resource_id: 'res_stylist_ben' });
@@ -99,7 +122,11 @@ if (!PG_URL) {
       );
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       expect((await call(a.url, 'GET', '/services/svc_fringe')).body.service.name).toBe('Fringe trim');
-      const q = await call(a.url, 'POST', '/availability/query', { service_id: 'svc_fringe', start_date: date, end_date: date });
+      const q = await call(a.url, 'POST', '/availability/query', {
+        service_id: 'svc_fringe',
+        start_date: date,
+        end_date: date,
+      });
       expect(q.body.slots.length).toBeGreaterThan(0);
     });
   });

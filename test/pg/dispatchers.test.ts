@@ -20,7 +20,12 @@ describe.skipIf(!PG_URL)(title('two processes’ webhook dispatchers on one Post
   const stores: Store[] = [];
   beforeAll(async () => {
     for (let i = 0; i < 2; i++) {
-      stores.push(await openPostgresStore({ url: urlWithSchema(schema), onStatement: (sql) => void (/INSERT INTO webhook_deliveries/.test(sql) && inserts.push(sql)) }));
+      stores.push(
+        await openPostgresStore({
+          url: urlWithSchema(schema),
+          onStatement: (sql) => void (/INSERT INTO webhook_deliveries/.test(sql) && inserts.push(sql)),
+        }),
+      );
     }
   });
   afterAll(async () => {

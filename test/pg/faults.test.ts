@@ -47,7 +47,8 @@ const SKIP =
       ? undefined
       : 'no PostgreSQL binaries (initdb) on this machine; scripts/pg-test-server.sh start installs them';
 
-const cluster = (cmd: 'start' | 'stop' | 'restart') => execFileSync('bash', [SCRIPT, cmd], { env: ENV, encoding: 'utf8', timeout: 90_000 }).trim();
+const cluster = (cmd: 'start' | 'stop' | 'restart') =>
+  execFileSync('bash', [SCRIPT, cmd], { env: ENV, encoding: 'utf8', timeout: 90_000 }).trim();
 
 interface Proc {
   url: string;
@@ -101,7 +102,13 @@ function startServer(db: string, extra: string[] = []): Promise<Proc> {
 
 type Answer = { status: number | 'network-error'; body?: any; headers?: Headers; ms: number; at: number };
 
-async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const t0 = Date.now();
   try {
     const res = await fetch(base + path, {
@@ -216,7 +223,9 @@ if (SKIP) {
     }, 60_000);
 
     /** Eight clients booking fresh slots until `until()`; a 503 is retried with the same Idempotency-Key. */
-    async function bookingLoad(until: () => boolean): Promise<{ answers: Answer[]; booked: Array<{ id: string; slot: string; at: number }> }> {
+    async function bookingLoad(
+      until: () => boolean,
+    ): Promise<{ answers: Answer[]; booked: Array<{ id: string; slot: string; at: number }> }> {
       const answers: Answer[] = [];
       const booked: Array<{ id: string; slot: string; at: number }> = [];
       await Promise.all(
@@ -257,7 +266,10 @@ if (SKIP) {
         return c;
       })();
       const ids = booked.map((b) => b.id);
-      const r = await admin.query(`SELECT id, data::json #>> '{booking,slot,id}' AS slot FROM bookings WHERE id = ANY($1::text[])`, [ids]);
+      const r = await admin.query(
+        `SELECT id, data::json #>> '{booking,slot,id}' AS slot FROM bookings WHERE id = ANY($1::text[])`,
+        [ids],
+      );
       expect(r.rows.length).toBe(ids.length);
       const bySlot = new Map(r.rows.map((x) => [x.id as string, x.slot as string]));
       for (const b of booked) expect(bySlot.get(b.id)).toBe(b.slot);
@@ -299,7 +311,13 @@ if (SKIP) {
     test('stopped for three seconds: calls answer 503 at once, /readyz says not ready, profile and catalog still answer; started again, all recovers by itself', async () => {
       cluster('stop');
       try {
-        const booking = await call(proc.url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: slots[next++ % slots.length].id, buyer: BUYER(1) }, agent(1));
+        const booking = await call(
+          proc.url,
+          'POST',
+          '/bookings',
+          { service_id: 'svc_haircut', slot_id: slots[next++ % slots.length].id, buyer: BUYER(1) },
+          agent(1),
+        );
         expect(booking.status).toBe(503);
         expect(booking.body.code ?? booking.body.type).toMatch(/service_unavailable/);
         expect(booking.headers!.get('retry-after')).toBe('2');
@@ -325,13 +343,26 @@ if (SKIP) {
         cluster('start');
       }
       const t0 = Date.now();
-      await expect.poll(async () => (await call(proc.url, 'GET', '/readyz')).status, { timeout: 10_000, interval: 100 }).toBe(200);
+      await expect
+        .poll(async () => (await call(proc.url, 'GET', '/readyz')).status, { timeout: 10_000, interval: 100 })
+        .toBe(200);
       metrics.readyAgainMs = Date.now() - t0;
       // A day the load never reached, so the slot is surely free.
       const day = nyDate(Date.now(), 20);
-      const free = await call(proc.url, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: day, end_date: day, limit: 1 });
+      const free = await call(proc.url, 'POST', '/availability/query', {
+        service_id: 'svc_haircut',
+        start_date: day,
+        end_date: day,
+        limit: 1,
+      });
       expect(free.status).toBe(200);
-      const again = await call(proc.url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: free.body.slots[0].id, buyer: BUYER(2) }, agent(2));
+      const again = await call(
+        proc.url,
+        'POST',
+        '/bookings',
+        { service_id: 'svc_haircut', slot_id: free.body.slots[0].id, buyer: BUYER(2) },
+        agent(2),
+      );
       expect(again.status).toBe(201);
       // A client of the test's own, cut by the stop: start a fresh one.
       await admin?.end().catch(() => undefined);
@@ -405,8 +436,19 @@ if (SKIP) {
         // The first attempt is answered 200 only after the database has been stopped: it cannot be recorded.
         rx.setResponder('/outage', (req) => (req.index === 0 ? { status: 200, delayMs: 700 } : undefined));
         const day = nyDate(Date.now(), 25);
-        const q = await call(url, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: day, end_date: day, limit: 1 });
-        const booked = await call(url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER(9) }, { 'USP-Agent': `profile="${platform}"` });
+        const q = await call(url, 'POST', '/availability/query', {
+          service_id: 'svc_haircut',
+          start_date: day,
+          end_date: day,
+          limit: 1,
+        });
+        const booked = await call(
+          url,
+          'POST',
+          '/bookings',
+          { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER(9) },
+          { 'USP-Agent': `profile="${platform}"` },
+        );
         expect(booked.status).toBe(201);
         await rx.waitFor((r) => r.length === 1, 5000);
         cluster('stop');
@@ -417,7 +459,9 @@ if (SKIP) {
         } finally {
           cluster('start');
         }
-        await expect.poll(() => lines.some((l) => l.includes('webhook dispatcher resumed')), { timeout: 10_000, interval: 100 }).toBe(true);
+        await expect
+          .poll(() => lines.some((l) => l.includes('webhook dispatcher resumed')), { timeout: 10_000, interval: 100 })
+          .toBe(true);
         // Sent again once the lease lapses, not before; the same event.
         await rx.waitFor((r) => r.length >= 2, leaseMs + 5000);
         const [first, second] = rx.requests('/outage');
@@ -428,10 +472,15 @@ if (SKIP) {
         await c.connect();
         try {
           await expect
-            .poll(async () => (await c.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [first.json.event_id])).rows[0]?.status, {
-              timeout: 5000,
-              interval: 100,
-            })
+            .poll(
+              async () =>
+                (await c.query(`SELECT status FROM webhook_deliveries WHERE event_id = $1`, [first.json.event_id]))
+                  .rows[0]?.status,
+              {
+                timeout: 5000,
+                interval: 100,
+              },
+            )
             .toBe('delivered');
         } finally {
           await c.end();
@@ -462,17 +511,30 @@ if (SKIP) {
         procs.push(await startServer(kdb, extra));
         const victim = procs[0];
         rx.setDefault('/kill', 'hang');
-        const platforms = Array.from({ length: 4 }, (_, i) => profiles.addProfile(`/platforms/kill-${i}.json`, { webhook_url: rx.url('/kill') }));
+        const platforms = Array.from({ length: 4 }, (_, i) =>
+          profiles.addProfile(`/platforms/kill-${i}.json`, { webhook_url: rx.url('/kill') }),
+        );
         const free: Array<{ id: string }> = [];
         for (const d of [26, 27, 28, 29]) {
           const day = nyDate(Date.now(), d);
-          const q = await call(victim.url, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: day, end_date: day, limit: 100 });
+          const q = await call(victim.url, 'POST', '/availability/query', {
+            service_id: 'svc_haircut',
+            start_date: day,
+            end_date: day,
+            limit: 100,
+          });
           free.push(...spread(q.body.slots));
         }
         expect(free.length).toBeGreaterThan(platforms.length + 4);
         const events: string[] = [];
         for (const [i, platform] of platforms.entries()) {
-          const r = await call(victim.url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: free[i].id, buyer: BUYER(i) }, { 'USP-Agent': `profile="${platform}"` });
+          const r = await call(
+            victim.url,
+            'POST',
+            '/bookings',
+            { service_id: 'svc_haircut', slot_id: free[i].id, buyer: BUYER(i) },
+            { 'USP-Agent': `profile="${platform}"` },
+          );
           expect(r.status, JSON.stringify(r.body)).toBe(201);
         }
         // Only the victim runs: it leases every delivery, and each attempt hangs.
@@ -485,7 +547,15 @@ if (SKIP) {
         const load = (async () => {
           const answers: Answer[] = [];
           for (let i = 0; !stop && i + platforms.length < free.length; i++) {
-            answers.push(await call(procs[1 + (i % 2)].url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: free[i + platforms.length].id, buyer: BUYER(i) }, agent(i)));
+            answers.push(
+              await call(
+                procs[1 + (i % 2)].url,
+                'POST',
+                '/bookings',
+                { service_id: 'svc_haircut', slot_id: free[i + platforms.length].id, buyer: BUYER(i) },
+                agent(i),
+              ),
+            );
             await sleep(200);
           }
           return answers;
@@ -503,7 +573,9 @@ if (SKIP) {
               .filter((r) => r.answered === 200)
               .map((r) => r.json.event_id),
           );
-        await expect.poll(() => events.every((e) => delivered().has(e)), { timeout: leaseMs + 10_000, interval: 200 }).toBe(true);
+        await expect
+          .poll(() => events.every((e) => delivered().has(e)), { timeout: leaseMs + 10_000, interval: 200 })
+          .toBe(true);
         const resent = rx.requests('/kill').filter((r) => r.answered === 200);
         expect(Math.min(...resent.map((r) => r.mono)) - firstAt).toBeGreaterThanOrEqual(leaseMs - 1500);
         stop = true;
@@ -529,17 +601,50 @@ if (SKIP) {
       const t = await startTestServer({ db: `${URL_BASE}?schema=${schema}_clock` });
       try {
         const date = nyDate(t.clock.now(), 3);
-        const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: date, end_date: date, limit: 1 });
+        const q = await t.call('POST', '/availability/query', {
+          service_id: 'svc_haircut',
+          start_date: date,
+          end_date: date,
+          limit: 1,
+        });
         const slot = q.body.slots[0];
         const first = 'https://platform-a.example/profiles/clock.json';
-        const h = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: first });
+        const h = await t.call(
+          'POST',
+          '/availability/holds',
+          { service_id: 'svc_haircut', slot_id: slot.id },
+          { profile: first },
+        );
         expect(h.status).toBe(201);
         const other = 'https://platform-b.example/profiles/clock.json';
-        expect((await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: other })).status).toBe(200);
+        expect(
+          (
+            await t.call(
+              'POST',
+              '/availability/holds',
+              { service_id: 'svc_haircut', slot_id: slot.id },
+              { profile: other },
+            )
+          ).status,
+        ).toBe(200);
         // An NTP step or a resumed VM: ten minutes and a second pass at once.
         t.clock.advance(600_000 + 1000);
-        expect((await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: other })).status).toBe(201);
-        const late = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, hold_id: h.body.hold.id, buyer: BUYER(1) }, { profile: first });
+        expect(
+          (
+            await t.call(
+              'POST',
+              '/availability/holds',
+              { service_id: 'svc_haircut', slot_id: slot.id },
+              { profile: other },
+            )
+          ).status,
+        ).toBe(201);
+        const late = await t.call(
+          'POST',
+          '/bookings',
+          { service_id: 'svc_haircut', slot_id: slot.id, hold_id: h.body.hold.id, buyer: BUYER(1) },
+          { profile: first },
+        );
         expect(late.status).toBe(200);
         expect(late.body.messages[0]).toMatchObject({ type: 'error', code: 'slot_unavailable' });
       } finally {

@@ -13,7 +13,8 @@ const raw = process.env.USP_TEST_PG_URL || '';
 /** The test database URL, or undefined when none is configured. */
 export const PG_URL: string | undefined = /^postgres(ql)?:\/\//.test(raw) ? raw : undefined;
 
-export const PG_SKIP_REASON = 'no PostgreSQL: set USP_TEST_PG_URL=postgres://... (scripts/pg-test-server.sh start prints one)';
+export const PG_SKIP_REASON =
+  'no PostgreSQL: set USP_TEST_PG_URL=postgres://... (scripts/pg-test-server.sh start prints one)';
 
 let noted = false;
 /** Say once per test file that the PostgreSQL suites are skipped, and why. */
@@ -39,7 +40,10 @@ export function urlWithSchema(schema: string): string {
 
 /** A plain client on the test database (for setup, cleanup and looking at tables directly). */
 export async function adminClient(schema?: string): Promise<pg.Client> {
-  const c = new pg.Client({ connectionString: PG_URL, ...(schema ? { options: `-c search_path=${schema},public` } : {}) });
+  const c = new pg.Client({
+    connectionString: PG_URL,
+    ...(schema ? { options: `-c search_path=${schema},public` } : {}),
+  });
   await c.connect();
   return c;
 }

@@ -28,7 +28,20 @@ function startServer(db: string): Promise<Proc> {
   // The 300 concurrent buyers all come from this one loopback address: lift the per-address socket share.
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', '--demo', '--db', db, '--port', '0', '--no-rate-limit', '--db-statement-timeout', '30000', '--max-connections-per-address', '1000'],
+    [
+      BIN,
+      'serve',
+      '--demo',
+      '--db',
+      db,
+      '--port',
+      '0',
+      '--no-rate-limit',
+      '--db-statement-timeout',
+      '30000',
+      '--max-connections-per-address',
+      '1000',
+    ],
     {
       cwd: REPO_ROOT,
       env: { ...process.env, DATABASE_URL: '' },
@@ -53,10 +66,20 @@ function startServer(db: string): Promise<Proc> {
   });
 }
 
-async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Res> {
   const h: Record<string, string> = { ...headers };
   if (body !== undefined) h['Content-Type'] = 'application/json';
-  const res = await fetch(base + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method,
+    headers: h,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -72,7 +95,12 @@ const agent = (profile: string) => ({ 'USP-Agent': `profile="${profile}"` });
 function tally(results: Array<Res | { status: 'network-error' }>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const r of results) {
-    const key = r.status === 'network-error' ? 'network-error' : r.status === 201 ? '201' : `${r.status}:${(r as Res).body?.messages?.[0]?.code ?? (r as Res).body?.code ?? '?'}`;
+    const key =
+      r.status === 'network-error'
+        ? 'network-error'
+        : r.status === 201
+          ? '201'
+          : `${r.status}:${(r as Res).body?.messages?.[0]?.code ?? (r as Res).body?.code ?? '?'}`;
     out[key] = (out[key] ?? 0) + 1;
   }
   return out;
@@ -102,20 +130,36 @@ if (!PG_URL) {
 
     afterAll(async () => {
       for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGTERM');
-      await Promise.all(procs.map((p) => (p.child.exitCode === null && p.child.signalCode === null ? new Promise((r) => p.child.once('exit', r)) : null)));
+      await Promise.all(
+        procs.map((p) =>
+          p.child.exitCode === null && p.child.signalCode === null ? new Promise((r) => p.child.once('exit', r)) : null,
+        ),
+      );
       await admin?.end();
       await dropSchema(schema);
       console.info(`[pg multi-process] ${JSON.stringify(metrics)}`);
     }, 30_000);
 
-    async function slots(serviceId: string, day: string): Promise<Array<{ id: string; start: string; resources?: Array<{ id: string }> }>> {
-      const r = await call(procs[0].url, 'POST', '/availability/query', { service_id: serviceId, start_date: day, end_date: day, limit: 500 });
+    async function slots(
+      serviceId: string,
+      day: string,
+    ): Promise<Array<{ id: string; start: string; resources?: Array<{ id: string }> }>> {
+      const r = await call(procs[0].url, 'POST', '/availability/query', {
+        service_id: serviceId,
+        start_date: day,
+        end_date: day,
+        limit: 500,
+      });
       expect(r.status).toBe(200);
       return r.body.slots;
     }
 
     const bookingsOnSlot = async (slotId: string) =>
-      (await admin.query(`SELECT count(*)::int AS n FROM bookings WHERE (data::json #>> '{booking,slot,id}') = $1`, [slotId])).rows[0].n as number;
+      (
+        await admin.query(`SELECT count(*)::int AS n FROM bookings WHERE (data::json #>> '{booking,slot,id}') = $1`, [
+          slotId,
+        ])
+      ).rows[0].n as number;
 
     test('the three processes share one schema, migrated once', async () => {
       const v = await admin.query('SELECT version FROM schema_migrations ORDER BY version');
@@ -131,7 +175,13 @@ if (!PG_URL) {
       const t0 = Date.now();
       const results = await Promise.all(
         Array.from({ length: 300 }, (_, i) =>
-          call(procs[i % 3].url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER(i) }, agent(profileOf('appt', i))),
+          call(
+            procs[i % 3].url,
+            'POST',
+            '/bookings',
+            { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER(i) },
+            agent(profileOf('appt', i)),
+          ),
         ),
       );
       metrics.appointment300Ms = Date.now() - t0;
@@ -142,7 +192,12 @@ if (!PG_URL) {
       expect(await bookingsOnSlot(slot.id)).toBe(1);
       // Every process now reports the slot as taken.
       for (const p of procs) {
-        const r = await call(p.url, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: date, end_date: date, limit: 500 });
+        const r = await call(p.url, 'POST', '/availability/query', {
+          service_id: 'svc_haircut',
+          start_date: date,
+          end_date: date,
+          limit: 500,
+        });
         expect(r.body.slots.find((s: { id: string }) => s.id === slot.id)).toBeUndefined();
       }
     }, 40_000);
@@ -154,7 +209,13 @@ if (!PG_URL) {
       const t0 = Date.now();
       const results = await Promise.all(
         Array.from({ length: 300 }, (_, i) =>
-          call(procs[i % 3].url, 'POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: BUYER(i) }, agent(profileOf('yoga', i))),
+          call(
+            procs[i % 3].url,
+            'POST',
+            '/bookings',
+            { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: BUYER(i) },
+            agent(profileOf('yoga', i)),
+          ),
         ),
       );
       metrics.group300Ms = Date.now() - t0;
@@ -186,7 +247,10 @@ if (!PG_URL) {
         free.map((slot, i) => {
           const headers = { ...agent(profileOf('idem', i)), 'Idempotency-Key': `idem-${schema}-${i}` };
           const body = { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER(i) };
-          return Promise.all([call(procs[i % 3].url, 'POST', '/bookings', body, headers), call(procs[(i + 1) % 3].url, 'POST', '/bookings', body, headers)]);
+          return Promise.all([
+            call(procs[i % 3].url, 'POST', '/bookings', body, headers),
+            call(procs[(i + 1) % 3].url, 'POST', '/bookings', body, headers),
+          ]);
         }),
       );
       for (const [i, [a, b]] of pairs.entries()) {
@@ -220,7 +284,13 @@ if (!PG_URL) {
         await new Promise((r) => setTimeout(r, i * 5));
         const proc = i % 3;
         try {
-          const res = await call(procs[proc].url, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER(i) }, agent(profileOf('crash', i)));
+          const res = await call(
+            procs[proc].url,
+            'POST',
+            '/bookings',
+            { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER(i) },
+            agent(profileOf('crash', i)),
+          );
           answers.push({ i, proc, res });
         } catch {
           answers.push({ i, proc, res: { status: 'network-error' } });
@@ -240,20 +310,35 @@ if (!PG_URL) {
 
       // Every booking that was answered 201 is there, read through a surviving process.
       for (const a of booked) {
-        const got = await call(procs[a.i % 2].url, 'GET', `/bookings/${a.res.body.booking.id}`, undefined, agent(profileOf('crash', a.i)));
+        const got = await call(
+          procs[a.i % 2].url,
+          'GET',
+          `/bookings/${a.res.body.booking.id}`,
+          undefined,
+          agent(profileOf('crash', a.i)),
+        );
         expect(got.status).toBe(200);
-        expect(got.body.booking).toMatchObject({ id: a.res.body.booking.id, status: 'confirmed', slot: { id: burst[a.i].id } });
+        expect(got.body.booking).toMatchObject({
+          id: a.res.body.booking.id,
+          status: 'confirmed',
+          slot: { id: burst[a.i].id },
+        });
       }
 
       // Every due event (including any the killed process committed but never expanded) is dispatched by the survivors.
       const pending = async () =>
-        (await admin.query(`SELECT count(*)::int AS n FROM outbox WHERE status = 'pending' AND due_ms <= (extract(epoch FROM now()) * 1000)::bigint`)).rows[0].n as number;
+        (
+          await admin.query(
+            `SELECT count(*)::int AS n FROM outbox WHERE status = 'pending' AND due_ms <= (extract(epoch FROM now()) * 1000)::bigint`,
+          )
+        ).rows[0].n as number;
       const t1 = Date.now();
       await expect.poll(pending, { timeout: 15_000, interval: 100 }).toBe(0);
       metrics.outboxDrainedMs = Date.now() - t1;
-      const confirmed = await admin.query(`SELECT count(*)::int AS n FROM outbox WHERE event = 'booking.confirmed' AND status = 'dispatched' AND order_key = ANY($1::text[])`, [
-        booked.map((a) => a.res.body.booking.id),
-      ]);
+      const confirmed = await admin.query(
+        `SELECT count(*)::int AS n FROM outbox WHERE event = 'booking.confirmed' AND status = 'dispatched' AND order_key = ANY($1::text[])`,
+        [booked.map((a) => a.res.body.booking.id)],
+      );
       expect(confirmed.rows[0].n).toBe(booked.length);
     }, 40_000);
   });

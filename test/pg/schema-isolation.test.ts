@@ -29,7 +29,10 @@ if (!PG_URL) {
     })();
     const withSchema = (schema: string) => `${dbUrl}${dbUrl.includes('?') ? '&' : '?'}schema=${schema}`;
     let admin: pg.Client;
-    const publicKv = async () => (await admin.query<{ key: string; value: string }>('SELECT key, value FROM public.kv ORDER BY key')).rows.map((r) => `${r.key}=${r.value}`);
+    const publicKv = async () =>
+      (await admin.query<{ key: string; value: string }>('SELECT key, value FROM public.kv ORDER BY key')).rows.map(
+        (r) => `${r.key}=${r.value}`,
+      );
 
     beforeAll(async () => {
       const root = new pg.Client({ connectionString: PG_URL });
@@ -65,7 +68,9 @@ if (!PG_URL) {
         await store.transaction((tx) => tx.kv.set('k', 'fresh'));
         const v = await admin.query('SELECT version FROM iso_fresh.schema_migrations ORDER BY version');
         expect(v.rows.length).toBeGreaterThan(0);
-        expect((await admin.query(`SELECT value FROM iso_fresh.kv WHERE key = 'k'`)).rows).toEqual([{ value: 'fresh' }]);
+        expect((await admin.query(`SELECT value FROM iso_fresh.kv WHERE key = 'k'`)).rows).toEqual([
+          { value: 'fresh' },
+        ]);
         expect(await publicKv()).toEqual(['marker=public']);
       } finally {
         await store.close();
@@ -90,11 +95,15 @@ if (!PG_URL) {
       try {
         await admin.query('DROP SCHEMA iso_gone CASCADE');
         // Four transactions at once: more than the idle connections, so new ones are opened.
-        const results = await Promise.allSettled([0, 1, 2, 3].map((i) => store.transaction((tx) => tx.kv.set(`leaked${i}`, 'yes'))));
+        const results = await Promise.allSettled(
+          [0, 1, 2, 3].map((i) => store.transaction((tx) => tx.kv.set(`leaked${i}`, 'yes'))),
+        );
         expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
         const reasons = results.map((r) => (r as PromiseRejectedResult).reason);
         expect(reasons.some((e) => e instanceof WrongSchema)).toBe(true);
-        expect(errors.some((e) => e instanceof WrongSchema && e.expected === 'iso_gone' && e.actual === null)).toBe(true);
+        expect(errors.some((e) => e instanceof WrongSchema && e.expected === 'iso_gone' && e.actual === null)).toBe(
+          true,
+        );
         expect(await publicKv()).toEqual(['marker=public']);
       } finally {
         await store.close();

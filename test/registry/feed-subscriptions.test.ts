@@ -31,7 +31,10 @@ describe('the registry follows a business through its feed subscription, not the
     const def = JSON.parse(readFileSync(join(import.meta.dirname, '../../src/server/demo-business.json'), 'utf8'));
     for (const s of def.services) if (s.id === 'svc_bridal_trial') s.pricing.amount = amount;
     // An external checkout takes the money, so the bridal trial (paid when booking) is offered, not suspended.
-    def.settings = { ...(def.settings ?? {}), checkout_url_template: 'https://pay.example/start?b={booking_id}&back={return_url}' };
+    def.settings = {
+      ...(def.settings ?? {}),
+      checkout_url_template: 'https://pay.example/start?b={booking_id}&back={return_url}',
+    };
     writeFileSync(join(dir, 'business.json'), JSON.stringify(def));
     business = await startServeCli(
       [
@@ -73,7 +76,11 @@ describe('the registry follows a business through its feed subscription, not the
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     writeFileSync(join(dir, 'key.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }));
     const jwk = privateKey.export({ format: 'jwk' });
-    owner = { ...createSigningIdentity('biz-1'), privateKey, publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid: 'biz-1' } };
+    owner = {
+      ...createSigningIdentity('biz-1'),
+      privateKey,
+      publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid: 'biz-1' },
+    };
     await startBusiness(18000);
     profileUrl = `${business.url}/.well-known/usp`;
     registry = await createRegistryServer({
@@ -99,7 +106,13 @@ describe('the registry follows a business through its feed subscription, not the
     const url = `${registryUrl}/registry/businesses`;
     const res = await fetch(url, {
       method: 'POST',
-      headers: signedHeaders(owner, 'POST', url, { 'USP-Agent': `profile="${profileUrl}"`, 'Content-Type': 'application/json' }, body),
+      headers: signedHeaders(
+        owner,
+        'POST',
+        url,
+        { 'USP-Agent': `profile="${profileUrl}"`, 'Content-Type': 'application/json' },
+        body,
+      ),
       body,
     });
     const created = (await res.json()) as Record<string, any>;
@@ -113,7 +126,10 @@ describe('the registry follows a business through its feed subscription, not the
 
   it('the registry serves a platform profile declaring catalog subscriptions and publishing its signing keys', async () => {
     const doc = (await (await fetch(`${registryUrl}/registry/platform-profile`)).json()) as Record<string, any>;
-    expect(Object.keys(doc.usp.capabilities)).toEqual(['dev.usp-protocol.services.catalog', 'dev.usp-protocol.services.catalog.subscriptions']);
+    expect(Object.keys(doc.usp.capabilities)).toEqual([
+      'dev.usp-protocol.services.catalog',
+      'dev.usp-protocol.services.catalog.subscriptions',
+    ]);
     expect(doc.keys[0]).toMatchObject({ kty: 'EC', crv: 'P-256', kid: expect.any(String) });
     expect(doc.keys[0].d).toBeUndefined();
   });
@@ -144,7 +160,11 @@ describe('the registry follows a business through its feed subscription, not the
     const url = `${registryUrl}/registry/feed-events/${registrationId}`;
     const body = JSON.stringify({ event: 'service.updated', event_id: 'evt_x' });
     const before = (await registry.store.read((tx) => tx.registry.get(registrationId)))!;
-    const res = await fetch(url, { method: 'POST', headers: signedHeaders(stranger, 'POST', url, { 'Content-Type': 'application/json' }, body), body });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: signedHeaders(stranger, 'POST', url, { 'Content-Type': 'application/json' }, body),
+      body,
+    });
     expect(res.status).toBe(401);
     const unsigned = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
     expect(unsigned.status).toBe(401);

@@ -13,15 +13,36 @@ import { describeConformance, openrpcMethod, validateMcpResult } from '../suppor
 import { join } from 'node:path';
 
 let server: RegistryServer;
-const deps = () => ({ pipeline: server.pipeline, operations: REGISTRY_OPERATIONS, instructions: REGISTRY_INSTRUCTIONS });
+const deps = () => ({
+  pipeline: server.pipeline,
+  operations: REGISTRY_OPERATIONS,
+  instructions: REGISTRY_INSTRUCTIONS,
+});
 beforeAll(async () => {
-  server = await createRegistryServer({ db: ':memory:', sandbox: true, log: silentLogger, reindexPollMs: 0, sweepIntervalMs: 0 });
-  await seedDemoRegistry(server, await loadBusinessFile(join(import.meta.dirname, '../../src/server/demo-business.json')), 'http://localhost:8787/.well-known/usp');
+  server = await createRegistryServer({
+    db: ':memory:',
+    sandbox: true,
+    log: silentLogger,
+    reindexPollMs: 0,
+    sweepIntervalMs: 0,
+  });
+  await seedDemoRegistry(
+    server,
+    await loadBusinessFile(join(import.meta.dirname, '../../src/server/demo-business.json')),
+    'http://localhost:8787/.well-known/usp',
+  );
 });
 afterAll(() => server.close());
 
 describeConformance('registry MCP tools against the official OpenRPC', () => {
-  const names = ['usp_registry_register', 'usp_registry_search_business', 'usp_registry_search_services', 'usp_registry_get', 'usp_registry_update', 'usp_registry_delete'];
+  const names = [
+    'usp_registry_register',
+    'usp_registry_search_business',
+    'usp_registry_search_services',
+    'usp_registry_get',
+    'usp_registry_update',
+    'usp_registry_delete',
+  ];
 
   it('the registry serves exactly the six usp_registry_* tools, each with every official parameter, required as the OpenRPC requires it except the server-supplied _meta', () => {
     const tools = mcpTools(REGISTRY_OPERATIONS);
@@ -43,13 +64,22 @@ describeConformance('registry MCP tools against the official OpenRPC', () => {
   });
 
   it.each([
-    ['usp_registry_search_services', { location: { coordinates: { lat: 40.73, lng: -74.0 }, radius_km: 10 }, price_range: { max: 20000, currency: 'USD' } }],
+    [
+      'usp_registry_search_services',
+      {
+        location: { coordinates: { lat: 40.73, lng: -74.0 }, radius_km: 10 },
+        price_range: { max: 20000, currency: 'USD' },
+      },
+    ],
     ['usp_registry_search_services', { query: 'nothing like this' }],
     ['usp_registry_search_services', {}],
     ['usp_registry_search_business', { categories: ['wellness'] }],
     ['usp_registry_get', { id: 'reg_demo_sf_yoga' }],
   ])('%s answers a result valid against the official schema (%j)', async (tool, args) => {
-    const result = (await callTool(deps(), { name: tool, arguments: args }, undefined, null, server.scope)) as { structuredContent: unknown; content: Array<{ text: string }> };
+    const result = (await callTool(deps(), { name: tool, arguments: args }, undefined, null, server.scope)) as {
+      structuredContent: unknown;
+      content: Array<{ text: string }>;
+    };
     expect(validateMcpResult(tool, result.structuredContent)).toEqual([]);
     expect(result.content[0].text.length).toBeGreaterThan(0);
   });
@@ -59,7 +89,11 @@ describeConformance('registry MCP tools against the official OpenRPC', () => {
       deps(),
       {
         name: 'usp_registry_search_services',
-        arguments: { location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 3 }, categories: ['cat_hair'], price_range: { max: 20000, currency: 'USD' } },
+        arguments: {
+          location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 3 },
+          categories: ['cat_hair'],
+          price_range: { max: 20000, currency: 'USD' },
+        },
       },
       undefined,
       null,
@@ -71,7 +105,9 @@ describeConformance('registry MCP tools against the official OpenRPC', () => {
   });
 
   it('an unknown registration is a not_found error on MCP', async () => {
-    await expect(callTool(deps(), { name: 'usp_registry_get', arguments: { id: 'reg_missing' } }, undefined, null, server.scope)).rejects.toMatchObject({
+    await expect(
+      callTool(deps(), { name: 'usp_registry_get', arguments: { id: 'reg_missing' } }, undefined, null, server.scope),
+    ).rejects.toMatchObject({
       data: expect.objectContaining({ code: 'registration_not_found' }),
     });
   });

@@ -17,13 +17,22 @@ afterEach(async () => {
 
 describe('the registry role has no business', () => {
   test('no business on the server or its scope; its operations get a context without biz', async () => {
-    server = await createRegistryServer({ db: ':memory:', sandbox: true, log: silentLogger, reindexPollMs: 0, sweepIntervalMs: 0 });
+    server = await createRegistryServer({
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      reindexPollMs: 0,
+      sweepIntervalMs: 0,
+    });
     expect('biz' in server).toBe(false);
     expect(server.scope.business).toBeUndefined();
 
     const search = REGISTRY_OPERATIONS.find((o) => o.name === 'search_businesses')!;
     const seen: { keys?: string[] } = {};
-    const watched: OperationDef = { ...search, handle: (input, ctx) => ((seen.keys = Object.keys(ctx)), search.handle(input, ctx)) };
+    const watched: OperationDef = {
+      ...search,
+      handle: (input, ctx) => ((seen.keys = Object.keys(ctx)), search.handle(input, ctx)),
+    };
     const res = await server.pipeline.execute(watched, { input: { query: 'salon' } }, server.scope);
     expect(res.ok).toBe(true);
     expect(seen.keys).toContain('tx');
@@ -31,7 +40,13 @@ describe('the registry role has no business', () => {
   });
 
   test('a business operation on the registry scope is refused, not run without a business', async () => {
-    server = await createRegistryServer({ db: ':memory:', sandbox: true, log: silentLogger, reindexPollMs: 0, sweepIntervalMs: 0 });
+    server = await createRegistryServer({
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      reindexPollMs: 0,
+      sweepIntervalMs: 0,
+    });
     const res = await server.pipeline.execute(operationByName('list_services'), { input: {} }, server.scope);
     expect(res.ok ? 'ok' : res.error.code).toBe('server_error');
   });

@@ -14,7 +14,11 @@ export function startRegistryCli(args: string[], timeoutMs = 20_000): Promise<Ru
     const env = { ...process.env };
     delete env.DATABASE_URL;
     delete env.PORT;
-    const child = spawn(process.execPath, [BIN, 'registry', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'registry', ...args], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     const stop = async () => {
@@ -41,4 +45,8 @@ export function startRegistryCli(args: string[], timeoutMs = 20_000): Promise<Ru
 }
 
 /** Poll `probe` every 200 ms (each probe is a call to a child) until it answers a value, or fail after `ms` naming `what`. */
-export const eventually = <T>(probe: () => Promise<T | undefined | null | false>, ms: number, what: string): Promise<T> => waitUntil(probe, ms, what, 200);
+export const eventually = <T>(
+  probe: () => Promise<T | undefined | null | false>,
+  ms: number,
+  what: string,
+): Promise<T> => waitUntil(probe, ms, what, 200);

@@ -15,7 +15,11 @@ import { connectMcp, meta, nyDate, type McpConn } from '../mcp/helpers.js';
 import { eventually, startRegistryCli, type RunningRegistry } from './processes.js';
 
 // The README's search: "a haircut near Hudson Street under $200".
-const SEARCH = { location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 3 }, categories: ['cat_hair'], price_range: { max: 20000, currency: 'USD' } };
+const SEARCH = {
+  location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 3 },
+  categories: ['cat_hair'],
+  price_range: { max: 20000, currency: 'USD' },
+};
 
 describe('the README registry walk: find a business at the registry, then book at its own door', () => {
   let registry: RunningRegistry;
@@ -24,8 +28,21 @@ describe('the README registry walk: find a business at the registry, then book a
 
   beforeAll(async () => {
     ensureBuilt();
-    registry = await startRegistryCli(['--demo', '--port', '0', '--host', '127.0.0.1', '--db', ':memory:', '--allow-loopback-profiles', '--no-rate-limit']);
-    business = await startServeCli(['--demo', '--port', '0', '--host', '127.0.0.1', '--db', ':memory:', '--register-with', registry.url], { timeoutMs: 20_000 });
+    registry = await startRegistryCli([
+      '--demo',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--db',
+      ':memory:',
+      '--allow-loopback-profiles',
+      '--no-rate-limit',
+    ]);
+    business = await startServeCli(
+      ['--demo', '--port', '0', '--host', '127.0.0.1', '--db', ':memory:', '--register-with', registry.url],
+      { timeoutMs: 20_000 },
+    );
   }, 60_000);
   afterAll(async () => {
     for (const c of conns) await c.close();
@@ -46,7 +63,9 @@ describe('the README registry walk: find a business at the registry, then book a
       async () => {
         const r = await atRegistry.call('usp_registry_search_services', SEARCH);
         expect(r.isError).toBeFalsy();
-        const ours = (r.structuredContent.services as Array<Record<string, any>>).filter((s) => s.business.profile_url === ownProfile);
+        const ours = (r.structuredContent.services as Array<Record<string, any>>).filter(
+          (s) => s.business.profile_url === ownProfile,
+        );
         // The agent wants a haircut: of the hair services found there, the haircut.
         return ours.find((s) => s.service_id === 'svc_haircut');
       },
@@ -59,7 +78,9 @@ describe('the README registry walk: find a business at the registry, then book a
     // 2. The registry is not authoritative: read the business's own profile and find its MCP door.
     const res = await fetch(hit.business.profile_url, { signal: AbortSignal.timeout(5000) });
     expect(res.status).toBe(200);
-    const profile = (await res.json()) as { usp: { services: Record<string, Array<{ transport: string; endpoint: string }>> } };
+    const profile = (await res.json()) as {
+      usp: { services: Record<string, Array<{ transport: string; endpoint: string }>> };
+    };
     const mcpEndpoint = profile.usp.services['dev.usp-protocol.services']!.find((b) => b.transport === 'mcp')!.endpoint;
     expect(mcpEndpoint).toBe(`${business.url}/mcp`);
 
@@ -71,12 +92,20 @@ describe('the README registry walk: find a business at the registry, then book a
     expect(service.structuredContent.service.id).toBe(hit.service_id);
 
     const now = Date.now();
-    const slots = await atBusiness.call('usp_availability_query', { service_id: hit.service_id, start_date: nyDate(now, 1), end_date: nyDate(now, 7) });
+    const slots = await atBusiness.call('usp_availability_query', {
+      service_id: hit.service_id,
+      start_date: nyDate(now, 1),
+      end_date: nyDate(now, 7),
+    });
     expect(slots.isError).toBeFalsy();
     const slot = (slots.structuredContent.slots as Array<{ id: string }>)[0];
     expect(slot, 'an open slot in the coming week').toBeDefined();
 
-    const hold = await atBusiness.call('usp_availability_hold', { service_id: hit.service_id, slot_id: slot.id, ...meta(PLATFORM, { idempotency_key: randomUUID() }) });
+    const hold = await atBusiness.call('usp_availability_hold', {
+      service_id: hit.service_id,
+      slot_id: slot.id,
+      ...meta(PLATFORM, { idempotency_key: randomUUID() }),
+    });
     expect(hold.isError).toBeFalsy();
     const holdId = hold.structuredContent.hold.id as string;
 
@@ -88,10 +117,16 @@ describe('the README registry walk: find a business at the registry, then book a
       ...meta(PLATFORM, { idempotency_key: randomUUID() }),
     });
     expect(created.isError).toBeFalsy();
-    expect(created.structuredContent.booking).toMatchObject({ service_id: hit.service_id, status: expect.stringMatching(/^(confirmed|pending)$/) });
+    expect(created.structuredContent.booking).toMatchObject({
+      service_id: hit.service_id,
+      status: expect.stringMatching(/^(confirmed|pending)$/),
+    });
 
     // The booking lives at the business, not at the registry.
-    const read = await atBusiness.call('usp_bookings_get', { booking_id: created.structuredContent.booking.id, ...meta() });
+    const read = await atBusiness.call('usp_bookings_get', {
+      booking_id: created.structuredContent.booking.id,
+      ...meta(),
+    });
     expect(read.structuredContent.booking.id).toBe(created.structuredContent.booking.id);
   }, 90_000);
 });

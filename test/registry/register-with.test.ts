@@ -10,7 +10,11 @@ import { startServeCli, type RunningCli } from '../support/cli.js';
 import { eventually, startRegistryCli, type RunningRegistry } from './processes.js';
 
 const search = async (registryUrl: string, body: unknown) => {
-  const res = await fetch(`${registryUrl}/registry/search_services`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${registryUrl}/registry/search_services`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return (await res.json()) as { services: Array<Record<string, any>> };
 };
 
@@ -23,8 +27,19 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
   beforeAll(async () => {
     ensureBuilt();
     // Not a sandbox: the registry accepts the registration only with the signed proof of control.
-    registry = await startRegistryCli(['--port', '0', '--db', ':memory:', '--allow-loopback-profiles', '--no-rate-limit', '--require-auth']);
-    business = await startServeCli(['--demo', '--port', '0', '--db', ':memory:', '--register-with', registry.url, '--admin-key', ADMIN_KEY], { timeoutMs: 20_000 });
+    registry = await startRegistryCli([
+      '--port',
+      '0',
+      '--db',
+      ':memory:',
+      '--allow-loopback-profiles',
+      '--no-rate-limit',
+      '--require-auth',
+    ]);
+    business = await startServeCli(
+      ['--demo', '--port', '0', '--db', ':memory:', '--register-with', registry.url, '--admin-key', ADMIN_KEY],
+      { timeoutMs: 20_000 },
+    );
   }, 60_000);
   afterAll(async () => {
     await business?.stop();
@@ -33,13 +48,17 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
 
   it("a search at the registry finds the business's services, pointing at its own profile", async () => {
     const found = await eventually(
-      async () => (await search(registry.url, { query: 'bridal' })).services.find((s) => s.service_id === 'svc_bridal_trial'),
+      async () =>
+        (await search(registry.url, { query: 'bridal' })).services.find((s) => s.service_id === 'svc_bridal_trial'),
       20_000,
       'the business is indexed',
     );
     expect(found.business.profile_url).toBe(`${business.url}/.well-known/usp`);
     expect(found.pricing).toMatchObject({ amount: 18000, currency: 'USD' });
-    const near = await search(registry.url, { location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 5 }, categories: ['cat_hair'] });
+    const near = await search(registry.url, {
+      location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 5 },
+      categories: ['cat_hair'],
+    });
     expect(near.services.map((s) => s.service_id)).toContain('svc_haircut');
   });
 
@@ -67,7 +86,12 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
   });
 
   it('a catalog edit through the admin API registers again: the registry finds the new price', async () => {
-    await eventually(async () => (await search(registry.url, { query: 'bridal' })).services.find((s) => s.service_id === 'svc_bridal_trial'), 20_000, 'the business is indexed');
+    await eventually(
+      async () =>
+        (await search(registry.url, { query: 'bridal' })).services.find((s) => s.service_id === 'svc_bridal_trial'),
+      20_000,
+      'the business is indexed',
+    );
     const edit = await fetch(`${business.url}/admin/services/svc_bridal_trial`, {
       method: 'PATCH',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN_KEY}` },
@@ -75,7 +99,10 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
     });
     expect(edit.status).toBe(200);
     await eventually(
-      async () => (await search(registry.url, { query: 'bridal' })).services.find((s) => s.service_id === 'svc_bridal_trial' && s.pricing?.amount === 19500),
+      async () =>
+        (await search(registry.url, { query: 'bridal' })).services.find(
+          (s) => s.service_id === 'svc_bridal_trial' && s.pricing?.amount === 19500,
+        ),
       30_000,
       'the registry indexes the new price',
     );
@@ -96,7 +123,9 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
           body: JSON.stringify({ query: 'harborlight' }),
         });
         const body = (await res.json()) as { businesses: Array<Record<string, any>> };
-        return body.businesses.some((b) => b.profile_url === `${business.url}/.well-known/usp` && b.name === 'Harborlight Salon');
+        return body.businesses.some(
+          (b) => b.profile_url === `${business.url}/.well-known/usp` && b.name === 'Harborlight Salon',
+        );
       },
       30_000,
       'the registry indexes the new name',
@@ -107,9 +136,16 @@ describe('a business started with --register-with registers itself (spec 6.1)', 
 describe('a registry that cannot be reached never stops the business', () => {
   it('the business serves, and logs the failure for a later retry', async () => {
     ensureBuilt();
-    const business = await startServeCli(['--demo', '--port', '0', '--db', ':memory:', '--register-with', 'http://127.0.0.1:9/'], { timeoutMs: 20_000 });
+    const business = await startServeCli(
+      ['--demo', '--port', '0', '--db', ':memory:', '--register-with', 'http://127.0.0.1:9/'],
+      { timeoutMs: 20_000 },
+    );
     try {
-      await eventually(async () => /could not reach the registry/.test(business.stderr()), 15_000, 'the failure is logged');
+      await eventually(
+        async () => /could not reach the registry/.test(business.stderr()),
+        15_000,
+        'the failure is logged',
+      );
       const res = await fetch(`${business.url}/.well-known/usp`);
       expect(res.status).toBe(200);
       expect(business.child.exitCode).toBeNull();

@@ -38,7 +38,19 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
   };
   const startBusiness = async (amount: number) => {
     business = await startServeCli(
-      ['--config', businessFile(amount), '--port', String(port), '--db', ':memory:', '--sandbox', '--signing-key', join(dir, 'key.pem'), '--signing-kid', 'biz-key-1'],
+      [
+        '--config',
+        businessFile(amount),
+        '--port',
+        String(port),
+        '--db',
+        ':memory:',
+        '--sandbox',
+        '--signing-key',
+        join(dir, 'key.pem'),
+        '--signing-kid',
+        'biz-key-1',
+      ],
       { timeoutMs: 20_000 },
     );
     port = Number(new URL(business.url).port);
@@ -65,23 +77,40 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
   const signed = async (method: string, path: string, body: unknown, id: SigningIdentity, as: string) => {
     const url = `${registryUrl}${path}`;
     const text = body === undefined ? undefined : JSON.stringify(body);
-    const headers = signedHeaders(id, method, url, { 'USP-Agent': `profile="${as}"`, ...(text ? { 'Content-Type': 'application/json' } : {}) }, text);
+    const headers = signedHeaders(
+      id,
+      method,
+      url,
+      { 'USP-Agent': `profile="${as}"`, ...(text ? { 'Content-Type': 'application/json' } : {}) },
+      text,
+    );
     const res = await fetch(url, { method, headers, body: text });
     return { status: res.status, body: (res.status === 204 ? {} : await res.json()) as Record<string, any> };
   };
   const admin = async (method: string, path: string, body: unknown) => {
     const res = await fetch(`${registryUrl}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${ADMIN}`, 'USP-Agent': 'profile="https://ops.example/profile"', 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Bearer ${ADMIN}`,
+        'USP-Agent': 'profile="https://ops.example/profile"',
+        'Content-Type': 'application/json',
+      },
       body: JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
   const search = async (body: unknown) => {
-    const res = await fetch(`${registryUrl}/registry/search_services`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${registryUrl}/registry/search_services`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return (await res.json()) as Record<string, any>;
   };
-  const indexedServices = async () => (await search({ location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 50 } })).services as Array<Record<string, any>>;
+  const indexedServices = async () =>
+    (await search({ location: { coordinates: { lat: 40.7251, lng: -74.0079 }, radius_km: 50 } })).services as Array<
+      Record<string, any>
+    >;
 
   beforeAll(async () => {
     ensureBuilt();
@@ -92,7 +121,11 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     writeFileSync(join(dir, 'key.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }));
     const jwk = privateKey.export({ format: 'jwk' });
-    owner = { ...createSigningIdentity('biz-key-1'), privateKey, publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid: 'biz-key-1' } };
+    owner = {
+      ...createSigningIdentity('biz-key-1'),
+      privateKey,
+      publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, kid: 'biz-key-1' },
+    };
     await startBusiness(18000);
     profiles = await startProfileServer();
     profileUrl = `${business.url}/.well-known/usp`;
@@ -119,14 +152,21 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     const { status, body } = await signed('POST', '/registry/businesses', registration(profileUrl), owner, profileUrl);
     expect(status).toBe(201);
     expect(specErrors(() => validateRestResponse('POST', '/registry/businesses', 201, body))).toEqual([]);
-    expect(body.registration).toMatchObject({ profile_url: profileUrl, status: 'active', deployment_mode: 'standalone' });
+    expect(body.registration).toMatchObject({
+      profile_url: profileUrl,
+      status: 'active',
+      deployment_mode: 'standalone',
+    });
     expect(body.registration.id).toMatch(/^reg_/);
   });
 
   it('then a search finds its services, with their availability hint passed through', async () => {
     const services = await indexedServices();
     const bridal = services.find((s) => s.service_id === 'svc_bridal_trial');
-    expect(bridal).toMatchObject({ pricing: { amount: 18000, currency: 'USD' }, business: { profile_url: profileUrl } });
+    expect(bridal).toMatchObject({
+      pricing: { amount: 18000, currency: 'USD' },
+      business: { profile_url: profileUrl },
+    });
     expect(bridal!.last_indexed_at).toMatch(/Z$/);
     expect(services.some((s) => s.availability_hint)).toBe(true);
     const body = await search({ query: 'bridal' });
@@ -150,7 +190,13 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
   it('a key the profile does not publish proves nothing: 401, nothing indexed', async () => {
     const stranger = createSigningIdentity('stranger');
     const other = profiles.addProfile('/other/.well-known/usp', { keys: [], extra: profileDoc(business.url) });
-    const { status, body } = await signed('POST', '/registry/businesses', registration(other, { name: 'Other' }), stranger, other);
+    const { status, body } = await signed(
+      'POST',
+      '/registry/businesses',
+      registration(other, { name: 'Other' }),
+      stranger,
+      other,
+    );
     expect(status).toBe(401);
     expect(body.code).toBeDefined();
     expect((await search({ query: 'other' })).services).toEqual([]);
@@ -158,7 +204,13 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
 
   it('a registrant that proves control of another profile cannot register this one', async () => {
     const victim = profiles.addProfile('/victim/.well-known/usp', { keys: [], extra: profileDoc(business.url) });
-    const { status, body } = await signed('POST', '/registry/businesses', registration(victim, { name: 'Victim' }), owner, profileUrl);
+    const { status, body } = await signed(
+      'POST',
+      '/registry/businesses',
+      registration(victim, { name: 'Victim' }),
+      owner,
+      profileUrl,
+    );
     expect(status).toBe(401);
     expect(body.code).toBe('business_control_not_proven');
   });
@@ -185,7 +237,11 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
   });
 
   it('a deployment_mode that does not match the profile is refused', async () => {
-    const res = await admin('POST', '/registry/businesses', registration(profileUrl, { deployment_mode: 'ucp_native' }));
+    const res = await admin(
+      'POST',
+      '/registry/businesses',
+      registration(profileUrl, { deployment_mode: 'ucp_native' }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('deployment_mode_mismatch');
   });
@@ -207,11 +263,32 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     expect(missing.status).toBe(404);
 
     const stranger = createSigningIdentity('stranger-2');
-    const strangerProfile = profiles.addProfile('/stranger/.well-known/usp', { keys: [stranger.publicJwk], extra: profileDoc(business.url) });
-    expect((await signed('DELETE', `/registry/businesses/${id}`, undefined, stranger, strangerProfile)).status).toBe(401);
-    expect((await signed('PUT', `/registry/businesses/${id}`, registration(profileUrl, { name: 'Hijacked' }), stranger, strangerProfile)).status).toBe(401);
+    const strangerProfile = profiles.addProfile('/stranger/.well-known/usp', {
+      keys: [stranger.publicJwk],
+      extra: profileDoc(business.url),
+    });
+    expect((await signed('DELETE', `/registry/businesses/${id}`, undefined, stranger, strangerProfile)).status).toBe(
+      401,
+    );
+    expect(
+      (
+        await signed(
+          'PUT',
+          `/registry/businesses/${id}`,
+          registration(profileUrl, { name: 'Hijacked' }),
+          stranger,
+          strangerProfile,
+        )
+      ).status,
+    ).toBe(401);
 
-    const updated = await signed('PUT', `/registry/businesses/${id}`, registration(profileUrl, { name: 'Maple & Pine (renamed)' }), owner, profileUrl);
+    const updated = await signed(
+      'PUT',
+      `/registry/businesses/${id}`,
+      registration(profileUrl, { name: 'Maple & Pine (renamed)' }),
+      owner,
+      profileUrl,
+    );
     expect(updated.status).toBe(200);
     expect(specErrors(() => validateRestResponse('PUT', '/registry/businesses/{id}', 200, updated.body))).toEqual([]);
     expect(updated.body.registration.name).toBe('Maple & Pine (renamed)');
@@ -228,9 +305,18 @@ describe('registration with a business in another process (spec 6.1, 6.3, 6.5, 6
     // A key stays bound to the first profile it presented (decision D9): another business, another key.
     const fleeting = createSigningIdentity('fleeting-key');
     // A business of its own, with an empty catalog served beside its profile.
-    const url = profiles.addProfile(path, { keys: [fleeting.publicJwk], extra: profileDoc(profiles.urlFor('/fleeting')) });
+    const url = profiles.addProfile(path, {
+      keys: [fleeting.publicJwk],
+      extra: profileDoc(profiles.urlFor('/fleeting')),
+    });
     profiles.setRaw('/fleeting/services/feed', JSON.stringify({ items: [], pagination: { has_more: false } }));
-    const reg = await signed('POST', '/registry/businesses', registration(url, { name: 'Fleeting Salon' }), fleeting, url);
+    const reg = await signed(
+      'POST',
+      '/registry/businesses',
+      registration(url, { name: 'Fleeting Salon' }),
+      fleeting,
+      url,
+    );
     expect(reg.status).toBe(201);
     profiles.remove(path);
     const id = reg.body!.registration.id as string;

@@ -73,11 +73,27 @@ const CASES: Array<[string, Record<string, unknown>, string[]]> = [
   ['a two-letter word (no trigram) still matches as a substring', { query: 'ox' }, ['svc_mobility', 'svc_pt']],
   ['a two-letter word combines with a longer one (AND)', { query: 'ox massage' }, ['svc_mobility']],
   ['words from the description and the business name count', { query: 'pressure harbor' }, ['svc_tissue']],
-  ['ranking: equal words in the name, then business and service id', { query: 'massage harbor' }, ['svc_stone', 'svc_tissue']],
+  [
+    'ranking: equal words in the name, then business and service id',
+    { query: 'massage harbor' },
+    ['svc_stone', 'svc_tissue'],
+  ],
   ['every word must occur: one missing word, no result', { query: 'tissue skydiving' }, []],
-  ['category + price: the bounds are checked', { categories: ['cat_massage'], price_range: { min: 6000, max: 10000, currency: 'USD' } }, ['svc_tissue']],
-  ['category + price: another currency matches nothing', { categories: ['cat_massage'], price_range: { min: 0, max: 100000, currency: 'EUR' } }, []],
-  ['category + duration', { categories: ['cat_massage'], duration_range: { min_minutes: 45, max_minutes: 45, match: 'equals' } }, ['svc_mobility', 'svc_stone', 'svc_tissue']],
+  [
+    'category + price: the bounds are checked',
+    { categories: ['cat_massage'], price_range: { min: 6000, max: 10000, currency: 'USD' } },
+    ['svc_tissue'],
+  ],
+  [
+    'category + price: another currency matches nothing',
+    { categories: ['cat_massage'], price_range: { min: 0, max: 100000, currency: 'EUR' } },
+    [],
+  ],
+  [
+    'category + duration',
+    { categories: ['cat_massage'], duration_range: { min_minutes: 45, max_minutes: 45, match: 'equals' } },
+    ['svc_mobility', 'svc_stone', 'svc_tissue'],
+  ],
 ];
 
 const engines: Array<[string, () => string]> = [['SQLite', () => ':memory:']];
@@ -88,7 +104,14 @@ else noteSkipped('registry search indexes on PostgreSQL');
 describe.each(engines)('registry search through its indexes on %s keeps the 6.3.1 rules', (engine, db) => {
   let server: RegistryServer;
   beforeAll(async () => {
-    server = await createRegistryServer({ db: db(), sandbox: true, log: silentLogger, reindexPollMs: 0, sweepIntervalMs: 0, security: { rateLimits: false } });
+    server = await createRegistryServer({
+      db: db(),
+      sandbox: true,
+      log: silentLogger,
+      reindexPollMs: 0,
+      sweepIntervalMs: 0,
+      security: { rateLimits: false },
+    });
     await seed(server.store);
   });
   afterAll(async () => {
@@ -96,7 +119,11 @@ describe.each(engines)('registry search through its indexes on %s keeps the 6.3.
     if (pgSchema && engine === 'PostgreSQL') await dropSchema(pgSchema);
   });
   const search = async (body: unknown): Promise<string[]> => {
-    const res = await server.app.request('/registry/search_services', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await server.app.request('/registry/search_services', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const json = (await res.json()) as { services: Array<{ service_id: string }>; messages?: unknown };
     expect(json.messages).toBeUndefined();
     return json.services.map((s) => s.service_id);
@@ -109,8 +136,14 @@ describe.each(engines)('registry search through its indexes on %s keeps the 6.3.
   });
 
   it('business search by free text reads the business text index and finds by a part of a word', async () => {
-    const res = await server.app.request('/registry/search_business', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'arbo' }) });
-    expect(((await res.json()) as { businesses: Array<{ id: string }> }).businesses.map((b) => b.id)).toEqual(['reg_spa']);
+    const res = await server.app.request('/registry/search_business', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'arbo' }),
+    });
+    expect(((await res.json()) as { businesses: Array<{ id: string }> }).businesses.map((b) => b.id)).toEqual([
+      'reg_spa',
+    ]);
   });
 
   it('the indexes follow a re-index: new text and price are found, the old ones no longer', async () => {
@@ -118,20 +151,27 @@ describe.each(engines)('registry search through its indexes on %s keeps the 6.3.
       server.store,
       'reg_gym',
       business('Ox Gym'),
-      [svc('svc_pt', 'Kettlebell Training', 'cat_pt', 7000), svc('svc_mobility', 'Mobility Massage', 'cat_massage', 9500)],
+      [
+        svc('svc_pt', 'Kettlebell Training', 'cat_pt', 7000),
+        svc('svc_mobility', 'Mobility Massage', 'cat_massage', 9500),
+      ],
       NOW + 1000,
       Number.MAX_SAFE_INTEGER,
     );
     expect(await search({ query: 'kettlebell' })).toEqual(['svc_pt']);
     expect(await search({ query: 'personal training' })).toEqual([]);
     expect(await search({ categories: ['cat_massage'], price_range: { max: 6000, currency: 'USD' } })).toEqual([]);
-    expect((await search({ categories: ['cat_massage'], price_range: { min: 9000, max: 10000, currency: 'USD' } })).sort()).toEqual(['svc_mobility', 'svc_tissue']);
+    expect(
+      (await search({ categories: ['cat_massage'], price_range: { min: 9000, max: 10000, currency: 'USD' } })).sort(),
+    ).toEqual(['svc_mobility', 'svc_tissue']);
   });
 
   it('the indexes follow a deletion: nothing of the business is found any more', async () => {
     await server.store.transaction((tx) => tx.registry.remove('reg_gym'));
     expect(await search({ query: 'kettlebell' })).toEqual([]);
-    expect(await search({ categories: ['cat_massage'], price_range: { min: 9000, max: 10000, currency: 'USD' } })).toEqual(['svc_tissue']);
+    expect(
+      await search({ categories: ['cat_massage'], price_range: { min: 9000, max: 10000, currency: 'USD' } }),
+    ).toEqual(['svc_tissue']);
   });
 });
 
@@ -149,7 +189,9 @@ describe('SQLite: the query planner uses the registry indexes', () => {
     if (!planned.ok) throw new Error('refused');
     const { text, values } = serviceSearchSql(sqliteRegistryDialect, planned.filter, 0, 21);
     const named = Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]));
-    return (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(named) as Array<{ detail: string }>).map((r) => r.detail).join('\n');
+    return (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(named) as Array<{ detail: string }>)
+      .map((r) => r.detail)
+      .join('\n');
   };
 
   it('rows stored before the migration are copied into the new indexes, and a search then uses them', async () => {
@@ -167,16 +209,29 @@ describe('SQLite: the query planner uses the registry indexes', () => {
     before.close();
 
     // Opening the store applies the new migration; its search finds the old rows through the indexes.
-    const server = await createRegistryServer({ db: file, sandbox: true, log: silentLogger, reindexPollMs: 0, sweepIntervalMs: 0, security: { rateLimits: false } });
+    const server = await createRegistryServer({
+      db: file,
+      sandbox: true,
+      log: silentLogger,
+      reindexPollMs: 0,
+      sweepIntervalMs: 0,
+      security: { rateLimits: false },
+    });
     try {
       const post = async (body: unknown) =>
         (
           (await (
-            await server.app.request('/registry/search_services', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+            await server.app.request('/registry/search_services', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+            })
           ).json()) as { services: Array<{ service_id: string }> }
         ).services.map((s) => s.service_id);
       expect(await post({ query: 'tissu' })).toEqual(['svc_tissue']);
-      expect((await post({ categories: ['cat_massage'], price_range: { min: 4000, max: 10000, currency: 'USD' } })).sort()).toEqual(['svc_mobility', 'svc_tissue']);
+      expect(
+        (await post({ categories: ['cat_massage'], price_range: { min: 4000, max: 10000, currency: 'USD' } })).sort(),
+      ).toEqual(['svc_mobility', 'svc_tissue']);
     } finally {
       await server.close();
     }
@@ -219,7 +274,14 @@ describe.skipIf(!PG_URL)('PostgreSQL: free text can use the trigram GIN index', 
   });
 
   it('EXPLAIN of a free-text search over 20,000 services of 4,000 businesses shows a scan of the trigram index registry_services_text', async () => {
-    server = await createRegistryServer({ db: urlWithSchema(schema), sandbox: true, log: silentLogger, reindexPollMs: 0, sweepIntervalMs: 0, security: { rateLimits: false } });
+    server = await createRegistryServer({
+      db: urlWithSchema(schema),
+      sandbox: true,
+      log: silentLogger,
+      reindexPollMs: 0,
+      sweepIntervalMs: 0,
+      security: { rateLimits: false },
+    });
     await seed(server.store);
     const planned = planSearch({ query: 'classic haircut' }, 'service');
     if (!planned.ok) throw new Error('refused');
@@ -240,7 +302,9 @@ describe.skipIf(!PG_URL)('PostgreSQL: free text can use the trigram GIN index', 
       );
       await c.query('ANALYZE registry_businesses');
       await c.query('ANALYZE registry_services');
-      const lines = (await c.query(`EXPLAIN ${text}`, values)).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+      const lines = (await c.query(`EXPLAIN ${text}`, values)).rows
+        .map((r: Record<string, string>) => r['QUERY PLAN'])
+        .join('\n');
       expect(lines, lines).toMatch(
         /Bitmap Index Scan on registry_services_text[^\n]*\n\s+Index Cond: \(\(search_text ~~ '%classic%'::text\) AND \(search_text ~~ '%haircut%'::text\)\)/,
       );

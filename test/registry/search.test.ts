@@ -9,7 +9,14 @@ import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from '../p
 import { silentLogger } from '../../src/operations/index.js';
 
 type Svc = Record<string, unknown>;
-const svc = (id: string, extra: Svc): Svc => ({ id, name: id.replace(/_/g, ' '), type: 'appointment', channel: { type: 'at_business_location' }, status: 'active', ...extra });
+const svc = (id: string, extra: Svc): Svc => ({
+  id,
+  name: id.replace(/_/g, ' '),
+  type: 'appointment',
+  channel: { type: 'at_business_location' },
+  status: 'active',
+  ...extra,
+});
 
 const NYC = { lat: 40.7484, lng: -73.9967 };
 const NEWARK = { lat: 40.7357, lng: -74.1724 }; // about 15 km west of NYC
@@ -85,7 +92,14 @@ async function seed(server: RegistryServer): Promise<void> {
   await seedRegistration(
     server.store,
     'reg_boston',
-    { ...base, profile_url: 'https://boston.example/.well-known/usp', name: 'Boston Barbers', verticals: ['appointment'], categories: ['hair'], location: { coordinates: BOSTON } },
+    {
+      ...base,
+      profile_url: 'https://boston.example/.well-known/usp',
+      name: 'Boston Barbers',
+      verticals: ['appointment'],
+      categories: ['hair'],
+      location: { coordinates: BOSTON },
+    },
     [
       svc('svc_cut', {
         name: 'Haircut',
@@ -100,7 +114,13 @@ async function seed(server: RegistryServer): Promise<void> {
   await seedRegistration(
     server.store,
     'reg_online',
-    { ...base, profile_url: 'https://online.example/.well-known/usp', name: 'Online Coaching', verticals: ['appointment'], categories: ['wellness'] },
+    {
+      ...base,
+      profile_url: 'https://online.example/.well-known/usp',
+      name: 'Online Coaching',
+      verticals: ['appointment'],
+      categories: ['wellness'],
+    },
     [
       svc('svc_video', {
         name: 'Video Coaching',
@@ -119,8 +139,16 @@ const near = (km: number) => ({ location: { coordinates: NYC, radius_km: km } })
 
 /** [rule, request, the service ids that must come back (any order)] */
 const SERVICE_CASES: Array<[string, Record<string, unknown>, string[]]> = [
-  ['a radius includes what lies inside it and excludes what lies beyond', near(5), ['svc_massage_range', 'svc_free_consult', 'svc_yoga_class', 'svc_open_ended']],
-  ['a wider radius reaches the next city', near(20), ['svc_massage_range', 'svc_free_consult', 'svc_yoga_class', 'svc_open_ended', 'svc_euro_massage']],
+  [
+    'a radius includes what lies inside it and excludes what lies beyond',
+    near(5),
+    ['svc_massage_range', 'svc_free_consult', 'svc_yoga_class', 'svc_open_ended'],
+  ],
+  [
+    'a wider radius reaches the next city',
+    near(20),
+    ['svc_massage_range', 'svc_free_consult', 'svc_yoga_class', 'svc_open_ended', 'svc_euro_massage'],
+  ],
   [
     'services with no coordinates (virtual) never match a location filter',
     near(20_000),
@@ -128,30 +156,98 @@ const SERVICE_CASES: Array<[string, Record<string, unknown>, string[]]> = [
   ],
   ['without a location filter, virtual services may appear', { query: 'coaching' }, ['svc_video']],
   ['verticals are OR within the field', { verticals: ['group', 'nothing'] }, ['svc_yoga_class']],
-  ['categories are OR within the field and match category ids', { categories: ['cat_hair', 'cat_yoga'] }, ['svc_yoga_class', 'svc_open_ended', 'svc_cut']],
+  [
+    'categories are OR within the field and match category ids',
+    { categories: ['cat_hair', 'cat_yoga'] },
+    ['svc_yoga_class', 'svc_open_ended', 'svc_cut'],
+  ],
   ['categories match category names too', { categories: ['Massage'] }, ['svc_massage_range', 'svc_euro_massage']],
   ['distinct filters combine with AND', { ...near(5), categories: ['cat_massage'] }, ['svc_massage_range']],
-  ['price overlap (default): $50-$150 meets $80-$100', { price_range: { min: 8000, max: 10000, currency: 'USD' } }, ['svc_massage_range']],
-  ['price contained: $50-$150 is not inside $80-$100', { price_range: { min: 8000, max: 10000, currency: 'USD', match: 'contained' } }, []],
-  ['price contains: $50-$150 covers $80-$100', { price_range: { min: 8000, max: 10000, currency: 'USD', match: 'contains' } }, ['svc_massage_range']],
-  ['price equals: only the identical interval', { price_range: { min: 5000, max: 15000, currency: 'USD', match: 'equals' } }, ['svc_massage_range']],
-  ['price equals with a different interval matches nothing', { price_range: { min: 8000, max: 10000, currency: 'USD', match: 'equals' } }, []],
-  ['an omitted bound is unbounded', { price_range: { max: 2500, currency: 'USD' } }, ['svc_free_consult', 'svc_yoga_class', 'svc_open_ended']],
-  ['free is [0, 0]: excluded when min > 0', { price_range: { min: 1, currency: 'USD' }, categories: ['cat_consult'] }, []],
-  ['free is [0, 0]: matched when the filter includes 0', { price_range: { min: 0, max: 0, currency: 'USD' } }, ['svc_free_consult']],
-  ['matching is within one currency: no conversion', { price_range: { min: 8000, max: 10000, currency: 'EUR' } }, ['svc_euro_massage']],
-  ['context.currency is the match currency when price_range has none', { price_range: { min: 8000, max: 10000 }, context: { currency: 'EUR' } }, ['svc_euro_massage']],
-  ['price_range.currency wins over context.currency', { price_range: { min: 8000, max: 10000, currency: 'USD' }, context: { currency: 'EUR' } }, ['svc_massage_range']],
-  ['duration overlap: 30-90 min meets 60', { duration_range: { min_minutes: 60, max_minutes: 60 } }, ['svc_massage_range', 'svc_yoga_class', 'svc_euro_massage']],
-  ['duration contained: 30-90 is not inside 60', { duration_range: { min_minutes: 60, max_minutes: 60, match: 'contained' } }, ['svc_yoga_class', 'svc_euro_massage']],
+  [
+    'price overlap (default): $50-$150 meets $80-$100',
+    { price_range: { min: 8000, max: 10000, currency: 'USD' } },
+    ['svc_massage_range'],
+  ],
+  [
+    'price contained: $50-$150 is not inside $80-$100',
+    { price_range: { min: 8000, max: 10000, currency: 'USD', match: 'contained' } },
+    [],
+  ],
+  [
+    'price contains: $50-$150 covers $80-$100',
+    { price_range: { min: 8000, max: 10000, currency: 'USD', match: 'contains' } },
+    ['svc_massage_range'],
+  ],
+  [
+    'price equals: only the identical interval',
+    { price_range: { min: 5000, max: 15000, currency: 'USD', match: 'equals' } },
+    ['svc_massage_range'],
+  ],
+  [
+    'price equals with a different interval matches nothing',
+    { price_range: { min: 8000, max: 10000, currency: 'USD', match: 'equals' } },
+    [],
+  ],
+  [
+    'an omitted bound is unbounded',
+    { price_range: { max: 2500, currency: 'USD' } },
+    ['svc_free_consult', 'svc_yoga_class', 'svc_open_ended'],
+  ],
+  [
+    'free is [0, 0]: excluded when min > 0',
+    { price_range: { min: 1, currency: 'USD' }, categories: ['cat_consult'] },
+    [],
+  ],
+  [
+    'free is [0, 0]: matched when the filter includes 0',
+    { price_range: { min: 0, max: 0, currency: 'USD' } },
+    ['svc_free_consult'],
+  ],
+  [
+    'matching is within one currency: no conversion',
+    { price_range: { min: 8000, max: 10000, currency: 'EUR' } },
+    ['svc_euro_massage'],
+  ],
+  [
+    'context.currency is the match currency when price_range has none',
+    { price_range: { min: 8000, max: 10000 }, context: { currency: 'EUR' } },
+    ['svc_euro_massage'],
+  ],
+  [
+    'price_range.currency wins over context.currency',
+    { price_range: { min: 8000, max: 10000, currency: 'USD' }, context: { currency: 'EUR' } },
+    ['svc_massage_range'],
+  ],
+  [
+    'duration overlap: 30-90 min meets 60',
+    { duration_range: { min_minutes: 60, max_minutes: 60 } },
+    ['svc_massage_range', 'svc_yoga_class', 'svc_euro_massage'],
+  ],
+  [
+    'duration contained: 30-90 is not inside 60',
+    { duration_range: { min_minutes: 60, max_minutes: 60, match: 'contained' } },
+    ['svc_yoga_class', 'svc_euro_massage'],
+  ],
   [
     'duration contains: 30-90 covers 60',
     { duration_range: { min_minutes: 60, max_minutes: 60, match: 'contains' }, categories: ['cat_massage'] },
     ['svc_massage_range', 'svc_euro_massage'],
   ],
-  ['duration equals: 30-90 is not 60', { duration_range: { min_minutes: 60, max_minutes: 60, match: 'equals' }, categories: ['cat_massage'] }, ['svc_euro_massage']],
-  ['an undetermined duration is excluded by any duration filter', { duration_range: { min_minutes: 0 }, categories: ['cat_yoga'] }, ['svc_yoga_class']],
-  ['with no duration filter an undetermined duration may appear', { categories: ['cat_yoga'] }, ['svc_yoga_class', 'svc_open_ended']],
+  [
+    'duration equals: 30-90 is not 60',
+    { duration_range: { min_minutes: 60, max_minutes: 60, match: 'equals' }, categories: ['cat_massage'] },
+    ['svc_euro_massage'],
+  ],
+  [
+    'an undetermined duration is excluded by any duration filter',
+    { duration_range: { min_minutes: 0 }, categories: ['cat_yoga'] },
+    ['svc_yoga_class'],
+  ],
+  [
+    'with no duration filter an undetermined duration may appear',
+    { categories: ['cat_yoga'] },
+    ['svc_yoga_class', 'svc_open_ended'],
+  ],
   ['every word of the query must occur', { query: 'deep massage' }, ['svc_massage_range']],
   ['no hits is an empty list', { query: 'skydiving' }, []],
 ];
@@ -162,10 +258,18 @@ const REFUSED: Array<[string, Record<string, unknown>, string]> = [
   ['a price range without any currency', { price_range: { min: 100 } }, '$.price_range.currency'],
   ['an absurd radius', { location: { coordinates: NYC, radius_km: 50_000 } }, '$.location.radius_km'],
   ['a negative radius', { location: { coordinates: NYC, radius_km: -1 } }, '$.location.radius_km'],
-  ['a latitude off the globe', { location: { coordinates: { lat: 123, lng: 0 }, radius_km: 5 } }, '$.location.coordinates'],
+  [
+    'a latitude off the globe',
+    { location: { coordinates: { lat: 123, lng: 0 }, radius_km: 5 } },
+    '$.location.coordinates',
+  ],
   ['a location without a radius', { location: { coordinates: NYC } }, '$.location.radius_km'],
   ['a price range with min above max', { price_range: { min: 500, max: 100, currency: 'USD' } }, '$.price_range'],
-  ['a cursor from another search', { query: 'massage', pagination: { cursor: Buffer.from('{"f":"x","o":1}').toString('base64url') } }, '$.pagination.cursor'],
+  [
+    'a cursor from another search',
+    { query: 'massage', pagination: { cursor: Buffer.from('{"f":"x","o":1}').toString('base64url') } },
+    '$.pagination.cursor',
+  ],
 ];
 
 const engines: Array<[string, () => string]> = [['SQLite', () => ':memory:']];
@@ -176,7 +280,14 @@ else noteSkipped('registry search on PostgreSQL');
 describe.each(engines)('registry search on %s (spec 6.3.1)', (_engine, db) => {
   let server: RegistryServer;
   beforeAll(async () => {
-    server = await createRegistryServer({ db: db(), sandbox: true, log: silentLogger, reindexPollMs: 0, sweepIntervalMs: 0, security: { rateLimits: false } });
+    server = await createRegistryServer({
+      db: db(),
+      sandbox: true,
+      log: silentLogger,
+      reindexPollMs: 0,
+      sweepIntervalMs: 0,
+      security: { rateLimits: false },
+    });
     await seed(server);
   });
   afterAll(async () => {
@@ -184,7 +295,11 @@ describe.each(engines)('registry search on %s (spec 6.3.1)', (_engine, db) => {
     if (pgSchema && _engine === 'PostgreSQL') await dropSchema(pgSchema);
   });
   const post = async (path: string, body: unknown) => {
-    const res = await server.app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await server.app.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
 
@@ -246,7 +361,12 @@ describe.each(engines)('registry search on %s (spec 6.3.1)', (_engine, db) => {
       service_id: 'svc_yoga_class',
       category: 'Yoga',
       duration_minutes: 60,
-      business: { id: 'reg_nyc', profile_url: 'https://nyc.example/.well-known/usp', deployment_mode: 'standalone', name: 'Midtown Wellness' },
+      business: {
+        id: 'reg_nyc',
+        profile_url: 'https://nyc.example/.well-known/usp',
+        deployment_mode: 'standalone',
+        name: 'Midtown Wellness',
+      },
       last_indexed_at: '2026-11-01T10:00:00Z',
     });
   });

@@ -49,7 +49,13 @@ async function same(body: Record<string, unknown>): Promise<any> {
   return a;
 }
 
-const q = (service: string, extra: Record<string, unknown> = {}) => ({ service_id: service, start_date: day(1), end_date: day(2), limit: 500, ...extra });
+const q = (service: string, extra: Record<string, unknown> = {}) => ({
+  service_id: service,
+  start_date: day(1),
+  end_date: day(2),
+  limit: 500,
+  ...extra,
+});
 const WEEK = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 
 async function edit(via: TestServer, method: string, path: string, body?: unknown): Promise<void> {
@@ -76,21 +82,26 @@ const ids = (a: any) => a.slots.map((s: any) => `${s.start}|${s.end}`);
 
 describe('cached and uncached servers answer alike after every kind of definition edit', () => {
   it('a price change (made through the other server) shows in the cached answer at once', async () => {
-    await across([q('svc_haircut')], () => edit(fresh, 'PATCH', '/admin/services/svc_haircut', { pricing: { amount: 12_345 } }));
+    await across([q('svc_haircut')], () =>
+      edit(fresh, 'PATCH', '/admin/services/svc_haircut', { pricing: { amount: 12_345 } }),
+    );
     expect((await cached.call('GET', '/services/svc_haircut')).body.service.pricing.amount).toBe(12_345);
   });
 
   it('a longer duration with a buffer before changes every slot', async () => {
     const [before, after] = await across([q('svc_color_consult')], () =>
-      edit(cached, 'PATCH', '/admin/services/svc_color_consult', { duration: { fixed: 'PT50M', buffer_before: 'PT10M' } }),
+      edit(cached, 'PATCH', '/admin/services/svc_color_consult', {
+        duration: { fixed: 'PT50M', buffer_before: 'PT10M' },
+      }),
     );
     expect(ids(after[0])).not.toEqual(ids(before[0]));
   });
 
   it("a stylist's new weekly hours move her slots", async () => {
     const schedule = Object.fromEntries(WEEK.map((d) => [d, [{ opens: '13:00', closes: '15:00' }]]));
-    const [before, after] = await across([q('svc_haircut', { resource_id: 'res_stylist_carla' }), q('svc_haircut')], () =>
-      edit(fresh, 'PATCH', '/admin/resources/res_stylist_carla', { schedule }),
+    const [before, after] = await across(
+      [q('svc_haircut', { resource_id: 'res_stylist_carla' }), q('svc_haircut')],
+      () => edit(fresh, 'PATCH', '/admin/resources/res_stylist_carla', { schedule }),
     );
     expect(after[0].slots.length).toBeLessThan(before[0].slots.length);
     expect(after[0].slots.every((s: any) => /T1[34]:/.test(s.start))).toBe(true);
@@ -98,26 +109,42 @@ describe('cached and uncached servers answer alike after every kind of definitio
 
   it('a new stylist named by the service adds slots; narrowing the service to her removes the others', async () => {
     const schedule = Object.fromEntries(WEEK.map((d) => [d, [{ opens: '08:00', closes: '20:00' }]]));
-    await edit(cached, 'POST', '/admin/resources', { id: 'res_stylist_dee', type: 'staff', name: 'Dee', location_id: 'loc_downtown', schedule });
+    await edit(cached, 'POST', '/admin/resources', {
+      id: 'res_stylist_dee',
+      type: 'staff',
+      name: 'Dee',
+      location_id: 'loc_downtown',
+      schedule,
+    });
     const req = demoBusiness().services.find((s) => s.id === 'svc_bridal_trial')!.requirements;
     const [before, after] = await across([q('svc_bridal_trial')], () =>
-      edit(fresh, 'PATCH', '/admin/services/svc_bridal_trial', { requirements: req.map((r) => ({ ...r, resource_ids: [...r.resource_ids, 'res_stylist_dee'] })) }),
+      edit(fresh, 'PATCH', '/admin/services/svc_bridal_trial', {
+        requirements: req.map((r) => ({ ...r, resource_ids: [...r.resource_ids, 'res_stylist_dee'] })),
+      }),
     );
     expect(after[0].slots.length).toBeGreaterThan(before[0].slots.length);
     const [, narrowed] = await across([q('svc_bridal_trial')], () =>
-      edit(cached, 'PATCH', '/admin/services/svc_bridal_trial', { requirements: req.map((r) => ({ ...r, resource_ids: ['res_stylist_dee'] })) }),
+      edit(cached, 'PATCH', '/admin/services/svc_bridal_trial', {
+        requirements: req.map((r) => ({ ...r, resource_ids: ['res_stylist_dee'] })),
+      }),
     );
     expect(narrowed[0].slots.every((s: any) => JSON.stringify(s).includes('res_stylist_dee'))).toBe(true);
   });
 
   it("the business's new time zone moves every slot in the cached answer too", async () => {
-    const [before, after] = await across([q('svc_haircut'), q('svc_yoga_class')], () => edit(fresh, 'PATCH', '/admin/business', { timezone: 'America/Los_Angeles' }));
+    const [before, after] = await across([q('svc_haircut'), q('svc_yoga_class')], () =>
+      edit(fresh, 'PATCH', '/admin/business', { timezone: 'America/Los_Angeles' }),
+    );
     expect(ids(after[0])).not.toEqual(ids(before[0]));
-    await across([q('svc_haircut')], () => edit(cached, 'PATCH', '/admin/business', { timezone: demoBusiness().business.timezone }));
+    await across([q('svc_haircut')], () =>
+      edit(cached, 'PATCH', '/admin/business', { timezone: demoBusiness().business.timezone }),
+    );
   });
 
   it('a category edit and a settings edit answer alike; a shorter query range refuses the same query on both', async () => {
-    await across([q('svc_haircut')], () => edit(cached, 'POST', '/admin/categories', { id: 'cat_quick', name: 'Quick', service_ids: ['svc_haircut'] }));
+    await across([q('svc_haircut')], () =>
+      edit(cached, 'POST', '/admin/categories', { id: 'cat_quick', name: 'Quick', service_ids: ['svc_haircut'] }),
+    );
     await across([q('svc_haircut')], () => edit(fresh, 'PATCH', '/admin/settings', { hold_ttl_seconds: 300 }));
     await same(q('svc_haircut'));
     await edit(fresh, 'PATCH', '/admin/settings', { max_query_days: 1 });
@@ -131,12 +158,21 @@ describe('cached and uncached servers answer alike after every kind of definitio
   });
 
   it('a renamed location, a new service and an archived service answer alike', async () => {
-    await across([q('svc_yoga_class'), q('svc_massage_60')], () => edit(fresh, 'PATCH', '/admin/locations/loc_uptown', { name: 'Uptown Loft' }));
-    const svc = { ...structuredClone(demoBusiness().services.find((s) => s.id === 'svc_massage_60')!), id: 'svc_massage_30', name: 'Short massage', duration: { fixed: 'PT30M' } };
+    await across([q('svc_yoga_class'), q('svc_massage_60')], () =>
+      edit(fresh, 'PATCH', '/admin/locations/loc_uptown', { name: 'Uptown Loft' }),
+    );
+    const svc = {
+      ...structuredClone(demoBusiness().services.find((s) => s.id === 'svc_massage_60')!),
+      id: 'svc_massage_30',
+      name: 'Short massage',
+      duration: { fixed: 'PT30M' },
+    };
     delete (svc as { handle?: string }).handle;
     await across([q('svc_massage_60')], () => edit(cached, 'POST', '/admin/services', svc));
     await same(q('svc_massage_30'));
-    const [, after] = await across([q('svc_massage_30'), q('svc_massage_60')], () => edit(fresh, 'POST', '/admin/services/svc_massage_30/archive'));
+    const [, after] = await across([q('svc_massage_30'), q('svc_massage_60')], () =>
+      edit(fresh, 'POST', '/admin/services/svc_massage_30/archive'),
+    );
     expect(after[1].slots.length).toBeGreaterThan(0);
   });
 });

@@ -66,7 +66,13 @@ async function answer(body: Record<string, unknown>): Promise<{ slots: any[]; pa
 }
 
 const ids = (r: { slots: any[] }) => r.slots.map((s) => s.id as string);
-const haircut = (n: number, extra: Record<string, unknown> = {}) => ({ service_id: 'svc_haircut', start_date: day(n), end_date: day(n), limit: 500, ...extra });
+const haircut = (n: number, extra: Record<string, unknown> = {}) => ({
+  service_id: 'svc_haircut',
+  start_date: day(n),
+  end_date: day(n),
+  limit: 500,
+  ...extra,
+});
 
 describe('the cache is used: a repeated identical query is answered from it', () => {
   it('the second of two identical queries is a hit, and both answers equal a fresh computation', async () => {
@@ -100,7 +106,11 @@ describe('claims: every booking, cancellation, hold and expiry shows in the very
   it('a booking made through this server between two identical queries removes its slot; cancelling frees it again', async () => {
     const before = await answer(haircut(3));
     const slot = before.slots[0];
-    const booked = await cached.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER });
+    const booked = await cached.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: slot.id,
+      buyer: BUYER,
+    });
     expect(booked.status).toBe(201);
     const after = await answer(haircut(3));
     expect(ids(after)).not.toContain(slot.id);
@@ -116,14 +126,21 @@ describe('claims: every booking, cancellation, hold and expiry shows in the very
     const booked = await fresh.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER });
     expect(booked.status).toBe(201);
     expect(ids(await answer(haircut(4)))).not.toContain(slot.id);
-    expect((await fresh.call('POST', `/bookings/${booked.body.booking.id}/cancel`, {}, { profile: PLATFORM })).status).toBe(200);
+    expect(
+      (await fresh.call('POST', `/bookings/${booked.body.booking.id}/cancel`, {}, { profile: PLATFORM })).status,
+    ).toBe(200);
     expect(ids(await answer(haircut(4)))).toContain(slot.id);
   });
 
   it('a held slot comes back when the hold expires, with no write in between: the clock alone ends the cached answer', async () => {
     const before = await answer(haircut(5));
     const slot = before.slots[2];
-    const held = await cached.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: 'https://expiry.example/profile.json' });
+    const held = await cached.call(
+      'POST',
+      '/availability/holds',
+      { service_id: 'svc_haircut', slot_id: slot.id },
+      { profile: 'https://expiry.example/profile.json' },
+    );
     expect(held.status).toBe(201);
     const expires = Date.parse(held.body.hold.expires_at);
     expect(ids(await answer(haircut(5)))).not.toContain(slot.id);
@@ -139,7 +156,12 @@ describe('claims: every booking, cancellation, hold and expiry shows in the very
   it('spots held and booked in a group class show in its remaining capacity at once', async () => {
     const yoga = { service_id: 'svc_yoga_class', start_date: day(6), end_date: day(6) };
     const [slot] = (await answer(yoga)).slots;
-    const held = await cached.call('POST', '/availability/holds', { service_id: 'svc_yoga_class', slot_id: slot.id, spots: 3 }, { profile: 'https://yoga.example/profile.json' });
+    const held = await cached.call(
+      'POST',
+      '/availability/holds',
+      { service_id: 'svc_yoga_class', slot_id: slot.id, spots: 3 },
+      { profile: 'https://yoga.example/profile.json' },
+    );
     expect(held.status).toBe(201);
     const after = (await answer(yoga)).slots.find((s: any) => s.id === slot.id);
     expect(after.capacity.remaining).toBe(slot.capacity.remaining - 3);
@@ -151,12 +173,19 @@ describe('run-time schedule changes made through the admin API show in the next 
   it('a schedule exception closing a stylist for a day removes her slots; removing it brings them back', async () => {
     const before = await answer(haircut(7));
     expect(before.slots.some((s: any) => s.resources[0].id === 'res_stylist_ava')).toBe(true);
-    const added = await cached.call('POST', '/admin/schedule-exceptions', { resource_id: 'res_stylist_ava', date: day(7), hours: [] }, { apiKey: ADMIN_KEY });
+    const added = await cached.call(
+      'POST',
+      '/admin/schedule-exceptions',
+      { resource_id: 'res_stylist_ava', date: day(7), hours: [] },
+      { apiKey: ADMIN_KEY },
+    );
     expect(added.status).toBe(201);
     const closed = await answer(haircut(7));
     expect(closed.slots.some((s: any) => s.resources[0].id === 'res_stylist_ava')).toBe(false);
     expect(closed.slots.length).toBeGreaterThan(0);
-    const removed = await fresh.call('DELETE', `/admin/schedule-changes/${added.body.change.id}`, undefined, { apiKey: ADMIN_KEY });
+    const removed = await fresh.call('DELETE', `/admin/schedule-changes/${added.body.change.id}`, undefined, {
+      apiKey: ADMIN_KEY,
+    });
     expect(removed.status).toBe(200);
     expect(ids(await answer(haircut(7)))).toEqual(ids(before));
   });
@@ -166,7 +195,12 @@ describe('run-time schedule changes made through the admin API show in the next 
     const ben = before.slots.filter((s: any) => s.resources[0].id === 'res_stylist_ben');
     const from = ben[0].start;
     const to = ben[3].end;
-    const added = await fresh.call('POST', '/admin/time-off', { resource_id: 'res_stylist_ben', start: from, end: to }, { apiKey: ADMIN_KEY });
+    const added = await fresh.call(
+      'POST',
+      '/admin/time-off',
+      { resource_id: 'res_stylist_ben', start: from, end: to },
+      { apiKey: ADMIN_KEY },
+    );
     expect(added.status).toBe(201);
     const after = await answer(haircut(8));
     expect(ids(after)).not.toContain(ben[0].id);
@@ -255,7 +289,9 @@ describe('the cache is bounded', () => {
 describe('AvailabilityCache on its own', () => {
   const service = cachedService();
   function cachedService() {
-    return { policies: { booking_window: { min_advance: 'PT1H', max_advance: 'P60D', slot_interval: 'PT15M' } } } as any;
+    return {
+      policies: { booking_window: { min_advance: 'PT1H', max_advance: 'P60D', slot_interval: 'PT15M' } },
+    } as any;
   }
   const slot = (startMs: number): SlotCandidate => ({
     key: `k${startMs}`,
@@ -285,7 +321,10 @@ describe('AvailabilityCache on its own', () => {
 
   it('presented slots are frozen: one answer cannot change another’s', () => {
     const c = new AvailabilityCache(1 << 20);
-    const v = c.store('k', 1, TEST_NOW, service, TEST_NOW, TEST_NOW + 86_400_000, { slots: [slot(TEST_NOW + 2 * HOUR)], claimsChangeAtMs: Infinity });
+    const v = c.store('k', 1, TEST_NOW, service, TEST_NOW, TEST_NOW + 86_400_000, {
+      slots: [slot(TEST_NOW + 2 * HOUR)],
+      claimsChangeAtMs: Infinity,
+    });
     const p = v.present(0, 'UTC', (s) => ({ id: s.id }));
     expect(Object.isFrozen(p)).toBe(true);
     expect(c.view('k', 1, TEST_NOW)!.present(0, 'UTC', () => ({ id: 'other' }))).toBe(p);

@@ -144,22 +144,42 @@ describe('group classes carry capacity {total, remaining, held} (§4.1)', () => 
 
 describe('filters: resource_id and location_id (§4.3, §2.6)', () => {
   it('resource_id keeps only slots with that stylist', async () => {
-    const slots = await slotsOf({ service_id: 'svc_haircut', start_date: day(1), end_date: day(1), resource_id: 'res_stylist_ben' });
+    const slots = await slotsOf({
+      service_id: 'svc_haircut',
+      start_date: day(1),
+      end_date: day(1),
+      resource_id: 'res_stylist_ben',
+    });
     expect(slots.length).toBeGreaterThan(0);
     for (const s of slots) expect(s.resources!.map((r) => r.id)).toEqual(['res_stylist_ben']);
     expect(wall(slots[0].start).hhmm).toBe('11:00');
   });
 
   it('a resource that does not deliver the service yields no slots', async () => {
-    const slots = await slotsOf({ service_id: 'svc_haircut', start_date: day(1), end_date: day(1), resource_id: 'res_therapist_dana' });
+    const slots = await slotsOf({
+      service_id: 'svc_haircut',
+      start_date: day(1),
+      end_date: day(1),
+      resource_id: 'res_therapist_dana',
+    });
     expect(slots).toEqual([]);
   });
 
   it('location_id keeps only slots at that location', async () => {
-    const downtown = await slotsOf({ service_id: 'svc_haircut', start_date: day(1), end_date: day(1), location_id: 'loc_downtown' });
+    const downtown = await slotsOf({
+      service_id: 'svc_haircut',
+      start_date: day(1),
+      end_date: day(1),
+      location_id: 'loc_downtown',
+    });
     expect(downtown.length).toBeGreaterThan(0);
     for (const s of downtown) expect(s.location!.id).toBe('loc_downtown');
-    const uptown = await slotsOf({ service_id: 'svc_haircut', start_date: day(1), end_date: day(1), location_id: 'loc_uptown' });
+    const uptown = await slotsOf({
+      service_id: 'svc_haircut',
+      start_date: day(1),
+      end_date: day(1),
+      location_id: 'loc_uptown',
+    });
     expect(uptown).toEqual([]);
   });
 });
@@ -196,7 +216,12 @@ describe('errors: protocol problems vs business outcomes (§4.3, §9.4, D11)', (
   });
 
   it('an unknown time zone is invalid_request naming timezone', async () => {
-    const res = await query({ service_id: 'svc_haircut', start_date: day(1), end_date: day(1), timezone: 'Mars/Olympus' });
+    const res = await query({
+      service_id: 'svc_haircut',
+      start_date: day(1),
+      end_date: day(1),
+      timezone: 'Mars/Olympus',
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain('timezone');
   });
@@ -209,7 +234,12 @@ describe('timezone: returned times are written in the requested zone (§4.3)', (
       expect(wall(s.start).offset).toBe('-05:00');
       expect(wall(s.end).offset).toBe('-05:00');
     }
-    const tokyo = await slotsOf({ service_id: 'svc_haircut', start_date: day(1), end_date: day(2), timezone: 'Asia/Tokyo' });
+    const tokyo = await slotsOf({
+      service_id: 'svc_haircut',
+      start_date: day(1),
+      end_date: day(2),
+      timezone: 'Asia/Tokyo',
+    });
     expect(tokyo.length).toBeGreaterThan(0);
     for (const s of tokyo) {
       expect(wall(s.start).offset).toBe('+09:00');

@@ -29,7 +29,12 @@ function conform(method: string, path: string, res: Res): void {
 }
 
 async function availableSlots(t: TestServer, serviceId: string, date: string): Promise<any[]> {
-  const r = await t.call('POST', '/availability/query', { service_id: serviceId, start_date: date, end_date: date, limit: 500 });
+  const r = await t.call('POST', '/availability/query', {
+    service_id: serviceId,
+    start_date: date,
+    end_date: date,
+    limit: 500,
+  });
   expect(r.status).toBe(200);
   conform('POST', '/availability/query', r);
   return r.body.slots;
@@ -39,13 +44,22 @@ async function slotIds(t: TestServer, serviceId: string, date: string): Promise<
   return new Set((await availableSlots(t, serviceId, date)).map((s) => s.id));
 }
 
-async function book(t: TestServer, body: Record<string, unknown>, opts: Parameters<TestServer['call']>[3] = {}): Promise<Res> {
+async function book(
+  t: TestServer,
+  body: Record<string, unknown>,
+  opts: Parameters<TestServer['call']>[3] = {},
+): Promise<Res> {
   const r = await t.call('POST', '/bookings', { buyer: BUYER, ...body }, opts);
   conform('POST', '/bookings', r);
   return r;
 }
 
-async function bookOk(t: TestServer, serviceId: string, slotId: string, extra: Record<string, unknown> = {}): Promise<any> {
+async function bookOk(
+  t: TestServer,
+  serviceId: string,
+  slotId: string,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
   const r = await book(t, { service_id: serviceId, slot_id: slotId, ...extra });
   expect(r.status).toBe(201);
   expect(r.body.messages ?? []).toEqual([]);
@@ -157,7 +171,11 @@ describe('a booking is visible only to the platform that made it (spec-next 9.4.
     const [slot] = await availableSlots(t, 'svc_haircut', day(2));
     const booking = await bookOk(t, 'svc_haircut', slot.id);
     const r = await getBooking(t, booking.id, { profile: OTHER_PLATFORM });
-    expect([r.status, r.body.type, r.body.code]).toEqual([404, 'https://usp-protocol.dev/errors/booking-not-found', 'booking_not_found']);
+    expect([r.status, r.body.type, r.body.code]).toEqual([
+      404,
+      'https://usp-protocol.dev/errors/booking-not-found',
+      'booking_not_found',
+    ]);
     expect(r.body.booking).toBeUndefined();
 
     const own = await getBooking(t, booking.id);
@@ -195,7 +213,12 @@ describe('update refuses the members it cannot change with validation_error nami
   it('status, service_id and slot_id answer one validation_error each, on the field, naming cancel, a new booking and reschedule; nothing changes', async () => {
     const [slot] = await availableSlots(t, 'svc_haircut', day(2));
     const booking = await bookOk(t, 'svc_haircut', slot.id, { notes: 'window seat' });
-    const r = await t.call('PUT', `/bookings/${booking.id}`, { notes: 'changed', status: 'canceled', service_id: 'svc_massage_60', slot_id: 'x' });
+    const r = await t.call('PUT', `/bookings/${booking.id}`, {
+      notes: 'changed',
+      status: 'canceled',
+      service_id: 'svc_massage_60',
+      slot_id: 'x',
+    });
     conform('PUT', '/bookings/{booking_id}', r);
     expect(r.status).toBe(200);
     expect(errorCodes(r.body)).toEqual(['validation_error', 'validation_error', 'validation_error']);
@@ -292,7 +315,11 @@ describe('cancellation follows the service policy and frees the slot', () => {
     expect(r.status).toBe(200);
     expect(errorCodes(r.body)).toEqual([]);
     expect(r.body.messages).toHaveLength(1);
-    expect(r.body.messages[0]).toMatchObject({ type: 'warning', code: 'late_cancellation_fee', severity: 'requires_buyer_review' });
+    expect(r.body.messages[0]).toMatchObject({
+      type: 'warning',
+      code: 'late_cancellation_fee',
+      severity: 'requires_buyer_review',
+    });
     expect(r.body.messages[0].content).toContain('$20.00');
     expect(r.body.messages[0].content).toContain('24 hours');
     expect(r.body.booking.payment).toMatchObject({ status: 'pending', amount_due: 2000, currency: 'USD' });
@@ -386,7 +413,12 @@ describe('manual confirmation: pending until the business confirms, canceled whe
     expect(byPlatform.body.type).toBe('https://usp-protocol.dev/errors/authentication-required');
     expect((await getBooking(t, booking.id)).body.booking.status).toBe('pending');
 
-    const confirmed = await t.call('POST', `/bookings/${booking.id}/confirm`, { notes: 'see you then' }, { apiKey: ADMIN_KEY });
+    const confirmed = await t.call(
+      'POST',
+      `/bookings/${booking.id}/confirm`,
+      { notes: 'see you then' },
+      { apiKey: ADMIN_KEY },
+    );
     conform('POST', '/bookings/{booking_id}/confirm', confirmed);
     expect(confirmed.status).toBe(200);
     expect(confirmed.body.booking.status).toBe('confirmed');
@@ -427,7 +459,11 @@ describe('manual confirmation: pending until the business confirms, canceled whe
     expect(stored?.booking.status).toBe('canceled');
 
     const late = await t.call('POST', `/bookings/${booking.id}/confirm`, {}, { apiKey: ADMIN_KEY });
-    expect([late.status, late.body.messages?.[0]?.code, late.body.booking?.status]).toEqual([200, 'invalid_transition', 'canceled']);
+    expect([late.status, late.body.messages?.[0]?.code, late.body.booking?.status]).toEqual([
+      200,
+      'invalid_transition',
+      'canceled',
+    ]);
   });
 });
 

@@ -22,7 +22,11 @@ afterAll(async () => {
 });
 
 async function slotId(n: number): Promise<string> {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(n), end_date: day(n) });
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_haircut',
+    start_date: day(n),
+    end_date: day(n),
+  });
   return q.body.slots[0].id;
 }
 
@@ -43,11 +47,24 @@ describe('REST: a buyer member with a line break or control character is a valid
   });
 
   test('a waitlist join and a booking update refuse the same; a plain name with spaces and accents is still accepted', async () => {
-    const join = await t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', buyer: { ...BUYER, first_name: INJECTED }, preferred_dates: [day(3)] });
+    const join = await t.call('POST', '/waitlist', {
+      service_id: 'svc_yoga_class',
+      buyer: { ...BUYER, first_name: INJECTED },
+      preferred_dates: [day(3)],
+    });
     expect(join.status).toBe(400);
-    const ok = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: await slotId(4), buyer: { ...BUYER, first_name: 'Ana María', last_name: "O'Neil-Smith" } });
+    const ok = await t.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: await slotId(4),
+      buyer: { ...BUYER, first_name: 'Ana María', last_name: "O'Neil-Smith" },
+    });
     expect(ok.status).toBe(201);
-    const upd = await t.call('PUT', `/bookings/${ok.body.booking.id}`, { buyer: { first_name: 'Ana\nMaría' } }, { ifMatch: ok.headers.get('etag') ?? undefined });
+    const upd = await t.call(
+      'PUT',
+      `/bookings/${ok.body.booking.id}`,
+      { buyer: { first_name: 'Ana\nMaría' } },
+      { ifMatch: ok.headers.get('etag') ?? undefined },
+    );
     expect(upd.status).toBe(400);
   });
 
@@ -55,7 +72,11 @@ describe('REST: a buyer member with a line break or control character is a valid
     const r = await t.call(
       'POST',
       '/admin/bookings',
-      { service_id: 'svc_haircut', slot_id: await slotId(5), buyer: { first_name: INJECTED, phone_number: '+1 555 010 2030' } },
+      {
+        service_id: 'svc_haircut',
+        slot_id: await slotId(5),
+        buyer: { first_name: INJECTED, phone_number: '+1 555 010 2030' },
+      },
       { apiKey: ADMIN_KEY, profile: null },
     );
     expect(r.status).toBe(400);
@@ -65,18 +86,30 @@ describe('REST: a buyer member with a line break or control character is a valid
 
 describe('MCP (official SDK client): the same refusal on the booking and waitlist tools', () => {
   test('usp_bookings_create with a first name holding line breaks is invalid_request naming the member', async () => {
-    const r = await mcp.call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(6), end_date: day(6), ...meta() });
+    const r = await mcp.call('usp_availability_query', {
+      service_id: 'svc_haircut',
+      start_date: day(6),
+      end_date: day(6),
+      ...meta(),
+    });
     const slot = r.structuredContent.slots[0].id;
     let err: ReturnType<typeof normalizeError> | undefined;
     let result: unknown;
     try {
-      result = await mcp.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slot, buyer: { ...BUYER, first_name: INJECTED }, ...meta() });
+      result = await mcp.call('usp_bookings_create', {
+        service_id: 'svc_haircut',
+        slot_id: slot,
+        buyer: { ...BUYER, first_name: INJECTED },
+        ...meta(),
+      });
     } catch (e) {
       err = normalizeError(e);
     }
     expect(result).toBeUndefined();
     expect(err?.code).toBe(-32600);
-    expect(err?.data.errors).toEqual([{ field: 'buyer.first_name', message: expect.stringContaining('one line of text') }]);
+    expect(err?.data.errors).toEqual([
+      { field: 'buyer.first_name', message: expect.stringContaining('one line of text') },
+    ]);
   });
 
   test('usp_waitlist_join with a phone holding a carriage return is refused the same way', async () => {
@@ -94,7 +127,9 @@ describe('MCP (official SDK client): the same refusal on the booking and waitlis
     }
     expect(result).toBeUndefined();
     expect(err?.code).toBe(-32600);
-    expect(err?.data.errors).toEqual([{ field: 'buyer.phone_number', message: expect.stringContaining('one line of text') }]);
+    expect(err?.data.errors).toEqual([
+      { field: 'buyer.phone_number', message: expect.stringContaining('one line of text') },
+    ]);
   });
 });
 
@@ -104,8 +139,16 @@ describe('mail: a name stored before the rule is still written on one line', () 
     const sink = await startSmtpSink();
     const m = await startTestServer({ mail: { smtpUrl: sink.url, startWorker: false } });
     try {
-      const q = await m.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
-      const b = await m.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER });
+      const q = await m.call('POST', '/availability/query', {
+        service_id: 'svc_haircut',
+        start_date: day(3),
+        end_date: day(3),
+      });
+      const b = await m.call('POST', '/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: q.body.slots[0].id,
+        buyer: BUYER,
+      });
       expect(b.status).toBe(201);
       await m.server.mailWorker!.tick();
       // What an earlier version let a platform store.

@@ -38,7 +38,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /
     });
     // CSP violations and failed loads of our own assets show up here (the browser's own favicon probe aside).
     page.on('console', (m) => {
-      if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) consoleErrors.push(`${m.text()} ${m.location().url}`);
+      if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico'))
+        consoleErrors.push(`${m.text()} ${m.location().url}`);
     });
     return { context, page, foreign, consoleErrors };
   }
@@ -51,7 +52,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /
     await page.addScriptTag({ content: AXE });
     const result: any = await page.evaluate('axe.run(document, { resultTypes: ["violations"] })');
     await context.close();
-    return (result.violations as any[]).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+    return (result.violations as any[])
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help}`);
   }
 
   async function snap(page: import('playwright-core').Page, name: string, size: string) {
@@ -60,7 +63,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /
 
   for (const size of ['phone', 'desktop'] as const) {
     it(`${size}: a paid booking from continue_url through payment to the booking page`, async () => {
-      const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) });
+      const q = await t.call('POST', '/availability/query', {
+        service_id: 'svc_massage_60',
+        start_date: day(3),
+        end_date: day(3),
+      });
       const slot = q.body.slots.find((s: any) => s.start.includes(size === 'phone' ? 'T10:00' : 'T14:00'));
       const b = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER });
       const continueUrl = new URL(b.body.booking.actions[0].continue_url);
@@ -92,7 +99,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /
     }, 60_000);
 
     it(`${size}: a manual booking waits for the business, and a reload after it confirms shows Confirmed`, async () => {
-      const q = await t.call('POST', '/availability/query', { service_id: 'svc_color_consult', start_date: day(4), end_date: day(4) });
+      const q = await t.call('POST', '/availability/query', {
+        service_id: 'svc_color_consult',
+        start_date: day(4),
+        end_date: day(4),
+      });
       const slot = size === 'phone' ? q.body.slots[0] : q.body.slots[q.body.slots.length - 1];
       const b = await t.call('POST', '/bookings', { service_id: 'svc_color_consult', slot_id: slot.id, buyer: BUYER });
       const url = `${t.url}/booking/${b.body.booking.id}`;
@@ -102,7 +113,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /
       expect(await axe(url, size)).toEqual([]);
       await snap(page, 'booking-pending', size);
 
-      expect((await t.call('POST', `/bookings/${b.body.booking.id}/confirm`, {}, { apiKey: ADMIN_KEY })).status).toBe(200);
+      expect((await t.call('POST', `/bookings/${b.body.booking.id}/confirm`, {}, { apiKey: ADMIN_KEY })).status).toBe(
+        200,
+      );
       await page.reload();
       expect(await page.textContent('main')).toContain('Confirmed');
       expect(await axe(url, size)).toEqual([]);
@@ -113,8 +126,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /
   }
 
   it('the expired and abandoned pages pass axe-core too', async () => {
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(5), end_date: day(5) });
-    const b = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_massage_60',
+      start_date: day(5),
+      end_date: day(5),
+    });
+    const b = await t.call('POST', '/bookings', {
+      service_id: 'svc_massage_60',
+      slot_id: q.body.slots[0].id,
+      buyer: BUYER,
+    });
     const url = `${t.url}/checkout/${b.body.booking.id}`;
     const { context, page } = await open('phone');
     await page.goto(url);

@@ -53,7 +53,9 @@ describe('the checkout page says what is bought, from whom, where, when, on what
     expect(text).toContain('New York time');
     expect(text).toContain('1 hour');
     expect(text).toContain('$110.00');
-    expect(text).toContain('Free cancellation until 24 hours before the start; after that a $55.00 fee applies. No cancellation in the last 2 hours.');
+    expect(text).toContain(
+      'Free cancellation until 24 hours before the start; after that a $55.00 fee applies. No cancellation in the last 2 hours.',
+    );
     expect(text).toMatch(/Payment needed by Wed,? 2 Dec,? \d\d:\d\d/);
     expect(text).not.toContain(BUYER.email);
     expect(text).not.toContain(BUYER.last_name);
@@ -63,8 +65,12 @@ describe('the checkout page says what is bought, from whom, where, when, on what
   it('formats for the buyer language, and falls back to the business locale', async () => {
     t = await startTestServer();
     const { booking } = await book(t, 'svc_massage_60');
-    expect((await get(t, `/checkout/${booking.id}`, { ...HTML, 'Accept-Language': 'fr-FR,fr;q=0.9' })).text).toContain('vendredi 4 décembre 2026');
-    expect((await get(t, `/checkout/${booking.id}`, { ...HTML, 'Accept-Language': 'xx-nonsense;q=1' })).text).toContain('Friday, December 4, 2026');
+    expect((await get(t, `/checkout/${booking.id}`, { ...HTML, 'Accept-Language': 'fr-FR,fr;q=0.9' })).text).toContain(
+      'vendredi 4 décembre 2026',
+    );
+    expect((await get(t, `/checkout/${booking.id}`, { ...HTML, 'Accept-Language': 'xx-nonsense;q=1' })).text).toContain(
+      'Friday, December 4, 2026',
+    );
     expect((await get(t, `/checkout/${booking.id}`, HTML)).text).toContain('Friday, December 4, 2026');
   });
 
@@ -134,7 +140,9 @@ describe('the booking page follows the booking', () => {
     page = (await get(t, `/booking/${booking.id}`)).text;
     expect(page).toContain('>Confirmed<');
     expect(page).toContain('calendar.ics');
-    expect((await t.call('POST', `/bookings/${booking.id}/cancel`, { reason: 'closed' }, { apiKey: ADMIN_KEY })).status).toBe(200);
+    expect(
+      (await t.call('POST', `/bookings/${booking.id}/cancel`, { reason: 'closed' }, { apiKey: ADMIN_KEY })).status,
+    ).toBe(200);
     page = (await get(t, `/booking/${booking.id}`)).text;
     expect(page).toContain('>Canceled<');
     expect(page).toContain('Remove from calendar');
@@ -146,7 +154,12 @@ describe('the booking page follows the booking', () => {
     const { booking } = await book(t, 'svc_haircut');
     const json = await t.call('GET', `/booking/${booking.id}`);
     expect(json.status).toBe(200);
-    expect(json.body.booking_page).toMatchObject({ business_name: 'Maple & Pine Salon and Studio', status: 'confirmed', zone: 'America/New_York', duration_minutes: 45 });
+    expect(json.body.booking_page).toMatchObject({
+      business_name: 'Maple & Pine Salon and Studio',
+      status: 'confirmed',
+      zone: 'America/New_York',
+      duration_minutes: 45,
+    });
     expect(JSON.stringify(json.body)).not.toContain(BUYER.email);
   });
 });

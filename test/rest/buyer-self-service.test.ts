@@ -23,7 +23,12 @@ async function book(t: TestServer, service: string, n: number, at = 'T10:00') {
 async function open(t: TestServer, path: string) {
   const res = await fetch(t.url + path, { headers: HTML, redirect: 'manual' });
   const text = await res.text();
-  return { res, text, csrf: /name="csrf" value="([^"]+)"/.exec(text)?.[1] ?? '', cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] };
+  return {
+    res,
+    text,
+    csrf: /name="csrf" value="([^"]+)"/.exec(text)?.[1] ?? '',
+    cookie: (res.headers.get('set-cookie') ?? '').split(';')[0],
+  };
 }
 
 async function post(t: TestServer, path: string, form: Record<string, string>, cookie: string) {
@@ -70,7 +75,12 @@ describe('the booking page lets the buyer cancel or move her booking under its o
     expect(move.text).toContain('$10.00');
     expect(move.text).toMatch(/<legend>\w+day, December \d+<\/legend>/);
     const slotId = /name="slot_id" value="([^"]+)"/.exec(move.text)![1];
-    const moved = await post(t, `/booking/${second.id}/move`, { csrf: move.csrf, token: second.token, slot_id: slotId }, move.cookie);
+    const moved = await post(
+      t,
+      `/booking/${second.id}/move`,
+      { csrf: move.csrf, token: second.token, slot_id: slotId },
+      move.cookie,
+    );
     expect(moved.res.status).toBe(303);
     expect(moved.res.headers.get('location')).toBe(`/booking/${second.id}?token=${second.token}`);
     const after = await state(t, second.id);
@@ -80,7 +90,12 @@ describe('the booking page lets the buyer cancel or move her booking under its o
     // The same time again is taken now: the refusal is in words, with the way back.
     const third = await book(t, 'svc_haircut', 2);
     const again = await open(t, `/booking/${third.id}/move?token=${third.token}`);
-    const refused = await post(t, `/booking/${third.id}/move`, { csrf: again.csrf, token: third.token, slot_id: slotId }, again.cookie);
+    const refused = await post(
+      t,
+      `/booking/${third.id}/move`,
+      { csrf: again.csrf, token: third.token, slot_id: slotId },
+      again.cookie,
+    );
     expect(refused.res.status).toBeGreaterThanOrEqual(400);
     expect(refused.text).toContain('Nothing was changed');
     expect(refused.text).toContain(`/booking/${third.id}?token=${third.token}`);
@@ -95,11 +110,21 @@ describe('the booking page lets the buyer cancel or move her booking under its o
     // The other booking's page form, aimed at mine with its credential.
     const foreign = await post(t, `/booking/${mine.id}/cancel`, { csrf: ask.csrf, token: other.token }, ask.cookie);
     expect(foreign.res.status).toBeGreaterThanOrEqual(400);
-    const forged = await post(t, `/booking/${mine.id}/cancel`, { csrf: ask.csrf, token: `bsc_${'a'.repeat(32)}` }, ask.cookie);
+    const forged = await post(
+      t,
+      `/booking/${mine.id}/cancel`,
+      { csrf: ask.csrf, token: `bsc_${'a'.repeat(32)}` },
+      ask.cookie,
+    );
     expect(forged.res.status).toBeGreaterThanOrEqual(400);
     const move = await open(t, `/booking/${other.id}/move?token=${other.token}`);
     const slotId = /name="slot_id" value="([^"]+)"/.exec(move.text)![1];
-    const foreignMove = await post(t, `/booking/${mine.id}/move`, { csrf: move.csrf, token: other.token, slot_id: slotId }, move.cookie);
+    const foreignMove = await post(
+      t,
+      `/booking/${mine.id}/move`,
+      { csrf: move.csrf, token: other.token, slot_id: slotId },
+      move.cookie,
+    );
     expect(foreignMove.res.status).toBeGreaterThanOrEqual(400);
     expect((await open(t, `/booking/${mine.id}/cancel?token=${other.token}`)).res.status).toBeGreaterThanOrEqual(400);
     const noCsrf = await post(t, `/booking/${mine.id}/cancel`, { token: mine.token }, ask.cookie);
@@ -110,7 +135,9 @@ describe('the booking page lets the buyer cancel or move her booking under its o
     // Without the credential the page shows the booking and offers no change.
     expect((await open(t, `/booking/${mine.id}`)).text).not.toContain('Cancel this booking');
     expect((await open(t, `/booking/${mine.id}?token=${other.token}`)).text).not.toContain('Cancel this booking');
-    expect((await open(t, `/booking/${mine.id}?token=bsc_${'a'.repeat(32)}`)).text).not.toContain('Cancel this booking');
+    expect((await open(t, `/booking/${mine.id}?token=bsc_${'a'.repeat(32)}`)).text).not.toContain(
+      'Cancel this booking',
+    );
   });
 
   it('a cancel outside the policy is refused in words, with the way back to the booking, and changes nothing', async () => {
@@ -118,7 +145,9 @@ describe('the booking page lets the buyer cancel or move her booking under its o
     const b = await book(t, 'svc_massage_60', 1);
     // Paid on its checkout page (sandbox), so the booking is confirmed and stays so as time passes.
     const checkout = await open(t, `/checkout/${b.id}`);
-    expect((await post(t, `/checkout/${b.id}`, { choice: 'pay', csrf: checkout.csrf }, checkout.cookie)).res.status).toBe(303);
+    expect(
+      (await post(t, `/checkout/${b.id}`, { choice: 'pay', csrf: checkout.csrf }, checkout.cookie)).res.status,
+    ).toBe(303);
     expect((await state(t, b.id)).status).toBe('confirmed');
     const start = Date.parse((await state(t, b.id)).slot.start);
     t.clock.set(start - 3_600_000);
@@ -140,9 +169,19 @@ describe('the booking page lets the buyer cancel or move her booking under its o
   it('the link in the mail carries the booking credential: it opens the page with the actions and cancels that booking', async () => {
     const sink = await startSmtpSink({ user: 'relay-user', pass: 's3cret-relay-pass' });
     try {
-      t = await startTestServer({ mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false } });
-      const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
-      const made = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER });
+      t = await startTestServer({
+        mail: { smtpUrl: sink.url, from: 'Demo Salon <bookings@salon.example>', startWorker: false },
+      });
+      const q = await t.call('POST', '/availability/query', {
+        service_id: 'svc_haircut',
+        start_date: day(3),
+        end_date: day(3),
+      });
+      const made = await t.call('POST', '/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: q.body.slots[0].id,
+        buyer: BUYER,
+      });
       expect(made.status).toBe(201);
       const id = made.body.booking.id as string;
       await t.server.mailWorker!.tick();
@@ -160,8 +199,16 @@ describe('the booking page lets the buyer cancel or move her booking under its o
       expect((await state(t, id)).status).toBe('canceled');
 
       // A booking waiting for the business: its "requested" mail's link carries the credential too.
-      const q2 = await t.call('POST', '/availability/query', { service_id: 'svc_color_consult', start_date: day(4), end_date: day(4) });
-      const waiting = await t.call('POST', '/bookings', { service_id: 'svc_color_consult', slot_id: q2.body.slots[0].id, buyer: BUYER });
+      const q2 = await t.call('POST', '/availability/query', {
+        service_id: 'svc_color_consult',
+        start_date: day(4),
+        end_date: day(4),
+      });
+      const waiting = await t.call('POST', '/bookings', {
+        service_id: 'svc_color_consult',
+        slot_id: q2.body.slots[0].id,
+        buyer: BUYER,
+      });
       expect(waiting.body.booking.status).toBe('pending');
       await t.server.mailWorker!.tick();
       await t.server.mailWorker!.tick();
@@ -181,7 +228,8 @@ describe('the quote names the instants its terms turn on', () => {
     t = await startTestServer();
     const early = await book(t, 'svc_haircut', 3);
     const start = Date.parse((await state(t, early.id)).slot.start);
-    const quote = async (id: string, change: string) => (await t.call('GET', `/ext/usp-server/bookings/${id}/quote?change=${change}`)).body.quote;
+    const quote = async (id: string, change: string) =>
+      (await t.call('GET', `/ext/usp-server/bookings/${id}/quote?change=${change}`)).body.quote;
     expect(Date.parse((await quote(early.id, 'cancel')).free_until)).toBe(start - 24 * 3600_000);
     expect(Date.parse((await quote(early.id, 'reschedule')).free_until)).toBe(start - 24 * 3600_000);
     const late = await book(t, 'svc_haircut', 0, 'T');

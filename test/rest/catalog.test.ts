@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { day, startTestServer, type TestServer } from '../support/server.js';
 
 const ERRORS = 'https://usp-protocol.dev/errors/';
-const ALL_IDS = ['svc_haircut', 'svc_yoga_class', 'svc_color_consult', 'svc_massage_60', 'svc_bridal_trial', 'svc_home_blowout'];
+const ALL_IDS = [
+  'svc_haircut',
+  'svc_yoga_class',
+  'svc_color_consult',
+  'svc_massage_60',
+  'svc_bridal_trial',
+  'svc_home_blowout',
+];
 
 let t: TestServer;
 beforeAll(async () => {
@@ -54,7 +61,8 @@ describe('list: filters are AND-ed hard constraints (§3.12.1)', () => {
     expect(ids((await list({ filters: { location_id: 'loc_uptown' } })).body.services)).toEqual(['svc_yoga_class']);
     const downtown = await list({ filters: { location_id: 'loc_downtown' } });
     expect(ids(downtown.body.services).sort()).toEqual(ALL_IDS.filter((i) => i !== 'svc_yoga_class').sort());
-    for (const s of downtown.body.services) expect(s.locations.map((l: { id: string }) => l.id)).toContain('loc_downtown');
+    for (const s of downtown.body.services)
+      expect(s.locations.map((l: { id: string }) => l.id)).toContain('loc_downtown');
   });
 
   it('price {min,max} keeps services whose price (or price range) overlaps it; free counts as 0', async () => {
@@ -72,7 +80,13 @@ describe('list: filters are AND-ed hard constraints (§3.12.1)', () => {
   it('unknown filter, context and top-level fields are ignored, never an error', async () => {
     const res = await list({
       filters: { type: 'group', colour: 'blue', nested: { a: 1 } },
-      context: { language: 'en', currency: 'USD', intent: 'relax', something_new: true, coordinates: { latitude: 40.7, longitude: -74 } },
+      context: {
+        language: 'en',
+        currency: 'USD',
+        intent: 'relax',
+        something_new: true,
+        coordinates: { latitude: 40.7, longitude: -74 },
+      },
       future_member: 42,
     });
     expect(res.status).toBe(200);
@@ -115,7 +129,9 @@ describe('list: opaque cursor pagination (§9.1.2)', () => {
     const hasMore: boolean[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 10; page++) {
-      const res: { status: number; body: any } = await list({ pagination: { limit: 2, ...(cursor ? { cursor } : {}) } });
+      const res: { status: number; body: any } = await list({
+        pagination: { limit: 2, ...(cursor ? { cursor } : {}) },
+      });
       expect(res.status).toBe(200);
       expect(res.body.services.length).toBeLessThanOrEqual(2);
       seen.push(...ids(res.body.services));
@@ -162,7 +178,11 @@ describe('get: one service, with a computed availability hint (§3.6, §3.12)', 
 
   it('an unknown id is a protocol error (spec-next 3.12.3, 9.4.3): 404 service-not-found naming the id, and no service', async () => {
     const res = await t.call('GET', '/services/svc_nope', undefined, { profile: null });
-    expect([res.status, res.body.type, res.body.code]).toEqual([404, 'https://usp-protocol.dev/errors/service-not-found', 'service_not_found']);
+    expect([res.status, res.body.type, res.body.code]).toEqual([
+      404,
+      'https://usp-protocol.dev/errors/service-not-found',
+      'service_not_found',
+    ]);
     expect(res.body.service).toBeUndefined();
     expect(res.body.detail).toContain('svc_nope');
   });
@@ -238,7 +258,9 @@ describe('feed: incremental, ascending modified_at, both cursor names (§3.12.2,
     let cursor: string | undefined;
     for (let page = 0; page < 10; page++) {
       const q = `?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const res: { status: number; body: any } = await t.call('GET', `/services/feed${q}`, undefined, { profile: null });
+      const res: { status: number; body: any } = await t.call('GET', `/services/feed${q}`, undefined, {
+        profile: null,
+      });
       expect(res.status).toBe(200);
       expect(res.body.pagination.cursor).toBe(res.body.pagination.next_cursor);
       seen.push(...res.body.items.map((i: { data: { id: string } }) => i.data.id));
@@ -249,7 +271,9 @@ describe('feed: incremental, ascending modified_at, both cursor names (§3.12.2,
     expect(more).toEqual([true, true, false]);
     expect(seen).toHaveLength(ALL_IDS.length);
     expect(new Set(seen)).toEqual(new Set(ALL_IDS));
-    const tail = await t.call('GET', `/services/feed?limit=2&cursor=${encodeURIComponent(cursor!)}`, undefined, { profile: null });
+    const tail = await t.call('GET', `/services/feed?limit=2&cursor=${encodeURIComponent(cursor!)}`, undefined, {
+      profile: null,
+    });
     expect(tail.body.items).toEqual([]);
     expect(tail.body.pagination.has_more).toBe(false);
     expect(tail.body.pagination.next_cursor).toBe(cursor);

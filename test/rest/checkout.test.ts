@@ -7,7 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BUYER, day, demoBusiness, startTestServer, type TestServer } from '../support/server.js';
 
 async function paidBooking(t: TestServer, returnRequest?: unknown) {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) });
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_massage_60',
+    start_date: day(2),
+    end_date: day(2),
+  });
   const body: Record<string, unknown> = { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER };
   if (returnRequest) body.post_payment_return_request = returnRequest;
   const b = await t.call('POST', '/bookings', body);
@@ -80,11 +84,23 @@ describe('the checkout page of a payment action', () => {
 
   it('outside a sandbox the page never takes money', async () => {
     // An external checkout takes the money; our own page (reached directly) still refuses to.
-    t = await startTestServer({ sandbox: false, business: demoBusiness({ checkout_url_template: 'https://pay.example/checkout?b={booking_id}' }) });
+    t = await startTestServer({
+      sandbox: false,
+      business: demoBusiness({ checkout_url_template: 'https://pay.example/checkout?b={booking_id}' }),
+    });
     // A booking made by the business itself (admin key) so no platform authentication is needed.
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_massage_60',
+      start_date: day(2),
+      end_date: day(2),
+    });
     const { ADMIN_KEY } = await import('../support/server.js');
-    const b = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER }, { apiKey: ADMIN_KEY });
+    const b = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER },
+      { apiKey: ADMIN_KEY },
+    );
     expect(b.status).toBe(201);
     const res = await form(t, `/checkout/${b.body.booking.id}`, 'pay');
     expect(res.status).toBe(405);
@@ -107,7 +123,12 @@ describe('the checkout form cannot be forged, and its return redirect goes only 
     t = await startTestServer();
     const b = await paidBooking(t, { url: 'https://platform.example/return' });
     const path = pathOf(b.actions[0].continue_url);
-    const bare = await fetch(t.url + path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'choice=pay', redirect: 'manual' });
+    const bare = await fetch(t.url + path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'choice=pay',
+      redirect: 'manual',
+    });
     expect(bare.status).toBe(403);
     expect(bare.headers.get('location')).toBeNull();
     // Even with a token and cookie, a browser that says the post came from elsewhere is refused.
@@ -126,9 +147,22 @@ describe('the checkout form cannot be forged, and its return redirect goes only 
 
   it('a javascript:, data: or plain http return URL is refused when booking, and nothing is booked', async () => {
     t = await startTestServer();
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) });
-    for (const url of ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', 'http://platform.example/return']) {
-      const r = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER, post_payment_return_request: { url } });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_massage_60',
+      start_date: day(2),
+      end_date: day(2),
+    });
+    for (const url of [
+      'javascript:alert(document.cookie)',
+      'data:text/html,<script>alert(1)</script>',
+      'http://platform.example/return',
+    ]) {
+      const r = await t.call('POST', '/bookings', {
+        service_id: 'svc_massage_60',
+        slot_id: q.body.slots[0].id,
+        buyer: BUYER,
+        post_payment_return_request: { url },
+      });
       expect(r.status, url).not.toBe(201);
       expect(JSON.stringify(r.body), url).toContain('post_payment_return_request');
     }
@@ -137,7 +171,11 @@ describe('the checkout form cannot be forged, and its return redirect goes only 
 
   it("a return URL on another site than the platform profile's origin is refused (an open redirect through the business)", async () => {
     t = await startTestServer();
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(2), end_date: day(2) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_massage_60',
+      start_date: day(2),
+      end_date: day(2),
+    });
     const r = await t.call('POST', '/bookings', {
       service_id: 'svc_massage_60',
       slot_id: q.body.slots[0].id,

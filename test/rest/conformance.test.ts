@@ -7,7 +7,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/operations/index.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
-import { assertValid, describeConformance, restOperations, validateRestResponse, validateSchemaDef } from '../support/spec.js';
+import {
+  assertValid,
+  describeConformance,
+  restOperations,
+  validateRestResponse,
+  validateSchemaDef,
+} from '../support/spec.js';
 
 type Res = { status: number; body: any; headers: Headers };
 
@@ -37,11 +43,17 @@ describeConformance('every REST operation answers in the shape the official Open
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.messages[0].code).toBe(code);
     assertValid(validateSchemaDef('usp.json', 'USPEnvelope', res.body), `outcome ${code}: envelope`);
-    for (const m of res.body.messages) assertValid(validateSchemaDef('booking.json', 'Message', m), `outcome ${code}: message`);
+    for (const m of res.body.messages)
+      assertValid(validateSchemaDef('booking.json', 'Message', m), `outcome ${code}: message`);
   }
 
   async function firstSlot(serviceId: string, n: number): Promise<{ id: string; start: string }> {
-    const res = await t.call('POST', '/availability/query', { service_id: serviceId, start_date: day(n), end_date: day(n), limit: 1 }, { profile: null });
+    const res = await t.call(
+      'POST',
+      '/availability/query',
+      { service_id: serviceId, start_date: day(n), end_date: day(n), limit: 1 },
+      { profile: null },
+    );
     conforms('POST', '/availability/query', res, 200);
     return res.body.slots[0];
   }
@@ -58,32 +70,92 @@ describeConformance('every REST operation answers in the shape the official Open
     expect(res.body.usp.supported_versions).toEqual({});
     assertValid(validateSchemaDef('usp.json', 'business_schema', res.body.usp), 'usp.json business_schema');
     // The schema checks what a non-empty map would hold: older YYYY-MM-DD keys, URI values.
-    const older = { ...res.body.usp, supported_versions: { '2026-02-21': 'https://salon.example/.well-known/usp-2026-02-21' } };
+    const older = {
+      ...res.body.usp,
+      supported_versions: { '2026-02-21': 'https://salon.example/.well-known/usp-2026-02-21' },
+    };
     assertValid(validateSchemaDef('usp.json', 'business_schema', older), 'with an older version');
-    expect(validateSchemaDef('usp.json', 'business_schema', { ...res.body.usp, supported_versions: { latest: 'x' } }).length).toBeGreaterThan(0);
+    expect(
+      validateSchemaDef('usp.json', 'business_schema', { ...res.body.usp, supported_versions: { latest: 'x' } }).length,
+    ).toBeGreaterThan(0);
   });
 
   it('catalog: list, get, lookup and feed, with their problems', async () => {
-    conforms('POST', '/services/list', await t.call('POST', '/services/list', { query: 'hair', pagination: { limit: 2 } }, { profile: null }), 200);
-    conforms('POST', '/services/list', await t.call('POST', '/services/list', { filters: { type: 'group' } }, { profile: null }), 200);
-    conforms('POST', '/services/list', await t.call('POST', '/services/list', { pagination: { cursor: 'garbage' } }, { profile: null }), 400);
-    for (const id of ['svc_haircut', 'svc_yoga_class', 'svc_color_consult', 'svc_massage_60', 'svc_bridal_trial', 'svc_home_blowout']) {
-      conforms('GET', '/services/{service_id}', await t.call('GET', `/services/${id}`, undefined, { profile: null }), 200);
+    conforms(
+      'POST',
+      '/services/list',
+      await t.call('POST', '/services/list', { query: 'hair', pagination: { limit: 2 } }, { profile: null }),
+      200,
+    );
+    conforms(
+      'POST',
+      '/services/list',
+      await t.call('POST', '/services/list', { filters: { type: 'group' } }, { profile: null }),
+      200,
+    );
+    conforms(
+      'POST',
+      '/services/list',
+      await t.call('POST', '/services/list', { pagination: { cursor: 'garbage' } }, { profile: null }),
+      400,
+    );
+    for (const id of [
+      'svc_haircut',
+      'svc_yoga_class',
+      'svc_color_consult',
+      'svc_massage_60',
+      'svc_bridal_trial',
+      'svc_home_blowout',
+    ]) {
+      conforms(
+        'GET',
+        '/services/{service_id}',
+        await t.call('GET', `/services/${id}`, undefined, { profile: null }),
+        200,
+      );
     }
     // An unknown id in the path: the 404 problem the OpenAPI documents (spec-next 3.12.3, 9.4.1).
-    conforms('GET', '/services/{service_id}', await t.call('GET', '/services/svc_nope', undefined, { profile: null }), 404);
-    conforms('POST', '/services/lookup', await t.call('POST', '/services/lookup', { ids: ['svc_haircut', 'svc_haircut', 'svc_nope'] }, { profile: null }), 200);
+    conforms(
+      'GET',
+      '/services/{service_id}',
+      await t.call('GET', '/services/svc_nope', undefined, { profile: null }),
+      404,
+    );
+    conforms(
+      'POST',
+      '/services/lookup',
+      await t.call('POST', '/services/lookup', { ids: ['svc_haircut', 'svc_haircut', 'svc_nope'] }, { profile: null }),
+      200,
+    );
     const tooMany = Array.from({ length: 101 }, (_, i) => `svc_${i}`);
-    conforms('POST', '/services/lookup', await t.call('POST', '/services/lookup', { ids: tooMany }, { profile: null }), 422);
+    conforms(
+      'POST',
+      '/services/lookup',
+      await t.call('POST', '/services/lookup', { ids: tooMany }, { profile: null }),
+      422,
+    );
     const feed = await t.call('GET', '/services/feed?limit=2', undefined, { profile: null });
     conforms('GET', '/services/feed', feed, 200);
-    const next = await t.call('GET', `/services/feed?limit=2&cursor=${encodeURIComponent(feed.body.pagination.next_cursor)}`, undefined, { profile: null });
+    const next = await t.call(
+      'GET',
+      `/services/feed?limit=2&cursor=${encodeURIComponent(feed.body.pagination.next_cursor)}`,
+      undefined,
+      { profile: null },
+    );
     conforms('GET', '/services/feed', next, 200);
-    conforms('GET', '/services/feed', await t.call('GET', '/services/feed?cursor=garbage', undefined, { profile: null }), 400);
+    conforms(
+      'GET',
+      '/services/feed',
+      await t.call('GET', '/services/feed?cursor=garbage', undefined, { profile: null }),
+      400,
+    );
   });
 
   it('feed subscriptions: create, get, pause, resume, cancel, and an unknown id', async () => {
-    const created = await t.call('POST', '/services/feed/subscriptions', { callback_url: 'https://platform.example/hooks/catalog', categories: ['cat_yoga'] });
+    const created = await t.call('POST', '/services/feed/subscriptions', {
+      callback_url: 'https://platform.example/hooks/catalog',
+      categories: ['cat_yoga'],
+    });
     conforms('POST', '/services/feed/subscriptions', created, 201);
     const id = created.body.subscription.id;
     const base = '/services/feed/subscriptions/{subscription_id}';
@@ -99,39 +171,79 @@ describeConformance('every REST operation answers in the shape the official Open
     expect(canceled.body.subscription.status).toBe('canceled');
     conforms('POST', `${base}/resume`, await t.call('POST', `/services/feed/subscriptions/${id}/resume`, {}), 409);
     conforms('GET', base, await t.call('GET', '/services/feed/subscriptions/sub_nope'), 404);
-    conforms('POST', '/services/feed/subscriptions', await t.call('POST', '/services/feed/subscriptions', { callback_url: 'http://insecure.example/hook' }), 400);
+    conforms(
+      'POST',
+      '/services/feed/subscriptions',
+      await t.call('POST', '/services/feed/subscriptions', { callback_url: 'http://insecure.example/hook' }),
+      400,
+    );
   });
 
   it('availability: query (appointment, class, waitlist state), hold, release, and their problems', async () => {
     conforms(
       'POST',
       '/availability/query',
-      await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(2), limit: 5 }, { profile: null }),
+      await t.call(
+        'POST',
+        '/availability/query',
+        { service_id: 'svc_haircut', start_date: day(1), end_date: day(2), limit: 5 },
+        { profile: null },
+      ),
       200,
     );
     conforms(
       'POST',
       '/availability/query',
-      await t.call('POST', '/availability/query', { service_id: 'svc_yoga_class', start_date: day(1), end_date: day(1) }, { profile: null }),
+      await t.call(
+        'POST',
+        '/availability/query',
+        { service_id: 'svc_yoga_class', start_date: day(1), end_date: day(1) },
+        { profile: null },
+      ),
       200,
     );
     conforms(
       'POST',
       '/availability/query',
-      await t.call('POST', '/availability/query', { service_id: 'svc_yoga_class', start_date: day(1), end_date: day(1), party_size: 13 }, { profile: null }),
+      await t.call(
+        'POST',
+        '/availability/query',
+        { service_id: 'svc_yoga_class', start_date: day(1), end_date: day(1), party_size: 13 },
+        { profile: null },
+      ),
       200,
     );
-    conforms('POST', '/availability/query', await t.call('POST', '/availability/query', { service_id: 'svc_nope', start_date: day(1), end_date: day(1) }, { profile: null }), 200);
     conforms(
       'POST',
       '/availability/query',
-      await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(50) }, { profile: null }),
+      await t.call(
+        'POST',
+        '/availability/query',
+        { service_id: 'svc_nope', start_date: day(1), end_date: day(1) },
+        { profile: null },
+      ),
+      200,
+    );
+    conforms(
+      'POST',
+      '/availability/query',
+      await t.call(
+        'POST',
+        '/availability/query',
+        { service_id: 'svc_haircut', start_date: day(1), end_date: day(50) },
+        { profile: null },
+      ),
       422,
     );
     conforms(
       'POST',
       '/availability/query',
-      await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(1) }, { profile: null }),
+      await t.call(
+        'POST',
+        '/availability/query',
+        { service_id: 'svc_haircut', start_date: day(3), end_date: day(1) },
+        { profile: null },
+      ),
       400,
     );
 
@@ -139,25 +251,73 @@ describeConformance('every REST operation answers in the shape the official Open
     const hold = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id });
     conforms('POST', '/availability/holds', hold, 201);
     const classSlot = await firstSlot('svc_yoga_class', 3);
-    conforms('POST', '/availability/holds', await t.call('POST', '/availability/holds', { service_id: 'svc_yoga_class', slot_id: classSlot.id, spots: 3 }), 201);
+    conforms(
+      'POST',
+      '/availability/holds',
+      await t.call('POST', '/availability/holds', { service_id: 'svc_yoga_class', slot_id: classSlot.id, spots: 3 }),
+      201,
+    );
     const rel = await t.call('DELETE', `/availability/holds/${hold.body.hold.id}`);
     conforms('DELETE', '/availability/holds/{hold_id}', rel, 200);
-    conforms('DELETE', '/availability/holds/{hold_id}', await t.call('DELETE', `/availability/holds/${hold.body.hold.id}`), 200);
+    conforms(
+      'DELETE',
+      '/availability/holds/{hold_id}',
+      await t.call('DELETE', `/availability/holds/${hold.body.hold.id}`),
+      200,
+    );
     const taken = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id });
     conforms('POST', '/availability/holds', taken, 201);
-    outcomeConforms(await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: 'https://rival.example/p.json' }), 'slot_unavailable');
+    outcomeConforms(
+      await t.call(
+        'POST',
+        '/availability/holds',
+        { service_id: 'svc_haircut', slot_id: slot.id },
+        { profile: 'https://rival.example/p.json' },
+      ),
+      'slot_unavailable',
+    );
     outcomeConforms(await t.call('DELETE', '/availability/holds/hld_nope'), 'hold_not_found');
 
     // The hold limit (D10): three holds on one service, the fourth is a 429 problem.
     const greedy = 'https://greedy.example/profile.json';
     for (let i = 0; i < 3; i++) {
       const s = await firstSlot('svc_massage_60', 4);
-      conforms('POST', '/availability/holds', await t.call('POST', '/availability/holds', { service_id: 'svc_massage_60', slot_id: s.id }, { profile: greedy }), 201);
+      conforms(
+        'POST',
+        '/availability/holds',
+        await t.call(
+          'POST',
+          '/availability/holds',
+          { service_id: 'svc_massage_60', slot_id: s.id },
+          { profile: greedy },
+        ),
+        201,
+      );
     }
     const s4 = await firstSlot('svc_massage_60', 4);
-    conforms('POST', '/availability/holds', await t.call('POST', '/availability/holds', { service_id: 'svc_massage_60', slot_id: s4.id }, { profile: greedy }), 429);
-    conforms('POST', '/availability/holds', await t.call('POST', '/availability/holds', { service_id: 'svc_haircut' }), 400);
-    conforms('POST', '/availability/holds', await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: null }), 400);
+    conforms(
+      'POST',
+      '/availability/holds',
+      await t.call(
+        'POST',
+        '/availability/holds',
+        { service_id: 'svc_massage_60', slot_id: s4.id },
+        { profile: greedy },
+      ),
+      429,
+    );
+    conforms(
+      'POST',
+      '/availability/holds',
+      await t.call('POST', '/availability/holds', { service_id: 'svc_haircut' }),
+      400,
+    );
+    conforms(
+      'POST',
+      '/availability/holds',
+      await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: null }),
+      400,
+    );
   });
 
   it('bookings: create, get, update, cancel, reschedule, business confirm and confirm-payment', async () => {
@@ -173,9 +333,19 @@ describeConformance('every REST operation answers in the shape the official Open
     const id = created.body.booking.id;
     const got = await t.call('GET', `/bookings/${id}`);
     conforms('GET', '/bookings/{booking_id}', got, 200);
-    const updated = await t.call('PUT', `/bookings/${id}`, { notes: 'Also a beard trim', recipient: { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' } });
+    const updated = await t.call('PUT', `/bookings/${id}`, {
+      notes: 'Also a beard trim',
+      recipient: { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' },
+    });
     conforms('PUT', '/bookings/{booking_id}', updated, 200);
-    const s2 = (await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(6), end_date: day(6), limit: 1 }, { profile: null })).body.slots[0];
+    const s2 = (
+      await t.call(
+        'POST',
+        '/availability/query',
+        { service_id: 'svc_haircut', start_date: day(6), end_date: day(6), limit: 1 },
+        { profile: null },
+      )
+    ).body.slots[0];
     const moved = await t.call('POST', `/bookings/${id}/reschedule`, { slot_id: s2.id });
     conforms('POST', '/bookings/{booking_id}/reschedule', moved, 200);
     expect(moved.body.booking.slot.id).toBe(s2.id);
@@ -187,16 +357,31 @@ describeConformance('every REST operation answers in the shape the official Open
     conforms('POST', '/bookings/{booking_id}/reschedule', refused, 200);
     outcomeConforms(refused, 'invalid_transition');
     conforms('GET', '/bookings/{booking_id}', await t.call('GET', '/bookings/bkg_nope'), 404);
-    conforms('POST', '/bookings', await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s1.id }), 400);
+    conforms(
+      'POST',
+      '/bookings',
+      await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s1.id }),
+      400,
+    );
 
     const s3 = await firstSlot('svc_haircut', 7);
     const other = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s3.id, buyer: BUYER });
     conforms('POST', '/bookings', other, 201);
     outcomeConforms(
-      await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: s3.id, buyer: BUYER }, { profile: 'https://rival.example/p.json' }),
+      await t.call(
+        'POST',
+        '/bookings',
+        { service_id: 'svc_haircut', slot_id: s3.id, buyer: BUYER },
+        { profile: 'https://rival.example/p.json' },
+      ),
       'slot_unavailable',
     );
-    conforms('PUT', '/bookings/{booking_id}', await t.call('PUT', `/bookings/${other.body.booking.id}`, { notes: 'x' }, { ifMatch: '"rev_stale"' }), 412);
+    conforms(
+      'PUT',
+      '/bookings/{booking_id}',
+      await t.call('PUT', `/bookings/${other.body.booking.id}`, { notes: 'x' }, { ifMatch: '"rev_stale"' }),
+      412,
+    );
 
     // Manual confirmation, confirmed by the business (D8); without the admin key a 401.
     const s4 = await firstSlot('svc_color_consult', 5);
@@ -205,7 +390,12 @@ describeConformance('every REST operation answers in the shape the official Open
     expect(manual.body.booking.status).toBe('pending');
     const mid = manual.body.booking.id;
     conforms('POST', '/bookings/{booking_id}/confirm', await t.call('POST', `/bookings/${mid}/confirm`, {}), 401);
-    const confirmed = await t.call('POST', `/bookings/${mid}/confirm`, { notes: 'See you soon' }, { profile: null, apiKey: ADMIN_KEY });
+    const confirmed = await t.call(
+      'POST',
+      `/bookings/${mid}/confirm`,
+      { notes: 'See you soon' },
+      { profile: null, apiKey: ADMIN_KEY },
+    );
     conforms('POST', '/bookings/{booking_id}/confirm', confirmed, 200);
     expect(confirmed.body.booking.status).toBe('confirmed');
 
@@ -222,14 +412,25 @@ describeConformance('every REST operation answers in the shape the official Open
     });
     conforms('POST', '/bookings/{booking_id}/confirm-payment', wrongAmount, 200);
     const settled = await t.call('POST', `/bookings/${pid}/confirm-payment`, {
-      payment_result: { status: 'paid', transaction_id: 'txn_2', amount_paid: due, currency: 'USD', provider: 'stripe' },
+      payment_result: {
+        status: 'paid',
+        transaction_id: 'txn_2',
+        amount_paid: due,
+        currency: 'USD',
+        provider: 'stripe',
+      },
     });
     conforms('POST', '/bookings/{booking_id}/confirm-payment', settled, 200);
     expect(settled.body.booking.status).toBe('confirmed');
 
     // Deposit and at-buyer-location services.
     const s6 = await firstSlot('svc_bridal_trial', 5);
-    conforms('POST', '/bookings', await t.call('POST', '/bookings', { service_id: 'svc_bridal_trial', slot_id: s6.id, buyer: BUYER }), 201);
+    conforms(
+      'POST',
+      '/bookings',
+      await t.call('POST', '/bookings', { service_id: 'svc_bridal_trial', slot_id: s6.id, buyer: BUYER }),
+      201,
+    );
     const s7 = await firstSlot('svc_home_blowout', 5);
     const home = await t.call('POST', '/bookings', {
       service_id: 'svc_home_blowout',
@@ -243,9 +444,15 @@ describeConformance('every REST operation answers in the shape the official Open
   it('waitlist: join, list, get, accept an offer, decline an offer, leave', async () => {
     // Fill one class slot with a party of 12, queue two buyers for it, then free the places.
     const slot = await firstSlot('svc_yoga_class', 8);
-    const big = await t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: BUYER, party_size: 12 });
+    const big = await t.call('POST', '/bookings', {
+      service_id: 'svc_yoga_class',
+      slot_id: slot.id,
+      buyer: BUYER,
+      party_size: 12,
+    });
     conforms('POST', '/bookings', big, 201);
-    const join = (email: string) => t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: { ...BUYER, email } });
+    const join = (email: string) =>
+      t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: { ...BUYER, email } });
     const first = await join('first@example.com');
     conforms('POST', '/waitlist', first, 201);
     const second = await join('second@example.com');
@@ -257,13 +464,23 @@ describeConformance('every REST operation answers in the shape the official Open
     });
     conforms('POST', '/waitlist', third, 201);
 
-    conforms('POST', '/waitlist/list', await t.call('POST', '/waitlist/list', { service_id: 'svc_yoga_class', pagination: { limit: 2 } }), 200);
+    conforms(
+      'POST',
+      '/waitlist/list',
+      await t.call('POST', '/waitlist/list', { service_id: 'svc_yoga_class', pagination: { limit: 2 } }),
+      200,
+    );
     conforms('POST', '/waitlist/list', await t.call('POST', '/waitlist/list', { status: 'waiting' }), 200);
     conforms('GET', '/waitlist/{entry_id}', await t.call('GET', `/waitlist/${first.body.entry.id}`), 200);
     conforms('GET', '/waitlist/{entry_id}', await t.call('GET', '/waitlist/wle_nope'), 404);
 
     // Canceling the party of 12 frees places: the first entries in line get offers.
-    const cancel = await t.call('POST', `/bookings/${big.body.booking.id}/cancel`, {}, { profile: null, apiKey: ADMIN_KEY });
+    const cancel = await t.call(
+      'POST',
+      `/bookings/${big.body.booking.id}/cancel`,
+      {},
+      { profile: null, apiKey: ADMIN_KEY },
+    );
     conforms('POST', '/bookings/{booking_id}/cancel', cancel, 200);
     const offered1 = await t.call('GET', `/waitlist/${first.body.entry.id}`);
     conforms('GET', '/waitlist/{entry_id}', offered1, 200);
@@ -279,7 +496,12 @@ describeConformance('every REST operation answers in the shape the official Open
     conforms('POST', '/waitlist/{entry_id}/accept', accepted, 200);
     expect(accepted.body.entry.status).toBe('accepted');
     expect(accepted.body.booking.id).toMatch(/^bkg_/);
-    conforms('POST', '/waitlist/{entry_id}/accept', await t.call('POST', `/waitlist/${second.body.entry.id}/accept`, {}), 200);
+    conforms(
+      'POST',
+      '/waitlist/{entry_id}/accept',
+      await t.call('POST', `/waitlist/${second.body.entry.id}/accept`, {}),
+      200,
+    );
 
     const left = await t.call('DELETE', `/waitlist/${third.body.entry.id}`);
     conforms('DELETE', '/waitlist/{entry_id}', left, 200);

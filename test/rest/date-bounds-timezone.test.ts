@@ -29,7 +29,8 @@ const rest = async (body: Record<string, unknown>) => {
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body;
 };
-const overMcp = async (args: Record<string, unknown>) => (await mcp.call('usp_availability_query', { service_id: 'svc_haircut', ...args })).structuredContent;
+const overMcp = async (args: Record<string, unknown>) =>
+  (await mcp.call('usp_availability_query', { service_id: 'svc_haircut', ...args })).structuredContent;
 const starts = (answer: any): number[] => answer.slots.map((s: any) => Date.parse(s.start));
 
 describe.each([
@@ -85,13 +86,23 @@ describe.each([
 
 describe('a date_bounds_timezone that is not an IANA zone is a protocol error naming it', () => {
   it('REST: 400 invalid_request with the field', async () => {
-    const r = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3), date_bounds_timezone: 'Mars/Olympus' });
+    const r = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(3),
+      end_date: day(3),
+      date_bounds_timezone: 'Mars/Olympus',
+    });
     expect(r.status).toBe(400);
     expect(JSON.stringify(r.body)).toContain('date_bounds_timezone');
   });
 
   it('MCP: -32600 with data.code invalid_request and the field', async () => {
-    const err = await mcp.callError('usp_availability_query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3), date_bounds_timezone: 'Mars/Olympus' });
+    const err = await mcp.callError('usp_availability_query', {
+      service_id: 'svc_haircut',
+      start_date: day(3),
+      end_date: day(3),
+      date_bounds_timezone: 'Mars/Olympus',
+    });
     expect(err.code).toBe(-32600);
     expect(err.data.code).toBe('invalid_request');
     expect(JSON.stringify(err.data.errors)).toContain('date_bounds_timezone');

@@ -18,11 +18,20 @@ afterEach(async () => {
 });
 
 const MASSAGE = 11000;
-const admin = (path: string, body?: unknown, ifMatch?: string) => t.call('POST', path, body, { profile: null, apiKey: ADMIN_KEY, ifMatch });
+const admin = (path: string, body?: unknown, ifMatch?: string) =>
+  t.call('POST', path, body, { profile: null, apiKey: ADMIN_KEY, ifMatch });
 
 async function paidMassage(n = 2): Promise<any> {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(n), end_date: day(n) });
-  const r = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER });
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_massage_60',
+    start_date: day(n),
+    end_date: day(n),
+  });
+  const r = await t.call('POST', '/bookings', {
+    service_id: 'svc_massage_60',
+    slot_id: q.body.slots[0].id,
+    buyer: BUYER,
+  });
   expect(r.status).toBe(201);
   const p = await t.call('POST', `/bookings/${r.body.booking.id}/confirm-payment`, {
     payment_result: { status: 'paid', transaction_id: 'txn_d', amount_paid: MASSAGE, currency: 'USD' },
@@ -47,7 +56,11 @@ describe('a dispute is opened on a paid booking without touching its status or p
     const b = await paidMassage();
     const r = await admin(`/admin/bookings/${b.id}/dispute`, { reason: 'quality_issue' });
     expect(r.status).toBe(200);
-    expect(r.body.booking.dispute).toEqual({ status: 'opened', reason: 'quality_issue', opened_at: expect.any(String) });
+    expect(r.body.booking.dispute).toEqual({
+      status: 'opened',
+      reason: 'quality_issue',
+      opened_at: expect.any(String),
+    });
     expectOfficialDispute(r.body.booking);
     expect(r.body.booking.status).toBe('confirmed');
     expect(r.body.booking.payment.status).toBe('paid');
@@ -60,8 +73,14 @@ describe('a dispute is opened on a paid booking without touching its status or p
   });
 
   it('a booking with nothing collected cannot be disputed (validation_error), and a second open is a 409 dispute_state_conflict', async () => {
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) });
-    const free = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER })).body.booking;
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(2),
+      end_date: day(2),
+    });
+    const free = (
+      await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER })
+    ).body.booking;
     const none = await admin(`/admin/bookings/${free.id}/dispute`, { reason: 'duplicate' });
     expect(none.status).toBe(200);
     expect(none.body.messages.map((m: any) => m.code)).toEqual(['validation_error']);
@@ -92,15 +111,25 @@ describe('a dispute is resolved once, and the business must announce it (booking
     const review = await admin(`/admin/bookings/${b.id}/dispute/review`);
     expect(review.body.booking.dispute.status).toBe('under_review');
     expect(review.body.booking.revision).not.toBe(opened.body.booking.revision);
-    const r = await admin(`/admin/bookings/${b.id}/dispute/resolve`, { outcome: 'buyer' }, review.body.booking.revision);
+    const r = await admin(
+      `/admin/bookings/${b.id}/dispute/resolve`,
+      { outcome: 'buyer' },
+      review.body.booking.revision,
+    );
     expect(r.status).toBe(200);
-    expect(r.body.booking.dispute).toMatchObject({ status: 'resolved_buyer', reason: 'service_not_provided', resolved_at: expect.any(String) });
+    expect(r.body.booking.dispute).toMatchObject({
+      status: 'resolved_buyer',
+      reason: 'service_not_provided',
+      resolved_at: expect.any(String),
+    });
     expectOfficialDispute(r.body.booking);
     expect(r.body.booking.payment.status).toBe('refunded');
     expect(r.body.booking.status).toBe('confirmed');
     const events = await eventsOf(b.id);
     expect(events.slice(-3)).toEqual(['booking.dispute_opened', 'booking.refund_issued', 'booking.dispute_resolved']);
-    const resolved = (await t.server.store.read((tx) => tx.outbox.recent(1000))).find((e) => e.order_key === b.id && e.event === 'booking.refund_issued')!;
+    const resolved = (await t.server.store.read((tx) => tx.outbox.recent(1000))).find(
+      (e) => e.order_key === b.id && e.event === 'booking.refund_issued',
+    )!;
     expect(resolved.payload).toMatchObject({ refund_amount: MASSAGE });
 
     const again = await admin(`/admin/bookings/${b.id}/dispute/resolve`, { outcome: 'business' });
@@ -120,7 +149,10 @@ describe('a dispute is resolved once, and the business must announce it (booking
 
     const c = await paidMassage(3);
     await admin(`/admin/bookings/${c.id}/dispute`, { reason: 'quality_issue' });
-    const tooMuch = await admin(`/admin/bookings/${c.id}/dispute/resolve`, { outcome: 'buyer', refund_amount: MASSAGE + 1 });
+    const tooMuch = await admin(`/admin/bookings/${c.id}/dispute/resolve`, {
+      outcome: 'buyer',
+      refund_amount: MASSAGE + 1,
+    });
     expect(tooMuch.body.messages.map((m: any) => m.path)).toEqual(['$.refund_amount']);
     const part = await admin(`/admin/bookings/${c.id}/dispute/resolve`, { outcome: 'buyer', refund_amount: 3000 });
     expect(part.body.booking.payment.status).toBe('partially_refunded');

@@ -22,7 +22,12 @@ let n = 0;
 const platform = (name: string) => `https://${name}-${++n}.example/profile.json`;
 
 async function slots(serviceId: string, date: string): Promise<Slot[]> {
-  const res = await t.call('POST', '/availability/query', { service_id: serviceId, start_date: date, end_date: date, limit: 500 }, { profile: null });
+  const res = await t.call(
+    'POST',
+    '/availability/query',
+    { service_id: serviceId, start_date: date, end_date: date, limit: 500 },
+    { profile: null },
+  );
   expect(res.status).toBe(200);
   return res.body.slots;
 }
@@ -38,7 +43,12 @@ async function slotById(serviceId: string, date: string, id: string): Promise<Sl
 }
 
 function hold(serviceId: string, slotId: string, profile: string, spots?: number): Promise<Res> {
-  return t.call('POST', '/availability/holds', { service_id: serviceId, slot_id: slotId, ...(spots ? { spots } : {}) }, { profile });
+  return t.call(
+    'POST',
+    '/availability/holds',
+    { service_id: serviceId, slot_id: slotId, ...(spots ? { spots } : {}) },
+    { profile },
+  );
 }
 
 function release(holdId: string, profile: string): Promise<Res> {
@@ -106,7 +116,12 @@ describe('group classes: holds take spots up to capacity (§4.4 hold concurrency
 
     const tooMany = await hold('svc_yoga_class', slot.id, platform('yoga'), 3);
     expect(tooMany.status).toBe(200);
-    expect(tooMany.body.messages[0]).toMatchObject({ type: 'error', code: 'slot_unavailable', severity: 'recoverable', path: '$.spots' });
+    expect(tooMany.body.messages[0]).toMatchObject({
+      type: 'error',
+      code: 'slot_unavailable',
+      severity: 'recoverable',
+      path: '$.spots',
+    });
 
     const c = await hold('svc_yoga_class', slot.id, platform('yoga'), 2);
     expect(c.status).toBe(201);
@@ -156,7 +171,10 @@ describe('release is idempotent and gives the slot back (§4.4)', () => {
     const p = platform('ifmatch');
     const [slot] = await slots('svc_massage_60', day(3));
     const h = await hold('svc_massage_60', slot.id, p);
-    const r = await t.call('DELETE', `/availability/holds/${h.body.hold.id}`, undefined, { profile: p, ifMatch: '"stale-revision"' });
+    const r = await t.call('DELETE', `/availability/holds/${h.body.hold.id}`, undefined, {
+      profile: p,
+      ifMatch: '"stale-revision"',
+    });
     expect(r.status).toBe(200);
     expect(r.body.hold.status).toBe('released');
   });
@@ -184,7 +202,8 @@ describe('release is idempotent and gives the slot back (§4.4)', () => {
 describe('hold abuse safeguards: concurrent-hold limit per platform per service (§10.1.2, D10)', () => {
   it('the 4th concurrent hold by one platform on one service is a 429 hold-limit-exceeded problem with Retry-After', async () => {
     const p = platform('greedy');
-    for (let i = 0; i < 3; i++) expect((await hold('svc_bridal_trial', (await firstFree('svc_bridal_trial', day(6))).id, p)).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await hold('svc_bridal_trial', (await firstFree('svc_bridal_trial', day(6))).id, p)).status).toBe(201);
     const target = await firstFree('svc_bridal_trial', day(6));
     const fourth = await hold('svc_bridal_trial', target.id, p);
     expect(fourth.status).toBe(429);
@@ -203,7 +222,8 @@ describe('hold abuse safeguards: concurrent-hold limit per platform per service 
   it('releasing one of three holds makes room for another', async () => {
     const p = platform('polite');
     const held = [];
-    for (let i = 0; i < 3; i++) held.push((await hold('svc_bridal_trial', (await firstFree('svc_bridal_trial', day(7))).id, p)).body.hold.id);
+    for (let i = 0; i < 3; i++)
+      held.push((await hold('svc_bridal_trial', (await firstFree('svc_bridal_trial', day(7))).id, p)).body.hold.id);
     const target = await firstFree('svc_bridal_trial', day(7));
     expect((await hold('svc_bridal_trial', target.id, p)).status).toBe(429);
     await release(held[0], p);
@@ -249,7 +269,12 @@ describe('expiry is lazy: a hold past its TTL stops counting without any sweeper
     const bk = await t.call(
       'POST',
       '/bookings',
-      { service_id: 'svc_haircut', slot_id: slot.id, hold_id: h.body.hold.id, buyer: { first_name: 'A', last_name: 'B', email: 'a@example.com' } },
+      {
+        service_id: 'svc_haircut',
+        slot_id: slot.id,
+        hold_id: h.body.hold.id,
+        buyer: { first_name: 'A', last_name: 'B', email: 'a@example.com' },
+      },
       { profile: p },
     );
     expect(bk.status).toBe(200);
@@ -260,7 +285,12 @@ describe('expiry is lazy: a hold past its TTL stops counting without any sweeper
 describe('holds need a platform profile (§8.3, D7)', () => {
   it('a hold without USP-Agent is invalid_request naming profile', async () => {
     const [slot] = await slots('svc_haircut', day(10));
-    const res = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: null });
+    const res = await t.call(
+      'POST',
+      '/availability/holds',
+      { service_id: 'svc_haircut', slot_id: slot.id },
+      { profile: null },
+    );
     expect(res.status).toBe(400);
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain('profile');
   });

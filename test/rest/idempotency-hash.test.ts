@@ -31,6 +31,8 @@ describe('the idempotency request hash', () => {
       }),
       { numRuns: 500 },
     );
-    expect(hashOf({ b: 1, a: [true, null, { d: undefined, c: 'x' }] })).toBe(createHash('sha256').update('{"a":[true,null,{"c":"x"}],"b":1}').digest('base64url'));
+    expect(hashOf({ b: 1, a: [true, null, { d: undefined, c: 'x' }] })).toBe(
+      createHash('sha256').update('{"a":[true,null,{"c":"x"}],"b":1}').digest('base64url'),
+    );
   });
 });

@@ -20,14 +20,26 @@ function conform(method: string, path: string, res: Res): void {
   if (conformRestResponse(method, path, res)) validated++;
 }
 
-async function call(t: TestServer, method: string, path: string, template: string, body?: unknown, opts: Parameters<TestServer['call']>[3] = {}): Promise<Res> {
+async function call(
+  t: TestServer,
+  method: string,
+  path: string,
+  template: string,
+  body?: unknown,
+  opts: Parameters<TestServer['call']>[3] = {},
+): Promise<Res> {
   const r = await t.call(method, path, body, opts);
   conform(method, template, r);
   return r;
 }
 
 async function haircutSlots(t: TestServer, date: string): Promise<any[]> {
-  const r = await call(t, 'POST', '/availability/query', '/availability/query', { service_id: 'svc_haircut', start_date: date, end_date: date, limit: 500 });
+  const r = await call(t, 'POST', '/availability/query', '/availability/query', {
+    service_id: 'svc_haircut',
+    start_date: date,
+    end_date: date,
+    limit: 500,
+  });
   expect(r.status).toBe(200);
   return r.body.slots;
 }
@@ -40,8 +52,20 @@ async function storedBookings(t: TestServer) {
   return t.server.store.read((tx) => tx.bookings.recent(1000));
 }
 
-const create = (t: TestServer, slotId: string, opts: Parameters<TestServer['call']>[3] = {}, extra: Record<string, unknown> = {}) =>
-  call(t, 'POST', '/bookings', '/bookings', { service_id: 'svc_haircut', slot_id: slotId, buyer: BUYER, ...extra }, opts);
+const create = (
+  t: TestServer,
+  slotId: string,
+  opts: Parameters<TestServer['call']>[3] = {},
+  extra: Record<string, unknown> = {},
+) =>
+  call(
+    t,
+    'POST',
+    '/bookings',
+    '/bookings',
+    { service_id: 'svc_haircut', slot_id: slotId, buyer: BUYER, ...extra },
+    opts,
+  );
 
 const getBooking = (t: TestServer, id: string) => call(t, 'GET', `/bookings/${id}`, '/bookings/{booking_id}');
 
@@ -83,7 +107,11 @@ describe('same Idempotency-Key + same parameters replays the stored result witho
       'POST',
       '/bookings',
       '/bookings',
-      { buyer: { email: BUYER.email, last_name: BUYER.last_name, first_name: BUYER.first_name }, slot_id: slot.id, service_id: 'svc_haircut' },
+      {
+        buyer: { email: BUYER.email, last_name: BUYER.last_name, first_name: BUYER.first_name },
+        slot_id: slot.id,
+        service_id: 'svc_haircut',
+      },
       { idempotencyKey: KEY },
     );
     expect(reordered.status).toBe(201);
@@ -126,7 +154,9 @@ describe('same Idempotency-Key + same parameters replays the stored result witho
 
     // Each platform's replay still answers with its own booking.
     expect((await create(t, a.id, { idempotencyKey: KEY })).body.booking.id).toBe(mine.body.booking.id);
-    expect((await create(t, b.id, { idempotencyKey: KEY, profile: THIRD_PLATFORM })).body.booking.id).toBe(theirs.body.booking.id);
+    expect((await create(t, b.id, { idempotencyKey: KEY, profile: THIRD_PLATFORM })).body.booking.id).toBe(
+      theirs.body.booking.id,
+    );
     expect((await storedBookings(t)).length).toBe(2);
   });
 });
@@ -145,12 +175,26 @@ describe('If-Match: a stale precondition is 412 and writes nothing; a replay nev
     const booking = (await create(t, slot.id)).body.booking;
     const rev = booking.revision;
 
-    const first = await call(t, 'POST', `/bookings/${booking.id}/cancel`, '/bookings/{booking_id}/cancel', { reason: 'x' }, { idempotencyKey: KEY, ifMatch: `"${rev}"` });
+    const first = await call(
+      t,
+      'POST',
+      `/bookings/${booking.id}/cancel`,
+      '/bookings/{booking_id}/cancel',
+      { reason: 'x' },
+      { idempotencyKey: KEY, ifMatch: `"${rev}"` },
+    );
     expect(first.status).toBe(200);
     expect(first.body.booking.status).toBe('canceled');
     expect(first.body.booking.revision).not.toBe(rev);
 
-    const replay = await call(t, 'POST', `/bookings/${booking.id}/cancel`, '/bookings/{booking_id}/cancel', { reason: 'x' }, { idempotencyKey: KEY, ifMatch: `"${rev}"` });
+    const replay = await call(
+      t,
+      'POST',
+      `/bookings/${booking.id}/cancel`,
+      '/bookings/{booking_id}/cancel',
+      { reason: 'x' },
+      { idempotencyKey: KEY, ifMatch: `"${rev}"` },
+    );
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(first.body);
 
@@ -162,17 +206,38 @@ describe('If-Match: a stale precondition is 412 and writes nothing; a replay nev
     const [slot] = await haircutSlots(t, day(3));
     const booking = (await create(t, slot.id)).body.booking;
     const stale = booking.revision;
-    const upd = await call(t, 'PUT', `/bookings/${booking.id}`, '/bookings/{booking_id}', { notes: 'first' }, { ifMatch: `"${stale}"` });
+    const upd = await call(
+      t,
+      'PUT',
+      `/bookings/${booking.id}`,
+      '/bookings/{booking_id}',
+      { notes: 'first' },
+      { ifMatch: `"${stale}"` },
+    );
     expect(upd.status).toBe(200);
     const current = upd.body.booking.revision;
     expect(current).not.toBe(stale);
 
-    const put = await call(t, 'PUT', `/bookings/${booking.id}`, '/bookings/{booking_id}', { notes: 'second' }, { ifMatch: `"${stale}"` });
+    const put = await call(
+      t,
+      'PUT',
+      `/bookings/${booking.id}`,
+      '/bookings/{booking_id}',
+      { notes: 'second' },
+      { ifMatch: `"${stale}"` },
+    );
     expect(put.status).toBe(412);
     expect(put.headers.get('content-type')).toContain('application/problem+json');
     expect(put.body.type).toMatch(/\/revision-mismatch$/);
 
-    const cancel = await call(t, 'POST', `/bookings/${booking.id}/cancel`, '/bookings/{booking_id}/cancel', {}, { ifMatch: `"${stale}"`, idempotencyKey: KEY2 });
+    const cancel = await call(
+      t,
+      'POST',
+      `/bookings/${booking.id}/cancel`,
+      '/bookings/{booking_id}/cancel',
+      {},
+      { ifMatch: `"${stale}"`, idempotencyKey: KEY2 },
+    );
     expect(cancel.status).toBe(412);
     expect(cancel.body.type).toMatch(/\/revision-mismatch$/);
 
@@ -183,7 +248,14 @@ describe('If-Match: a stale precondition is 412 and writes nothing; a replay nev
     expect((await freeIds(t, day(3))).has(slot.id)).toBe(false);
 
     // The refused request stored no idempotency record: the same key now executes.
-    const retry = await call(t, 'POST', `/bookings/${booking.id}/cancel`, '/bookings/{booking_id}/cancel', {}, { ifMatch: `"${current}"`, idempotencyKey: KEY2 });
+    const retry = await call(
+      t,
+      'POST',
+      `/bookings/${booking.id}/cancel`,
+      '/bookings/{booking_id}/cancel',
+      {},
+      { ifMatch: `"${current}"`, idempotencyKey: KEY2 },
+    );
     expect(retry.status).toBe(200);
     expect(retry.body.booking.status).toBe('canceled');
   });
@@ -192,13 +264,41 @@ describe('If-Match: a stale precondition is 412 and writes nothing; a replay nev
     const [slot] = await haircutSlots(t, day(3));
     const booking = (await create(t, slot.id)).body.booking;
 
-    const quoted = await call(t, 'PUT', `/bookings/${booking.id}`, '/bookings/{booking_id}', { notes: 'quoted' }, { ifMatch: `"${booking.revision}"` });
+    const quoted = await call(
+      t,
+      'PUT',
+      `/bookings/${booking.id}`,
+      '/bookings/{booking_id}',
+      { notes: 'quoted' },
+      { ifMatch: `"${booking.revision}"` },
+    );
     expect(quoted.status).toBe(200);
-    const weak = await call(t, 'PUT', `/bookings/${booking.id}`, '/bookings/{booking_id}', { notes: 'weak' }, { ifMatch: `W/"${quoted.body.booking.revision}"` });
+    const weak = await call(
+      t,
+      'PUT',
+      `/bookings/${booking.id}`,
+      '/bookings/{booking_id}',
+      { notes: 'weak' },
+      { ifMatch: `W/"${quoted.body.booking.revision}"` },
+    );
     expect(weak.status).toBe(200);
-    const bare = await call(t, 'PUT', `/bookings/${booking.id}`, '/bookings/{booking_id}', { notes: 'bare' }, { ifMatch: weak.body.booking.revision });
+    const bare = await call(
+      t,
+      'PUT',
+      `/bookings/${booking.id}`,
+      '/bookings/{booking_id}',
+      { notes: 'bare' },
+      { ifMatch: weak.body.booking.revision },
+    );
     expect(bare.status).toBe(200);
-    const weakStale = await call(t, 'PUT', `/bookings/${booking.id}`, '/bookings/{booking_id}', { notes: 'no' }, { ifMatch: `W/"${booking.revision}"` });
+    const weakStale = await call(
+      t,
+      'PUT',
+      `/bookings/${booking.id}`,
+      '/bookings/{booking_id}',
+      { notes: 'no' },
+      { ifMatch: `W/"${booking.revision}"` },
+    );
     expect(weakStale.status).toBe(412);
     expect((await getBooking(t, booking.id)).body.booking.notes).toBe('bare');
   });

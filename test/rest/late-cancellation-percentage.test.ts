@@ -29,9 +29,14 @@ describe('late_cancellation_fee_percentage', () => {
     const svc = (await t.call('GET', '/services/svc_haircut')).body.service;
     expect(svc.policies.cancellation).toMatchObject({ late_cancellation_fee_percentage: 40 });
     expect(svc.policies.cancellation.late_cancellation_fee).toBeUndefined();
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(2),
+      end_date: day(2),
+    });
     const slot = q.body.slots[0];
-    const b = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER })).body.booking;
+    const b = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER })).body
+      .booking;
     t.clock.set(Date.parse(slot.start) - 10 * HOUR);
     const r = await t.call('POST', `/bookings/${b.id}/cancel`, {});
     // 40% of 65.00 USD.

@@ -20,13 +20,30 @@ afterEach(async () => {
   await t.close();
 });
 
-const admin = (method: string, path: string, body?: unknown) => t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null, idempotencyKey: randomUUID() });
-const paid = (amount: unknown) => ({ payment_result: { status: 'paid', transaction_id: `txn_${randomUUID().slice(0, 8)}`, amount_paid: amount, currency: 'USD' } });
+const admin = (method: string, path: string, body?: unknown) =>
+  t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null, idempotencyKey: randomUUID() });
+const paid = (amount: unknown) => ({
+  payment_result: {
+    status: 'paid',
+    transaction_id: `txn_${randomUUID().slice(0, 8)}`,
+    amount_paid: amount,
+    currency: 'USD',
+  },
+});
 
 /** A massage booking waiting for its payment (requires_action). */
 async function unpaidMassage(n: number): Promise<string> {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(n), end_date: day(n) });
-  const b = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER }, { idempotencyKey: randomUUID() });
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_massage_60',
+    start_date: day(n),
+    end_date: day(n),
+  });
+  const b = await t.call(
+    'POST',
+    '/bookings',
+    { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER },
+    { idempotencyKey: randomUUID() },
+  );
   expect(b.body.booking?.status, JSON.stringify(b.body)).toBe('requires_action');
   return b.body.booking.id;
 }
@@ -40,8 +57,14 @@ function expectRefused(r: { status: number; body: any }, field: string): void {
 describe('REST: an amount is an integer or a string of digits', () => {
   it('confirm-payment with amount_paid as a digit string confirms the booking, as the integer does', async () => {
     const id = await unpaidMassage(2);
-    const r = await t.call('POST', `/bookings/${id}/confirm-payment`, paid(String(MASSAGE_PRICE)), { idempotencyKey: randomUUID() });
-    expect([r.status, r.body.messages ?? [], r.body.booking?.status], JSON.stringify(r.body)).toEqual([200, [], 'confirmed']);
+    const r = await t.call('POST', `/bookings/${id}/confirm-payment`, paid(String(MASSAGE_PRICE)), {
+      idempotencyKey: randomUUID(),
+    });
+    expect([r.status, r.body.messages ?? [], r.body.booking?.status], JSON.stringify(r.body)).toEqual([
+      200,
+      [],
+      'confirmed',
+    ]);
     expect(r.body.booking.payment.amount_paid ?? MASSAGE_PRICE).toBe(MASSAGE_PRICE);
   });
 
@@ -53,7 +76,18 @@ describe('REST: an amount is an integer or a string of digits', () => {
 
   it('amount_paid that is not digits, a fraction, negative or past 2^53 - 1 is invalid_request naming payment_result.amount_paid, and nothing changes', async () => {
     const id = await unpaidMassage(4);
-    for (const bad of ['110.00', '11,000', 'eleven thousand', '', ' 11000', '1e4', '-11000', 110.5, '99999999999999999999', 2 ** 53]) {
+    for (const bad of [
+      '110.00',
+      '11,000',
+      'eleven thousand',
+      '',
+      ' 11000',
+      '1e4',
+      '-11000',
+      110.5,
+      '99999999999999999999',
+      2 ** 53,
+    ]) {
       const r = await t.call('POST', `/bookings/${id}/confirm-payment`, paid(bad), { idempotencyKey: randomUUID() });
       expectRefused(r, 'payment_result.amount_paid');
     }
@@ -63,20 +97,34 @@ describe('REST: an amount is an integer or a string of digits', () => {
   it("the business's refund takes a digit string; a word is refused naming amount", async () => {
     const id = await unpaidMassage(5);
     await t.call('POST', `/bookings/${id}/confirm-payment`, paid(MASSAGE_PRICE), { idempotencyKey: randomUUID() });
-    expectRefused(await admin('POST', `/admin/bookings/${id}/refund`, { amount: 'all of it', reason: 'goodwill' }), 'amount');
-    expectRefused(await admin('POST', `/admin/bookings/${id}/dispute/resolve`, { outcome: 'buyer', refund_amount: '10.00' }), 'refund_amount');
+    expectRefused(
+      await admin('POST', `/admin/bookings/${id}/refund`, { amount: 'all of it', reason: 'goodwill' }),
+      'amount',
+    );
+    expectRefused(
+      await admin('POST', `/admin/bookings/${id}/dispute/resolve`, { outcome: 'buyer', refund_amount: '10.00' }),
+      'refund_amount',
+    );
     const r = await admin('POST', `/admin/bookings/${id}/refund`, { amount: '1000', reason: 'goodwill' });
     expect([r.status, r.body.messages ?? []], JSON.stringify(r.body)).toEqual([200, []]);
     const events = await t.server.store.read((tx) => tx.outbox.recent(20));
-    expect(events.find((e) => e.event === 'booking.refund_issued' && e.order_key === id)?.payload).toMatchObject({ refund_amount: 1000 });
+    expect(events.find((e) => e.event === 'booking.refund_issued' && e.order_key === id)?.payload).toMatchObject({
+      refund_amount: 1000,
+    });
   });
 
   it('the catalog price filter takes digit strings as it takes integers', async () => {
-    const ids = async (price: unknown) => ((await t.call('POST', '/services/list', { filters: { price } })).body.services ?? []).map((s: any) => s.id).sort();
+    const ids = async (price: unknown) =>
+      ((await t.call('POST', '/services/list', { filters: { price } })).body.services ?? [])
+        .map((s: any) => s.id)
+        .sort();
     const asNumbers = await ids({ max: 5000 });
     expect(asNumbers.length).toBeGreaterThan(0);
     expect(await ids({ max: '5000' })).toEqual(asNumbers);
-    expectRefused(await t.call('POST', '/services/list', { filters: { price: { max: '50.00' } } }), 'filters.price.max');
+    expectRefused(
+      await t.call('POST', '/services/list', { filters: { price: { max: '50.00' } } }),
+      'filters.price.max',
+    );
   });
 
   it('a service the business adds may state its price, fees and fixed deposit as digit strings; they are stored and published as integers', async () => {
@@ -88,8 +136,14 @@ describe('REST: an amount is an integer or a string of digits', () => {
     const made = await admin('POST', '/admin/services', svc);
     expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
     const got = (await t.call('GET', '/services/svc_string_money', undefined, { profile: null })).body.service;
-    expect([got.pricing.amount, got.pricing.deposit.value, got.policies.cancellation.late_cancellation_fee]).toEqual([18000, 4500, 2500]);
-    const bad = await admin('POST', '/admin/services', { ...svc, id: 'svc_bad_money', pricing: { ...svc.pricing, amount: '180.00' } });
+    expect([got.pricing.amount, got.pricing.deposit.value, got.policies.cancellation.late_cancellation_fee]).toEqual([
+      18000, 4500, 2500,
+    ]);
+    const bad = await admin('POST', '/admin/services', {
+      ...svc,
+      id: 'svc_bad_money',
+      pricing: { ...svc.pricing, amount: '180.00' },
+    });
     expectRefused(bad, 'pricing.amount');
   });
 });
@@ -103,10 +157,18 @@ describe('MCP: the same amounts as digit strings', () => {
   it('usp_bookings_confirm_payment takes amount_paid as a digit string; a non-digit string is -32600 naming the member', async () => {
     conn = await connectMcp('v2', 'http', t.url);
     const id = await unpaidMassage(6);
-    const e = await conn.callError('usp_bookings_confirm_payment', { booking_id: id, ...paid('11000 USD'), ...meta(undefined, { idempotency_key: randomUUID() }) });
+    const e = await conn.callError('usp_bookings_confirm_payment', {
+      booking_id: id,
+      ...paid('11000 USD'),
+      ...meta(undefined, { idempotency_key: randomUUID() }),
+    });
     expect([e.code, e.data.code]).toEqual([-32600, 'invalid_request']);
     expect(e.data.errors.map((x: any) => x.field)).toContain('payment_result.amount_paid');
-    const r = await conn.call('usp_bookings_confirm_payment', { booking_id: id, ...paid(String(MASSAGE_PRICE)), ...meta(undefined, { idempotency_key: randomUUID() }) });
+    const r = await conn.call('usp_bookings_confirm_payment', {
+      booking_id: id,
+      ...paid(String(MASSAGE_PRICE)),
+      ...meta(undefined, { idempotency_key: randomUUID() }),
+    });
     expect([r.isError ?? false, r.structuredContent.booking.status]).toEqual([false, 'confirmed']);
   });
 });

@@ -25,8 +25,17 @@ afterAll(async () => {
 
 /** A booking of PLATFORM's, confirmed. */
 async function booked(n: number): Promise<string> {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(n), end_date: day(n) });
-  const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER }, { idempotencyKey: randomUUID() });
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_haircut',
+    start_date: day(n),
+    end_date: day(n),
+  });
+  const b = await t.call(
+    'POST',
+    '/bookings',
+    { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER },
+    { idempotencyKey: randomUUID() },
+  );
   expect(b.status, JSON.stringify(b.body)).toBe(201);
   return b.body.booking.id;
 }
@@ -44,7 +53,10 @@ function expectProblem(r: { status: number; body: any; headers: Headers }, code:
 describe('REST: an unknown id in the path is a 404 problem naming what is missing', () => {
   it('GET /services/{service_id} of an unknown service is 404 service-not-found, whatever the id looks like', async () => {
     for (const id of ['svc_nope', '12345', 'not a service'])
-      expectProblem(await t.call('GET', `/services/${encodeURIComponent(id)}`, undefined, { profile: null }), 'service_not_found');
+      expectProblem(
+        await t.call('GET', `/services/${encodeURIComponent(id)}`, undefined, { profile: null }),
+        'service_not_found',
+      );
   });
 
   it('every path-addressed booking operation on an unknown booking is 404 booking-not-found', async () => {
@@ -58,21 +70,36 @@ describe('REST: an unknown id in the path is a 404 problem naming what is missin
 
   it('confirm-payment of an unknown booking is 404 booking-not-found, no longer a booking_not_found outcome (spec-next 8.5.3)', async () => {
     const paid = { payment_result: { status: 'paid', transaction_id: 'txn_1', amount_paid: 7000, currency: 'USD' } };
-    expectProblem(await t.call('POST', '/bookings/bkg_nope/confirm-payment', paid, { idempotencyKey: randomUUID() }), 'booking_not_found');
+    expectProblem(
+      await t.call('POST', '/bookings/bkg_nope/confirm-payment', paid, { idempotencyKey: randomUUID() }),
+      'booking_not_found',
+    );
   });
 
   it("another platform's booking reads as not found (404), and is left as it was", async () => {
     const id = await booked(3);
     expectProblem(await t.call('GET', `/bookings/${id}`, undefined, { profile: OTHER_PLATFORM }), 'booking_not_found');
-    expectProblem(await t.call('POST', `/bookings/${id}/cancel`, {}, { profile: OTHER_PLATFORM, idempotencyKey: randomUUID() }), 'booking_not_found');
+    expectProblem(
+      await t.call('POST', `/bookings/${id}/cancel`, {}, { profile: OTHER_PLATFORM, idempotencyKey: randomUUID() }),
+      'booking_not_found',
+    );
     expect((await t.call('GET', `/bookings/${id}`)).body.booking.status).toBe('confirmed');
   });
 
   it('GET, DELETE, accept and decline of an unknown waitlist entry are 404 entry-not-found', async () => {
     expectProblem(await t.call('GET', '/waitlist/wle_nope'), 'entry_not_found');
-    expectProblem(await t.call('DELETE', '/waitlist/wle_nope', undefined, { idempotencyKey: randomUUID() }), 'entry_not_found');
-    expectProblem(await t.call('POST', '/waitlist/wle_nope/accept', { buyer: BUYER }, { idempotencyKey: randomUUID() }), 'entry_not_found');
-    expectProblem(await t.call('POST', '/waitlist/wle_nope/decline', {}, { idempotencyKey: randomUUID() }), 'entry_not_found');
+    expectProblem(
+      await t.call('DELETE', '/waitlist/wle_nope', undefined, { idempotencyKey: randomUUID() }),
+      'entry_not_found',
+    );
+    expectProblem(
+      await t.call('POST', '/waitlist/wle_nope/accept', { buyer: BUYER }, { idempotencyKey: randomUUID() }),
+      'entry_not_found',
+    );
+    expectProblem(
+      await t.call('POST', '/waitlist/wle_nope/decline', {}, { idempotencyKey: randomUUID() }),
+      'entry_not_found',
+    );
   });
 
   it('the served OpenAPI documents the 404 problem on every path-addressed route, and not on one without an id in its path', async () => {
@@ -83,7 +110,10 @@ describe('REST: an unknown id in the path is a 404 problem naming what is missin
       ['/waitlist/{entry_id}', 'get'],
       ['/services/{service_id}', 'get'],
     ]) {
-      expect(doc.paths[path][method].responses['404']?.content?.['application/problem+json'], `${method} ${path}`).toBeDefined();
+      expect(
+        doc.paths[path][method].responses['404']?.content?.['application/problem+json'],
+        `${method} ${path}`,
+      ).toBeDefined();
     }
     expect(doc.paths['/services/list'].post.responses['404']).toBeUndefined();
   });
@@ -105,7 +135,10 @@ describe('MCP: the same condition is JSON-RPC -32602 with data.code naming what 
     for (const [tool, args] of [
       ['usp_bookings_get', {}],
       ['usp_bookings_cancel', {}],
-      ['usp_bookings_confirm_payment', { payment_result: { status: 'paid', transaction_id: 'txn_1', amount_paid: 7000, currency: 'USD' } }],
+      [
+        'usp_bookings_confirm_payment',
+        { payment_result: { status: 'paid', transaction_id: 'txn_1', amount_paid: 7000, currency: 'USD' } },
+      ],
     ] as const) {
       const e = await conn.callError(tool, { booking_id: 'bkg_nope', ...args, ...meta() });
       expect([tool, e.code, e.data.code]).toEqual([tool, -32602, 'booking_not_found']);

@@ -23,11 +23,20 @@ let invariantChecks = 0;
 function checkActionInvariant(b: any): void {
   if (!b) return;
   const pending = (b.actions ?? []).filter((a: any) => a.status === 'pending').length;
-  expect(b.status === 'requires_action', `booking ${b.id} status ${b.status} with ${pending} pending action(s)`).toBe(pending > 0);
+  expect(b.status === 'requires_action', `booking ${b.id} status ${b.status} with ${pending} pending action(s)`).toBe(
+    pending > 0,
+  );
   invariantChecks++;
 }
 
-async function call(t: TestServer, method: string, path: string, template: string, body?: unknown, opts: Parameters<TestServer['call']>[3] = {}): Promise<Res> {
+async function call(
+  t: TestServer,
+  method: string,
+  path: string,
+  template: string,
+  body?: unknown,
+  opts: Parameters<TestServer['call']>[3] = {},
+): Promise<Res> {
   const r = await t.call(method, path, body, opts);
   conform(method, template, r);
   checkActionInvariant(r.body?.booking);
@@ -35,14 +44,23 @@ async function call(t: TestServer, method: string, path: string, template: strin
 }
 
 async function firstSlot(t: TestServer, serviceId: string, date: string): Promise<any> {
-  const r = await call(t, 'POST', '/availability/query', '/availability/query', { service_id: serviceId, start_date: date, end_date: date });
+  const r = await call(t, 'POST', '/availability/query', '/availability/query', {
+    service_id: serviceId,
+    start_date: date,
+    end_date: date,
+  });
   expect(r.status).toBe(200);
   expect(r.body.slots.length).toBeGreaterThan(0);
   return r.body.slots[0];
 }
 
 async function slotIds(t: TestServer, serviceId: string, date: string): Promise<Set<string>> {
-  const r = await call(t, 'POST', '/availability/query', '/availability/query', { service_id: serviceId, start_date: date, end_date: date, limit: 500 });
+  const r = await call(t, 'POST', '/availability/query', '/availability/query', {
+    service_id: serviceId,
+    start_date: date,
+    end_date: date,
+    limit: 500,
+  });
   return new Set(r.body.slots.map((s: any) => s.id));
 }
 
@@ -55,7 +73,9 @@ async function bookOk(t: TestServer, serviceId: string, date: string): Promise<{
 
 const getBooking = (t: TestServer, id: string) => call(t, 'GET', `/bookings/${id}`, '/bookings/{booking_id}');
 const confirmPayment = (t: TestServer, id: string, result: Record<string, unknown>) =>
-  call(t, 'POST', `/bookings/${id}/confirm-payment`, '/bookings/{booking_id}/confirm-payment', { payment_result: result });
+  call(t, 'POST', `/bookings/${id}/confirm-payment`, '/bookings/{booking_id}/confirm-payment', {
+    payment_result: result,
+  });
 
 function errorCodes(body: any): string[] {
   return (body?.messages ?? []).filter((m: any) => m.type === 'error').map((m: any) => m.code);
@@ -65,7 +85,13 @@ const MASSAGE_PRICE = 11000;
 const BRIDAL_PRICE = 18000;
 const BRIDAL_DEPOSIT = 4500; // 25 %
 
-const paid = (amount: number, status = 'paid') => ({ status, transaction_id: 'txn_test_1', amount_paid: amount, currency: 'USD', provider: 'test' });
+const paid = (amount: number, status = 'paid') => ({
+  status,
+  transaction_id: 'txn_test_1',
+  amount_paid: amount,
+  currency: 'USD',
+  provider: 'test',
+});
 
 let t: TestServer;
 beforeEach(async () => {
@@ -96,11 +122,19 @@ describe('a service paid at booking waits in requires_action with one payment ac
     expect(ctx.amount_due).toBe(MASSAGE_PRICE);
     expect(ctx.currency).toBe('USD');
     expect(ctx.line_items.length).toBeGreaterThan(0);
-    expect(ctx.line_items.reduce((sum: number, li: any) => sum + li.amount * (li.quantity ?? 1), 0)).toBe(MASSAGE_PRICE);
+    expect(ctx.line_items.reduce((sum: number, li: any) => sum + li.amount * (li.quantity ?? 1), 0)).toBe(
+      MASSAGE_PRICE,
+    );
     expect(ctx.metadata.booking_id).toBe(booking.id);
     expect(ctx.metadata.service_id).toBe('svc_massage_60');
 
-    expect(booking.payment).toMatchObject({ status: 'pending', timing: 'at_booking', amount: MASSAGE_PRICE, amount_due: MASSAGE_PRICE, currency: 'USD' });
+    expect(booking.payment).toMatchObject({
+      status: 'pending',
+      timing: 'at_booking',
+      amount: MASSAGE_PRICE,
+      amount_due: MASSAGE_PRICE,
+      currency: 'USD',
+    });
     expect((await slotIds(t, 'svc_massage_60', day(2))).has(slot.id)).toBe(false);
   });
 
@@ -143,7 +177,12 @@ describe('confirm-payment validates the amount, then confirms the booking', () =
     const b = r.body.booking;
     expect(b.status).toBe('confirmed');
     expect(b.expires_at).toBeUndefined();
-    expect(b.payment).toMatchObject({ status: 'paid', amount_due: 0, amount: MASSAGE_PRICE, transaction_id: 'txn_test_1' });
+    expect(b.payment).toMatchObject({
+      status: 'paid',
+      amount_due: 0,
+      amount: MASSAGE_PRICE,
+      transaction_id: 'txn_test_1',
+    });
     expect(b.actions.map((a: any) => a.status)).toEqual(['completed']);
     expect(b.revision).not.toBe(booking.revision);
 
@@ -152,7 +191,11 @@ describe('confirm-payment validates the amount, then confirms the booking', () =
     expect(stored?.priv.amount_paid).toBe(MASSAGE_PRICE);
 
     const again = await confirmPayment(t, booking.id, paid(MASSAGE_PRICE));
-    expect([again.status, again.body.messages?.map((m: any) => m.code), again.body.booking?.status]).toEqual([200, ['invalid_transition'], 'confirmed']);
+    expect([again.status, again.body.messages?.map((m: any) => m.code), again.body.booking?.status]).toEqual([
+      200,
+      ['invalid_transition'],
+      'confirmed',
+    ]);
     expect(stored?.booking.revision).toBe(b.revision);
     const after = await t.server.store.read((tx) => tx.bookings.get(booking.id));
     expect(after?.priv.amount_paid).toBe(MASSAGE_PRICE);
@@ -285,7 +328,11 @@ describe('a service paid at the service is confirmed at once with nothing to pay
     }
     // Nothing to pay: confirm-payment is not permitted from confirmed (spec-next 5.1.1).
     const again = await confirmPayment(t, booking.id, paid(6500));
-    expect([again.status, again.body.messages?.map((m: any) => m.code), again.body.booking?.status]).toEqual([200, ['invalid_transition'], 'confirmed']);
+    expect([again.status, again.body.messages?.map((m: any) => m.code), again.body.booking?.status]).toEqual([
+      200,
+      ['invalid_transition'],
+      'confirmed',
+    ]);
   });
 });
 

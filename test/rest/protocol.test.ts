@@ -24,8 +24,10 @@ function expectProblem(res: Res, status: number) {
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(typeof res.body).toBe('object');
   // Plain HTTP conditions are RFC 9457 about:blank (spec-next 9.1, 9.4.3); the rest carry a USP type.
-  if (status === 405) expect([res.body.type, res.body.title, res.body.code]).toEqual(['about:blank', 'Method Not Allowed', undefined]);
-  else if (status === 404) expect([res.body.type, res.body.title, res.body.code]).toEqual(['about:blank', 'Not Found', undefined]);
+  if (status === 405)
+    expect([res.body.type, res.body.title, res.body.code]).toEqual(['about:blank', 'Method Not Allowed', undefined]);
+  else if (status === 404)
+    expect([res.body.type, res.body.title, res.body.code]).toEqual(['about:blank', 'Not Found', undefined]);
   else expect(res.body.type.startsWith(ERRORS)).toBe(true);
   expect(res.body.status).toBe(status);
   expect(typeof res.body.title).toBe('string');
@@ -34,7 +36,12 @@ function expectProblem(res: Res, status: number) {
 }
 
 async function firstSlot(serviceId: string, n = 1): Promise<string> {
-  const res = await t.call('POST', '/availability/query', { service_id: serviceId, start_date: day(n), end_date: day(n), limit: 1 }, { profile: null });
+  const res = await t.call(
+    'POST',
+    '/availability/query',
+    { service_id: serviceId, start_date: day(n), end_date: day(n), limit: 1 },
+    { profile: null },
+  );
   return res.body.slots[0].id;
 }
 
@@ -60,11 +67,20 @@ describe('discovery: the business profile at /.well-known/usp (§8.2)', () => {
     expect(rest.schema.startsWith('https://usp-protocol.dev/')).toBe(true);
     expect(rest.spec.startsWith('https://usp-protocol.dev/')).toBe(true);
     const caps = body.usp.capabilities;
-    for (const key of ['dev.usp-protocol.services.catalog', 'dev.usp-protocol.services.availability', 'dev.usp-protocol.services.bookings', 'dev.usp-protocol.services.waitlist']) {
+    for (const key of [
+      'dev.usp-protocol.services.catalog',
+      'dev.usp-protocol.services.availability',
+      'dev.usp-protocol.services.bookings',
+      'dev.usp-protocol.services.waitlist',
+    ]) {
       expect(caps[key]?.[0]?.version).toBe(body.usp.version);
     }
     expect(caps['dev.usp-protocol.services.availability'][0].holds).toBe(true);
-    expect(body.usp.business).toMatchObject({ name: 'Maple & Pine Salon and Studio', timezone: 'America/New_York', currency: 'USD' });
+    expect(body.usp.business).toMatchObject({
+      name: 'Maple & Pine Salon and Studio',
+      timezone: 'America/New_York',
+      currency: 'USD',
+    });
     expect(body.authorization.privileged_operations_require_authentication).toBe(false);
     expect(body.authorization.accepted_mechanisms.length).toBeGreaterThan(0);
   });
@@ -82,12 +98,16 @@ describe('our extensions are advertised in our own namespace (spec 2.5, 11)', ()
         extends: 'dev.usp-protocol.services.bookings',
       },
     ]);
-    for (const key of Object.keys(caps)) expect(key.startsWith('dev.usp-protocol.services.') || key.startsWith('dev.usp-server.'), key).toBe(true);
+    for (const key of Object.keys(caps))
+      expect(key.startsWith('dev.usp-protocol.services.') || key.startsWith('dev.usp-server.'), key).toBe(true);
   });
 
   it('/openapi.json has GET /ext/usp-server/bookings, and GET /bookings only as deprecated', async () => {
     const { body } = await t.call('GET', '/openapi.json', undefined, { profile: null });
-    expect(body.paths['/ext/usp-server/bookings'].get).toMatchObject({ operationId: 'list_buyer_bookings', 'x-mcp-tool': 'uspserver_bookings_list' });
+    expect(body.paths['/ext/usp-server/bookings'].get).toMatchObject({
+      operationId: 'list_buyer_bookings',
+      'x-mcp-tool': 'uspserver_bookings_list',
+    });
     expect(body.paths['/ext/usp-server/bookings'].get.deprecated).toBeUndefined();
     expect(body.paths['/bookings'].get).toMatchObject({ deprecated: true });
     expect(body.paths['/bookings'].post.deprecated).toBeUndefined();
@@ -115,7 +135,12 @@ describe('headers and envelope on every response (§8.3, §10 infrastructure)', 
       await t.call('POST', '/services/list', {}, { profile: null }),
       await t.call('GET', '/services/svc_haircut', undefined, { profile: null }),
       await t.call('GET', '/services/feed', undefined, { profile: null }),
-      await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) }, { profile: null }),
+      await t.call(
+        'POST',
+        '/availability/query',
+        { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) },
+        { profile: null },
+      ),
       await t.call('POST', '/waitlist/list', {}),
     ];
     for (const res of calls) {
@@ -146,7 +171,11 @@ describe('headers and envelope on every response (§8.3, §10 infrastructure)', 
     const id = 'corr-7f9d0c2e-1234';
     const ok = await t.call('POST', '/services/list', {}, { profile: null, headers: { 'USP-Correlation-Id': id } });
     expect(ok.headers.get('usp-correlation-id')).toBe(id);
-    const bad = await t.call('POST', '/services/list', undefined, { profile: null, rawBody: '[', headers: { 'USP-Correlation-Id': id } });
+    const bad = await t.call('POST', '/services/list', undefined, {
+      profile: null,
+      rawBody: '[',
+      headers: { 'USP-Correlation-Id': id },
+    });
     expect(bad.headers.get('usp-correlation-id')).toBe(id);
   });
 });
@@ -166,9 +195,22 @@ interface BadCase {
 
 const BAD_INPUT: BadCase[] = [
   { name: 'malformed JSON', method: 'POST', path: '/services/list', rawBody: '{"query": "hair', status: 400 },
-  { name: 'body is an array', method: 'POST', path: '/availability/query', rawBody: '[{"service_id":"svc_haircut"}]', status: 400 },
+  {
+    name: 'body is an array',
+    method: 'POST',
+    path: '/availability/query',
+    rawBody: '[{"service_id":"svc_haircut"}]',
+    status: 400,
+  },
   { name: 'body is a JSON string', method: 'POST', path: '/services/list', rawBody: '"hello"', status: 400 },
-  { name: 'wrong type (query is a number)', method: 'POST', path: '/services/list', body: { query: 42 }, status: 400, field: 'query' },
+  {
+    name: 'wrong type (query is a number)',
+    method: 'POST',
+    path: '/services/list',
+    body: { query: 42 },
+    status: 400,
+    field: 'query',
+  },
   {
     name: 'wrong type (party_size is a string)',
     method: 'POST',
@@ -209,10 +251,37 @@ const BAD_INPUT: BadCase[] = [
     status: 400,
     field: 'start_date',
   },
-  { name: 'huge string over its limit', method: 'POST', path: '/services/list', body: { query: 'x'.repeat(5000) }, status: 400, field: 'query' },
-  { name: 'huge id over its limit', method: 'GET', path: `/services/${'s'.repeat(600)}`, status: 400, field: 'service_id' },
-  { name: 'unknown enum value for waitlist status', method: 'POST', path: '/waitlist/list', body: { status: 'sleeping' }, status: 400, field: 'status' },
-  { name: 'pagination limit out of range', method: 'POST', path: '/services/list', body: { pagination: { limit: 0 } }, status: 400, field: 'pagination.limit' },
+  {
+    name: 'huge string over its limit',
+    method: 'POST',
+    path: '/services/list',
+    body: { query: 'x'.repeat(5000) },
+    status: 400,
+    field: 'query',
+  },
+  {
+    name: 'huge id over its limit',
+    method: 'GET',
+    path: `/services/${'s'.repeat(600)}`,
+    status: 400,
+    field: 'service_id',
+  },
+  {
+    name: 'unknown enum value for waitlist status',
+    method: 'POST',
+    path: '/waitlist/list',
+    body: { status: 'sleeping' },
+    status: 400,
+    field: 'status',
+  },
+  {
+    name: 'pagination limit out of range',
+    method: 'POST',
+    path: '/services/list',
+    body: { pagination: { limit: 0 } },
+    status: 400,
+    field: 'pagination.limit',
+  },
   {
     name: 'wrong content-type',
     method: 'POST',
@@ -264,7 +333,10 @@ describe('bad input is always a problem document (a USP error type, or about:bla
     if (c.status === 400) expect(res.body.type).toBe(`${ERRORS}invalid-request`);
     if (c.field) {
       const fields = (res.body.errors ?? []).map((e: { field: string }) => e.field);
-      expect(fields.includes(c.field) || String(res.body.detail).includes(c.field), `field ${c.field} in ${JSON.stringify(res.body)}`).toBe(true);
+      expect(
+        fields.includes(c.field) || String(res.body.detail).includes(c.field),
+        `field ${c.field} in ${JSON.stringify(res.body)}`,
+      ).toBe(true);
     }
     c.headerCheck?.(res.headers);
   });
@@ -316,7 +388,12 @@ describe('identity headers (§8.3, §9.1, D7)', () => {
 
   it('a privileged call without USP-Agent is 400 naming profile', async () => {
     const slot = await firstSlot('svc_haircut');
-    const res = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot }, { profile: null });
+    const res = await t.call(
+      'POST',
+      '/availability/holds',
+      { service_id: 'svc_haircut', slot_id: slot },
+      { profile: null },
+    );
     expectProblem(res, 400);
     expect(res.body.type).toBe(`${ERRORS}invalid-request`);
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain('profile');

@@ -18,7 +18,12 @@ const profile = (tag: string, i: number) => `https://p${i}.example/profile.json?
 const buyer = (i: number) => ({ first_name: `Buyer${i}`, last_name: 'Racer', email: `buyer${i}@example.com` });
 
 async function slots(serviceId: string, date: string): Promise<Slot[]> {
-  const res = await t.call('POST', '/availability/query', { service_id: serviceId, start_date: date, end_date: date, limit: 500 }, { profile: null });
+  const res = await t.call(
+    'POST',
+    '/availability/query',
+    { service_id: serviceId, start_date: date, end_date: date, limit: 500 },
+    { profile: null },
+  );
   expect(res.status).toBe(200);
   return res.body.slots;
 }
@@ -37,7 +42,12 @@ describe('one active hold per appointment slot, however many platforms race (§4
     const [slot] = await slots('svc_haircut', day(2));
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile: `https://p${i}.example/profile.json` }),
+        t.call(
+          'POST',
+          '/availability/holds',
+          { service_id: 'svc_haircut', slot_id: slot.id },
+          { profile: `https://p${i}.example/profile.json` },
+        ),
       ),
     );
     expect(tally(results)).toEqual({ '201': 1, '200:slot_unavailable': 29 });
@@ -51,14 +61,24 @@ describe('one active hold per appointment slot, however many platforms race (§4
     const winnerIndex = results.findIndex((r) => r.status === 201);
     const winner = `https://p${winnerIndex}.example/profile.json`;
     const holdId = results[winnerIndex].body.hold.id;
-    const bk = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, hold_id: holdId, buyer: buyer(0) }, { profile: winner });
+    const bk = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_haircut', slot_id: slot.id, hold_id: holdId, buyer: buyer(0) },
+      { profile: winner },
+    );
     expect(bk.status).toBe(201);
     const got = await t.call('GET', `/bookings/${bk.body.booking.id}`, undefined, { profile: winner });
     expect(got.status).toBe(200);
     expect(got.body.booking).toMatchObject({ status: 'confirmed', slot: { id: slot.id } });
     // A loser cannot book the slot either.
     const loser = `https://p${(winnerIndex + 1) % 30}.example/profile.json`;
-    const late = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: buyer(1) }, { profile: loser });
+    const late = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_haircut', slot_id: slot.id, buyer: buyer(1) },
+      { profile: loser },
+    );
     expect(late.status).toBe(200);
     expect(late.body.messages[0].code).toBe('slot_unavailable');
   });
@@ -68,7 +88,14 @@ describe('bookings without a hold re-validate availability atomically (§5.3.1)'
   it('30 concurrent bookings of one appointment slot: exactly one booking exists afterwards', async () => {
     const [slot] = await slots('svc_massage_60', day(3));
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: slot.id, buyer: buyer(i) }, { profile: profile('bk', i) })),
+      Array.from({ length: 30 }, (_, i) =>
+        t.call(
+          'POST',
+          '/bookings',
+          { service_id: 'svc_massage_60', slot_id: slot.id, buyer: buyer(i) },
+          { profile: profile('bk', i) },
+        ),
+      ),
     );
     expect(tally(results)).toEqual({ '201': 1, '200:slot_unavailable': 29 });
 
@@ -94,7 +121,12 @@ describe('bookings without a hold re-validate availability atomically (§5.3.1)'
     expect(slot.capacity).toEqual({ total: 12, remaining: 12, held: 0 });
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: slot.id, party_size: 1, buyer: buyer(i) }, { profile: profile('yoga', i) }),
+        t.call(
+          'POST',
+          '/bookings',
+          { service_id: 'svc_yoga_class', slot_id: slot.id, party_size: 1, buyer: buyer(i) },
+          { profile: profile('yoga', i) },
+        ),
       ),
     );
     const won = results.map((r, i) => ({ r, i })).filter(({ r }) => r.status === 201);
@@ -118,7 +150,12 @@ describe('bookings without a hold re-validate availability atomically (§5.3.1)'
     const after = (await slots('svc_yoga_class', day(4))).find((s) => s.id === slot.id);
     expect(after).toBeDefined();
     expect(after!.capacity).toEqual({ total: 12, remaining: 0, held: 0 });
-    const more = await t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(99) }, { profile: profile('yoga', 99) });
+    const more = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(99) },
+      { profile: profile('yoga', 99) },
+    );
     expect(more.status).toBe(200);
     expect(more.body.messages[0].code).toBe('capacity_exceeded');
   });
@@ -127,8 +164,22 @@ describe('bookings without a hold re-validate availability atomically (§5.3.1)'
     const [slot] = await slots('svc_yoga_class', day(5));
     const calls: Array<Promise<Res>> = [];
     for (let i = 0; i < 10; i++) {
-      calls.push(t.call('POST', '/availability/holds', { service_id: 'svc_yoga_class', slot_id: slot.id, spots: 2 }, { profile: profile('mix-h', i) }));
-      calls.push(t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(i) }, { profile: profile('mix-b', i) }));
+      calls.push(
+        t.call(
+          'POST',
+          '/availability/holds',
+          { service_id: 'svc_yoga_class', slot_id: slot.id, spots: 2 },
+          { profile: profile('mix-h', i) },
+        ),
+      );
+      calls.push(
+        t.call(
+          'POST',
+          '/bookings',
+          { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: buyer(i) },
+          { profile: profile('mix-b', i) },
+        ),
+      );
     }
     const results = await Promise.all(calls);
     let taken = 0;

@@ -34,7 +34,10 @@ async function stringified<T>(fn: () => Promise<T>): Promise<{ result: T; chars:
 }
 
 test.each([
-  ['POST /availability/query', () => t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) })],
+  [
+    'POST /availability/query',
+    () => t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) }),
+  ],
   ['GET /services/{id}', () => t.call('GET', '/services/svc_haircut')],
 ])('%s: the second identical answer reuses the text of what it shares', async (_name, ask) => {
   const first = await ask();
@@ -54,7 +57,13 @@ test('the text is JSON.stringify’s, member order and left-out members included
   const { deepFreeze } = await import('../../src/domain/index.js');
   const shared = deepFreeze({ b: 1, a: [1, 'x', null, { z: true }], u: undefined, d: 'é"\\' });
   const values: unknown[] = [
-    { x: shared, y: [shared, undefined, () => 1], when: new Date(0), n: null, nested: { deep: { deeper: { deepest: [shared] } } } },
+    {
+      x: shared,
+      y: [shared, undefined, () => 1],
+      when: new Date(0),
+      n: null,
+      nested: { deep: { deeper: { deepest: [shared] } } },
+    },
     shared,
     [1, 2],
     'text',

@@ -19,7 +19,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function slots(server: TestServer, serviceId: string, date: string): Promise<Slot[]> {
-  const res = await server.call('POST', '/availability/query', { service_id: serviceId, start_date: date, end_date: date, limit: 500 }, { profile: null });
+  const res = await server.call(
+    'POST',
+    '/availability/query',
+    { service_id: serviceId, start_date: date, end_date: date, limit: 500 },
+    { profile: null },
+  );
   expect(res.status).toBe(200);
   return res.body.slots;
 }
@@ -62,14 +67,22 @@ describe('an id never comes to mean another slot when the business edits its fil
     const reordered: BusinessDef = {
       ...def,
       resources: [...def.resources].reverse(),
-      services: [...def.services].reverse().map((s) => ({ ...s, requirements: s.requirements.map((r) => ({ ...r, resource_ids: [...r.resource_ids].reverse() })) })),
+      services: [...def.services].reverse().map((s) => ({
+        ...s,
+        requirements: s.requirements.map((r) => ({ ...r, resource_ids: [...r.resource_ids].reverse() })),
+      })),
     };
     await withBusiness(reordered, async (other) => {
       const after = new Map((await slots(other, 'svc_massage_60', day(4))).map((s) => [s.id, s] as const));
       expect(after.size).toBe(before.length);
       for (const s of before) expect(resourceIds(after.get(s.id)!)).toEqual(resourceIds(s));
       const slot = before.find((s) => resourceIds(s).join() === 'res_therapist_eli,res_room_treatment_2')!;
-      const b = await other.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER }, { profile: platform() });
+      const b = await other.call(
+        'POST',
+        '/bookings',
+        { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER },
+        { profile: platform() },
+      );
       expect(b.status).toBe(201);
       expect(resourceIds(b.body.booking)).toEqual(['res_therapist_eli', 'res_room_treatment_2']);
     });
@@ -80,23 +93,44 @@ describe('an id never comes to mean another slot when the business edits its fil
     const def = demoBusiness();
     const withoutBen: BusinessDef = {
       ...def,
-      services: def.services.map((s) => (s.id === 'svc_haircut' ? { ...s, requirements: [{ ...s.requirements[0], resource_ids: ['res_stylist_ava', 'res_stylist_carla'] }] } : s)),
+      services: def.services.map((s) =>
+        s.id === 'svc_haircut'
+          ? { ...s, requirements: [{ ...s.requirements[0], resource_ids: ['res_stylist_ava', 'res_stylist_carla'] }] }
+          : s,
+      ),
     };
     await withBusiness(withoutBen, async (other) => {
-      const h = await other.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: ben.id }, { profile: platform() });
+      const h = await other.call(
+        'POST',
+        '/availability/holds',
+        { service_id: 'svc_haircut', slot_id: ben.id },
+        { profile: platform() },
+      );
       expect(h.status).toBe(200);
       expect(h.body.messages[0].code).toBe('slot_unavailable');
-      const b = await other.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: ben.id, buyer: BUYER }, { profile: platform() });
+      const b = await other.call(
+        'POST',
+        '/bookings',
+        { service_id: 'svc_haircut', slot_id: ben.id, buyer: BUYER },
+        { profile: platform() },
+      );
       expect(b.status).toBe(200);
       expect(b.body.messages[0].code).toBe('slot_unavailable');
-      const claims = await other.server.store.read((tx) => tx.claims.active(['res_stylist_ben'], 0, Number.MAX_SAFE_INTEGER, 0));
+      const claims = await other.server.store.read((tx) =>
+        tx.claims.active(['res_stylist_ben'], 0, Number.MAX_SAFE_INTEGER, 0),
+      );
       expect(claims).toEqual([]);
     });
   });
 
   it('a slot id of another service answers validation_error on booking and takes nothing', async () => {
     const [slot] = await slots(t, 'svc_haircut', day(6));
-    const b = await t.call('POST', '/bookings', { service_id: 'svc_color_consult', slot_id: slot.id, buyer: BUYER }, { profile: platform() });
+    const b = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_color_consult', slot_id: slot.id, buyer: BUYER },
+      { profile: platform() },
+    );
     expect(b.status).toBe(200);
     expect(b.body.messages[0]).toMatchObject({ code: 'validation_error', path: '$.slot_id' });
     expect((await slots(t, 'svc_haircut', day(6))).map((s) => s.id)).toContain(slot.id);
@@ -112,7 +146,12 @@ describe('long-form ids issued before short ones keep working', () => {
     const h = await t.call('POST', '/availability/holds', { service_id: 'svc_massage_60', slot_id: long }, { profile });
     expect(h.status).toBe(201);
     expect(h.body.hold.slot_id).toBe(slot.id);
-    const b = await t.call('POST', '/bookings', { service_id: 'svc_massage_60', slot_id: long, hold_id: h.body.hold.id, buyer: BUYER }, { profile });
+    const b = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_massage_60', slot_id: long, hold_id: h.body.hold.id, buyer: BUYER },
+      { profile },
+    );
     expect(b.status).toBe(201);
     expect(resourceIds(b.body.booking)).toEqual(resourceIds(slot));
     expect((await slots(t, 'svc_massage_60', day(7))).map((s) => s.id)).not.toContain(slot.id);
@@ -123,16 +162,31 @@ describe('long-form ids issued before short ones keep working', () => {
     const profile = platform();
     const h = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot.id }, { profile });
     expect(h.status).toBe(201);
-    const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: longId('svc_haircut', slot), hold_id: h.body.hold.id, buyer: BUYER }, { profile });
+    const b = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_haircut', slot_id: longId('svc_haircut', slot), hold_id: h.body.hold.id, buyer: BUYER },
+      { profile },
+    );
     expect(b.status).toBe(201);
   });
 
   it('a hold on one slot still refuses a booking of another slot passed in long form', async () => {
     const [first, second] = await slots(t, 'svc_haircut', day(9));
     const profile = platform();
-    const h = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: first.id }, { profile });
+    const h = await t.call(
+      'POST',
+      '/availability/holds',
+      { service_id: 'svc_haircut', slot_id: first.id },
+      { profile },
+    );
     expect(h.status).toBe(201);
-    const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: longId('svc_haircut', second), hold_id: h.body.hold.id, buyer: BUYER }, { profile });
+    const b = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_haircut', slot_id: longId('svc_haircut', second), hold_id: h.body.hold.id, buyer: BUYER },
+      { profile },
+    );
     expect(b.status).toBe(200);
     expect(b.body.messages[0]).toMatchObject({ code: 'validation_error', path: '$.slot_id' });
   });
@@ -142,11 +196,26 @@ describe('a waitlist entry that names a slot by its long-form id is offered that
   it('joining a full class with the long-form id, then a place frees: the entry is offered the slot, under its short id', async () => {
     const [slot] = await slots(t, 'svc_yoga_class', day(2));
     const profile = platform();
-    const group = await t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: BUYER, party_size: 11 }, { profile });
-    const single = await t.call('POST', '/bookings', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: BUYER }, { profile });
+    const group = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: BUYER, party_size: 11 },
+      { profile },
+    );
+    const single = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: BUYER },
+      { profile },
+    );
     expect([group.status, single.status]).toEqual([201, 201]);
     const long = longId('svc_yoga_class', slot);
-    const joined = await t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: long, buyer: BUYER }, { profile });
+    const joined = await t.call(
+      'POST',
+      '/waitlist',
+      { service_id: 'svc_yoga_class', slot_id: long, buyer: BUYER },
+      { profile },
+    );
     expect(joined.status).toBe(201);
     expect(joined.body.entry.slot_id).toBe(long);
     const cancel = await t.call('POST', `/bookings/${single.body.booking.id}/cancel`, {}, { profile });
@@ -157,7 +226,12 @@ describe('a waitlist entry that names a slot by its long-form id is offered that
 
   it('joining with a slot id of another service is a validation_error and stores nothing', async () => {
     const [haircut] = await slots(t, 'svc_haircut', day(2));
-    const r = await t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: haircut.id, buyer: BUYER }, { profile: platform() });
+    const r = await t.call(
+      'POST',
+      '/waitlist',
+      { service_id: 'svc_yoga_class', slot_id: haircut.id, buyer: BUYER },
+      { profile: platform() },
+    );
     expect(r.status).toBe(200);
     expect(r.body.messages[0]).toMatchObject({ code: 'validation_error', path: '$.slot_id' });
     expect(r.body.entry).toBeUndefined();

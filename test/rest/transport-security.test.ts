@@ -31,7 +31,14 @@ describe('HTTPS and plaintext', () => {
 
   it('serves HTTPS directly with a certificate and key, and the profile names https endpoints', async () => {
     const tls = selfSigned();
-    server = await createUspServer({ business: demoBusiness({ public_url: 'https://127.0.0.1:8443' }), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, tls });
+    server = await createUspServer({
+      business: demoBusiness({ public_url: 'https://127.0.0.1:8443' }),
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+      tls,
+    });
     const url = await server.listen(0, '127.0.0.1');
     expect(url.startsWith('https://')).toBe(true);
     const res = await httpsGet(`${url}/.well-known/usp`, tls.cert);
@@ -40,17 +47,38 @@ describe('HTTPS and plaintext', () => {
   });
 
   it('refuses to serve plain HTTP on a non-loopback address without TLS or a trusted proxy', async () => {
-    server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0 });
+    server = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+    });
     await expect(server.listen(0, '0.0.0.0')).rejects.toThrow(/plain HTTP/);
   });
 
   it('behind --trust-proxy, a request the proxy did not mark https is refused', async () => {
-    server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, trustProxy: true });
+    server = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+      trustProxy: true,
+    });
     const url = await server.listen(0, '127.0.0.1');
-    const plain = await fetch(`${url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const plain = await fetch(`${url}/services/list`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect(plain.status).toBe(400);
     expect(((await plain.json()) as any).code).toBe('https_required');
-    const proxied = await fetch(`${url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Forwarded-Proto': 'https' }, body: '{}' });
+    const proxied = await fetch(`${url}/services/list`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Forwarded-Proto': 'https' },
+      body: '{}',
+    });
     expect(proxied.status).toBe(200);
   });
 });
@@ -68,7 +96,11 @@ describe('the MCP endpoints refuse foreign Host and Origin headers (DNS rebindin
 
   it('a page on another origin cannot open a session', async () => {
     t = await startTestServer();
-    const res = await fetch(`${t.url}/mcp`, { method: 'POST', headers: { ...headers, Origin: 'http://evil.example' }, body: init });
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, Origin: 'http://evil.example' },
+      body: init,
+    });
     expect(res.status).toBe(403);
   });
 
@@ -77,10 +109,19 @@ describe('the MCP endpoints refuse foreign Host and Origin headers (DNS rebindin
     const port = new URL(t.url).port;
     const { request: httpRequest } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { ...headers, Host: `evil.example:${port}` } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { ...headers, Host: `evil.example:${port}` },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(init);
     });
@@ -103,7 +144,14 @@ describe('CORS on the MCP endpoints: browser clients from an allowed origin (--a
     server = undefined;
   });
   const start = async () => {
-    server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, allowedOrigins: [ALLOWED] });
+    server = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+      allowedOrigins: [ALLOWED],
+    });
     url = await server.listen(0, '127.0.0.1');
   };
   const init = JSON.stringify({
@@ -115,26 +163,36 @@ describe('CORS on the MCP endpoints: browser clients from an allowed origin (--a
   const preflight = (path: string, origin: string, method = 'POST') =>
     fetch(`${url}${path}`, {
       method: 'OPTIONS',
-      headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': 'content-type, mcp-session-id, mcp-protocol-version, authorization' },
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': method,
+        'Access-Control-Request-Headers': 'content-type, mcp-session-id, mcp-protocol-version, authorization',
+      },
     });
 
-  it.each(['/mcp', '/sse', '/messages'])('a preflight to %s from an allowed origin is answered 204 with that origin, the methods and the requested headers', async (path) => {
-    await start();
-    const res = await preflight(path, ALLOWED, path === '/sse' ? 'GET' : 'POST');
-    expect(res.status).toBe(204);
-    expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
-    expect(res.headers.get('access-control-allow-methods')).toMatch(/POST/);
-    expect(res.headers.get('access-control-allow-methods')).toMatch(/DELETE/);
-    expect((res.headers.get('access-control-allow-headers') ?? '').toLowerCase()).toContain('mcp-session-id');
-    expect(res.headers.get('vary')).toMatch(/Origin/);
-  });
+  it.each(['/mcp', '/sse', '/messages'])(
+    'a preflight to %s from an allowed origin is answered 204 with that origin, the methods and the requested headers',
+    async (path) => {
+      await start();
+      const res = await preflight(path, ALLOWED, path === '/sse' ? 'GET' : 'POST');
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+      expect(res.headers.get('access-control-allow-methods')).toMatch(/POST/);
+      expect(res.headers.get('access-control-allow-methods')).toMatch(/DELETE/);
+      expect((res.headers.get('access-control-allow-headers') ?? '').toLowerCase()).toContain('mcp-session-id');
+      expect(res.headers.get('vary')).toMatch(/Origin/);
+    },
+  );
 
-  it.each(['/mcp', '/sse', '/messages'])('a preflight to %s from another origin is refused 403 with no CORS grant', async (path) => {
-    await start();
-    const res = await preflight(path, 'http://evil.example');
-    expect(res.status).toBe(403);
-    expect(res.headers.get('access-control-allow-origin')).toBeNull();
-  });
+  it.each(['/mcp', '/sse', '/messages'])(
+    'a preflight to %s from another origin is refused 403 with no CORS grant',
+    async (path) => {
+      await start();
+      const res = await preflight(path, 'http://evil.example');
+      expect(res.status).toBe(403);
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    },
+  );
 
   it('the actual initialize from the allowed origin is served and exposes Mcp-Session-Id to the page', async () => {
     await start();
@@ -154,7 +212,11 @@ describe('CORS on the MCP endpoints: browser clients from an allowed origin (--a
     await start();
     const res = await fetch(`${url}/mcp`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Origin: 'http://evil.example' },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        Origin: 'http://evil.example',
+      },
       body: init,
     });
     expect(res.status).toBe(403);

@@ -14,7 +14,12 @@ async function fullSlot(t: TestServer, parties: number[]) {
   const slot = q.body.slots[0];
   const bookings = [];
   for (const [i, n] of parties.entries()) {
-    const b = await t.call('POST', '/bookings', { service_id: SERVICE, slot_id: slot.id, buyer: BUYER, party_size: n }, { profile: profile(100 + i) });
+    const b = await t.call(
+      'POST',
+      '/bookings',
+      { service_id: SERVICE, slot_id: slot.id, buyer: BUYER, party_size: n },
+      { profile: profile(100 + i) },
+    );
     expect(b.status).toBe(201);
     bookings.push({ id: b.body.booking.id, profile: profile(100 + i) });
   }
@@ -22,7 +27,12 @@ async function fullSlot(t: TestServer, parties: number[]) {
 }
 
 async function join(t: TestServer, slotId: string, i: number) {
-  const r = await t.call('POST', '/waitlist', { service_id: SERVICE, slot_id: slotId, buyer: BUYER }, { profile: profile(i) });
+  const r = await t.call(
+    'POST',
+    '/waitlist',
+    { service_id: SERVICE, slot_id: slotId, buyer: BUYER },
+    { profile: profile(i) },
+  );
   expect(r.status).toBe(201);
   return { id: r.body.entry.id as string, profile: profile(i) };
 }
@@ -38,7 +48,12 @@ describe('freed places go down the waitlist in order', () => {
   it('a party of three leaving a full class offers three places to the first three entries', async () => {
     t = await startTestServer();
     const { slot, bookings } = await fullSlot(t, [9, 3]);
-    const entries = [await join(t, slot.id, 1), await join(t, slot.id, 2), await join(t, slot.id, 3), await join(t, slot.id, 4)];
+    const entries = [
+      await join(t, slot.id, 1),
+      await join(t, slot.id, 2),
+      await join(t, slot.id, 3),
+      await join(t, slot.id, 4),
+    ];
     const c = await t.call('POST', `/bookings/${bookings[1].id}/cancel`, {}, { profile: bookings[1].profile });
     expect(c.body.booking.status).toBe('canceled');
     const states = [];

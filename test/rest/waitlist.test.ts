@@ -17,7 +17,14 @@ function conform(method: string, path: string, res: Res): void {
   if (conformRestResponse(method, path, res)) validated++;
 }
 
-async function call(t: TestServer, method: string, path: string, template: string, body?: unknown, opts: Parameters<TestServer['call']>[3] = {}): Promise<Res> {
+async function call(
+  t: TestServer,
+  method: string,
+  path: string,
+  template: string,
+  body?: unknown,
+  opts: Parameters<TestServer['call']>[3] = {},
+): Promise<Res> {
   const r = await t.call(method, path, body, opts);
   conform(method, template, r);
   return r;
@@ -27,7 +34,12 @@ const SERVICE = 'svc_yoga_class';
 const CAPACITY = 12;
 
 async function yogaSlot(t: TestServer, slotId: string): Promise<any> {
-  const r = await call(t, 'POST', '/availability/query', '/availability/query', { service_id: SERVICE, start_date: day(1), end_date: day(1), limit: 500 });
+  const r = await call(t, 'POST', '/availability/query', '/availability/query', {
+    service_id: SERVICE,
+    start_date: day(1),
+    end_date: day(1),
+    limit: 500,
+  });
   expect(r.status).toBe(200);
   return r.body.slots.find((s: any) => s.id === slotId);
 }
@@ -44,12 +56,25 @@ interface FullClass {
 
 /** Books all 12 spots of the first yoga class tomorrow: a party of 11 and a party of 1. */
 async function fillClass(t: TestServer): Promise<FullClass> {
-  const q = await call(t, 'POST', '/availability/query', '/availability/query', { service_id: SERVICE, start_date: day(1), end_date: day(1) });
+  const q = await call(t, 'POST', '/availability/query', '/availability/query', {
+    service_id: SERVICE,
+    start_date: day(1),
+    end_date: day(1),
+  });
   const slot = q.body.slots[0];
   expect(slot.capacity.total).toBe(CAPACITY);
-  const group = await call(t, 'POST', '/bookings', '/bookings', { service_id: SERVICE, slot_id: slot.id, buyer: BUYER, party_size: CAPACITY - 1 });
+  const group = await call(t, 'POST', '/bookings', '/bookings', {
+    service_id: SERVICE,
+    slot_id: slot.id,
+    buyer: BUYER,
+    party_size: CAPACITY - 1,
+  });
   expect(group.status).toBe(201);
-  const single = await call(t, 'POST', '/bookings', '/bookings', { service_id: SERVICE, slot_id: slot.id, buyer: buyer(0) });
+  const single = await call(t, 'POST', '/bookings', '/bookings', {
+    service_id: SERVICE,
+    slot_id: slot.id,
+    buyer: buyer(0),
+  });
   expect(single.status).toBe(201);
   const full = await yogaSlot(t, slot.id);
   expect(full.state).toBe('waitlist');
@@ -57,16 +82,32 @@ async function fillClass(t: TestServer): Promise<FullClass> {
   return { slot, single: single.body.booking, group: group.body.booking };
 }
 
-async function join(t: TestServer, slotId: string, n: number, opts: Parameters<TestServer['call']>[3] = {}): Promise<any> {
-  const r = await call(t, 'POST', '/waitlist', '/waitlist', { service_id: SERVICE, slot_id: slotId, buyer: buyer(n) }, opts);
+async function join(
+  t: TestServer,
+  slotId: string,
+  n: number,
+  opts: Parameters<TestServer['call']>[3] = {},
+): Promise<any> {
+  const r = await call(
+    t,
+    'POST',
+    '/waitlist',
+    '/waitlist',
+    { service_id: SERVICE, slot_id: slotId, buyer: buyer(n) },
+    opts,
+  );
   expect(r.status).toBe(201);
   return r.body.entry;
 }
 
-const getEntry = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) => call(t, 'GET', `/waitlist/${id}`, '/waitlist/{entry_id}', undefined, opts);
-const accept = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) => call(t, 'POST', `/waitlist/${id}/accept`, '/waitlist/{entry_id}/accept', {}, opts);
-const decline = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) => call(t, 'POST', `/waitlist/${id}/decline`, '/waitlist/{entry_id}/decline', {}, opts);
-const cancelBooking = (t: TestServer, id: string) => call(t, 'POST', `/bookings/${id}/cancel`, '/bookings/{booking_id}/cancel', {});
+const getEntry = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) =>
+  call(t, 'GET', `/waitlist/${id}`, '/waitlist/{entry_id}', undefined, opts);
+const accept = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) =>
+  call(t, 'POST', `/waitlist/${id}/accept`, '/waitlist/{entry_id}/accept', {}, opts);
+const decline = (t: TestServer, id: string, opts: Parameters<TestServer['call']>[3] = {}) =>
+  call(t, 'POST', `/waitlist/${id}/decline`, '/waitlist/{entry_id}/decline', {}, opts);
+const cancelBooking = (t: TestServer, id: string) =>
+  call(t, 'POST', `/bookings/${id}/cancel`, '/bookings/{booking_id}/cancel', {});
 
 function errorCodes(body: any): string[] {
   return (body?.messages ?? []).filter((m: any) => m.type === 'error').map((m: any) => m.code);
@@ -109,8 +150,16 @@ describe('joining the waitlist of a full class queues the buyer in order', () =>
   });
 
   it('joining a service without a waitlist is an error message (HTTP 200) and stores nothing', async () => {
-    const q = await call(t, 'POST', '/availability/query', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) });
-    const r = await call(t, 'POST', '/waitlist', '/waitlist', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: buyer(1) });
+    const q = await call(t, 'POST', '/availability/query', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(1),
+      end_date: day(1),
+    });
+    const r = await call(t, 'POST', '/waitlist', '/waitlist', {
+      service_id: 'svc_haircut',
+      slot_id: q.body.slots[0].id,
+      buyer: buyer(1),
+    });
     expect(r.status).toBe(200);
     expect(r.body.entry).toBeUndefined();
     expect(errorCodes(r.body)).toHaveLength(1);
@@ -135,7 +184,9 @@ describe('a platform lists and reads only the entries it created (D15, D3)', () 
     expect(page1.body.entries).toHaveLength(1);
     expect(page1.body.pagination.has_more).toBe(true);
     expect(typeof page1.body.pagination.next_cursor).toBe('string');
-    const page2 = await call(t, 'POST', '/waitlist/list', '/waitlist/list', { pagination: { limit: 1, cursor: page1.body.pagination.next_cursor } });
+    const page2 = await call(t, 'POST', '/waitlist/list', '/waitlist/list', {
+      pagination: { limit: 1, cursor: page1.body.pagination.next_cursor },
+    });
     expect(page2.body.entries).toHaveLength(1);
     expect(page2.body.pagination.has_more).toBe(false);
     expect(page2.body.pagination.next_cursor).toBeUndefined();
@@ -147,7 +198,14 @@ describe('a platform lists and reads only the entries it created (D15, D3)', () 
 
     const e3 = await join(t, slot.id, 3, { profile: OTHER_PLATFORM });
     expect(e3.position).toBe(3);
-    const theirsNow = await call(t, 'POST', '/waitlist/list', '/waitlist/list', { service_id: SERVICE }, { profile: OTHER_PLATFORM });
+    const theirsNow = await call(
+      t,
+      'POST',
+      '/waitlist/list',
+      '/waitlist/list',
+      { service_id: SERVICE },
+      { profile: OTHER_PLATFORM },
+    );
     expect(theirsNow.body.entries.map((e: any) => e.id)).toEqual([e3.id]);
     const mineNow = await call(t, 'POST', '/waitlist/list', '/waitlist/list', { service_id: SERVICE });
     expect(mineNow.body.entries.map((e: any) => e.id)).toEqual([e1.id, e2.id]);
@@ -166,7 +224,11 @@ describe('a platform lists and reads only the entries it created (D15, D3)', () 
       await decline(t, e1.id, { profile: OTHER_PLATFORM }),
       await call(t, 'DELETE', `/waitlist/${e1.id}`, '/waitlist/{entry_id}', undefined, { profile: OTHER_PLATFORM }),
     ]) {
-      expect([r.status, r.body.type, r.body.code]).toEqual([404, 'https://usp-protocol.dev/errors/entry-not-found', 'entry_not_found']);
+      expect([r.status, r.body.type, r.body.code]).toEqual([
+        404,
+        'https://usp-protocol.dev/errors/entry-not-found',
+        'entry_not_found',
+      ]);
       expect(r.body.entry).toBeUndefined();
     }
     const after = (await getEntry(t, e1.id)).body.entry;

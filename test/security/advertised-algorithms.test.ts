@@ -37,17 +37,20 @@ describe('the DPoP challenge names exactly the proof algorithms the profile publ
   test.each([
     { allowEs256: false, expected: ['EdDSA'] },
     { allowEs256: true, expected: ['EdDSA', 'ES256'] },
-  ])('allowEs256 $allowEs256: WWW-Authenticate algs, profile pop_algorithms and the 401 body all say $expected', async ({ allowEs256, expected }) => {
-    const url = await start(allowEs256);
-    const profile: any = await (await fetch(`${url}/.well-known/usp`)).json();
-    expect(profile.authorization.pop_algorithms).toEqual(expected);
-    const res = await fetch(`${url}/bookings`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'USP-Agent': 'profile="https://platform.example/p.json"' },
-      body: JSON.stringify({ service_id: 'svc_haircut', slot_id: 'slot_x', buyer: BUYER }),
-    });
-    expect(res.status).toBe(401);
-    expect(dpopAlgs(res.headers.get('www-authenticate') ?? '')).toEqual(expected);
-    expect(((await res.json()) as any).pop_algorithms).toEqual(expected);
-  });
+  ])(
+    'allowEs256 $allowEs256: WWW-Authenticate algs, profile pop_algorithms and the 401 body all say $expected',
+    async ({ allowEs256, expected }) => {
+      const url = await start(allowEs256);
+      const profile: any = await (await fetch(`${url}/.well-known/usp`)).json();
+      expect(profile.authorization.pop_algorithms).toEqual(expected);
+      const res = await fetch(`${url}/bookings`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'USP-Agent': 'profile="https://platform.example/p.json"' },
+        body: JSON.stringify({ service_id: 'svc_haircut', slot_id: 'slot_x', buyer: BUYER }),
+      });
+      expect(res.status).toBe(401);
+      expect(dpopAlgs(res.headers.get('www-authenticate') ?? '')).toEqual(expected);
+      expect(((await res.json()) as any).pop_algorithms).toEqual(expected);
+    },
+  );
 });

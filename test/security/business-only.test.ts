@@ -9,7 +9,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createPopKey, createSigningIdentity, dpopHeaders, signedHeaders, withMcpProof, type PopKey } from '../../src/client/platform-auth.js';
+import {
+  createPopKey,
+  createSigningIdentity,
+  dpopHeaders,
+  signedHeaders,
+  withMcpProof,
+  type PopKey,
+} from '../../src/client/platform-auth.js';
 import { operationByName, silentLogger } from '../../src/operations/index.js';
 import { hashApiKey } from '../../src/security/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
@@ -61,7 +68,14 @@ beforeAll(async () => {
     security: { allowLoopbackProfiles: true },
   });
   url = await server.listen(0, '127.0.0.1');
-  sandbox = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, adminKeys: [ADMIN_KEY], sweepIntervalMs: 0 });
+  sandbox = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: true,
+    log: silentLogger,
+    adminKeys: [ADMIN_KEY],
+    sweepIntervalMs: 0,
+  });
   sandboxUrl = await sandbox.listen(0, '127.0.0.1');
 });
 afterAll(async () => {
@@ -86,11 +100,21 @@ const profileOnly =
 
 /** Book `service` on `base` as the platform `auth` describes; returns the booking and its credential. */
 async function book(base: string, auth: RestAuth, service: string): Promise<{ id: string; credential?: string }> {
-  const q = await send(`${base}/availability/query`, 'POST', JSON_HEADERS, JSON.stringify({ service_id: service, start_date: day, end_date: day }));
+  const q = await send(
+    `${base}/availability/query`,
+    'POST',
+    JSON_HEADERS,
+    JSON.stringify({ service_id: service, start_date: day, end_date: day }),
+  );
   const slot = q.body.slots[0];
   if (!slot) throw new Error(`no free ${service} slot on ${day}`);
   const body = JSON.stringify({ service_id: service, slot_id: slot.id, buyer: BUYER });
-  const r = await send(`${base}/bookings`, 'POST', auth('POST', `${base}/bookings`, { ...JSON_HEADERS, 'Idempotency-Key': randomUUID() }, body), body);
+  const r = await send(
+    `${base}/bookings`,
+    'POST',
+    auth('POST', `${base}/bookings`, { ...JSON_HEADERS, 'Idempotency-Key': randomUUID() }, body),
+    body,
+  );
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return { id: r.body.booking.id, credential: r.body.booking_scoped_credential?.value };
 }
@@ -113,24 +137,35 @@ const MECHANISMS: Array<{ name: string; auth: () => RestAuth }> = [
 ];
 
 describe('REST: no platform mechanism runs a business-only operation on its own booking', () => {
-  test.each(MECHANISMS)('$name cannot confirm its pending manual booking; the booking stays pending', async ({ auth }) => {
-    const b = await book(url, auth(), 'svc_color_consult');
-    expect(await storedStatus(url, b.id)).toBe('pending');
-    const path = `${url}/bookings/${b.id}/confirm`;
-    const r = await send(path, 'POST', auth()('POST', path, { ...JSON_HEADERS, 'Idempotency-Key': randomUUID() }, '{}'), '{}');
-    expectRefused(r);
-    expect(await storedStatus(url, b.id)).toBe('pending');
-  });
-
-  test.each(MECHANISMS)('$name cannot start, complete or no-show its confirmed booking; the booking stays confirmed', async ({ auth }) => {
-    const b = await book(url, auth(), 'svc_haircut');
-    for (const move of ['start', 'complete', 'no-show']) {
-      const path = `${url}/admin/bookings/${b.id}/${move}`;
-      const r = await send(path, 'POST', auth()('POST', path, { 'Idempotency-Key': randomUUID() }));
+  test.each(MECHANISMS)(
+    '$name cannot confirm its pending manual booking; the booking stays pending',
+    async ({ auth }) => {
+      const b = await book(url, auth(), 'svc_color_consult');
+      expect(await storedStatus(url, b.id)).toBe('pending');
+      const path = `${url}/bookings/${b.id}/confirm`;
+      const r = await send(
+        path,
+        'POST',
+        auth()('POST', path, { ...JSON_HEADERS, 'Idempotency-Key': randomUUID() }, '{}'),
+        '{}',
+      );
       expectRefused(r);
-      expect(await storedStatus(url, b.id), move).toBe('confirmed');
-    }
-  });
+      expect(await storedStatus(url, b.id)).toBe('pending');
+    },
+  );
+
+  test.each(MECHANISMS)(
+    '$name cannot start, complete or no-show its confirmed booking; the booking stays confirmed',
+    async ({ auth }) => {
+      const b = await book(url, auth(), 'svc_haircut');
+      for (const move of ['start', 'complete', 'no-show']) {
+        const path = `${url}/admin/bookings/${b.id}/${move}`;
+        const r = await send(path, 'POST', auth()('POST', path, { 'Idempotency-Key': randomUUID() }));
+        expectRefused(r);
+        expect(await storedStatus(url, b.id), move).toBe('confirmed');
+      }
+    },
+  );
 
   test('the booking-scoped credential issued to the platform cannot confirm, start or complete', async () => {
     const pending = await book(url, apiKeyAuth(A), 'svc_color_consult');
@@ -140,7 +175,10 @@ describe('REST: no platform mechanism runs a business-only operation on its own 
     expect(await storedStatus(url, pending.id)).toBe('pending');
     const confirmed = await book(url, apiKeyAuth(A), 'svc_haircut');
     for (const move of ['start', 'complete']) {
-      const r = await send(`${url}/admin/bookings/${confirmed.id}/${move}`, 'POST', { ...agent(A), Authorization: `Bearer ${confirmed.credential}` });
+      const r = await send(`${url}/admin/bookings/${confirmed.id}/${move}`, 'POST', {
+        ...agent(A),
+        Authorization: `Bearer ${confirmed.credential}`,
+      });
       expectRefused(r);
     }
     expect(await storedStatus(url, confirmed.id)).toBe('confirmed');
@@ -148,7 +186,9 @@ describe('REST: no platform mechanism runs a business-only operation on its own 
 
   test('sandbox: a bare profile URI cannot confirm or start either', async () => {
     const pending = await book(sandboxUrl, profileOnly(A), 'svc_color_consult');
-    expectRefused(await send(`${sandboxUrl}/bookings/${pending.id}/confirm`, 'POST', { ...JSON_HEADERS, ...agent(A) }, '{}'));
+    expectRefused(
+      await send(`${sandboxUrl}/bookings/${pending.id}/confirm`, 'POST', { ...JSON_HEADERS, ...agent(A) }, '{}'),
+    );
     expect(await storedStatus(sandboxUrl, pending.id)).toBe('pending');
     const confirmed = await book(sandboxUrl, profileOnly(A), 'svc_haircut');
     expectRefused(await send(`${sandboxUrl}/admin/bookings/${confirmed.id}/start`, 'POST', agent(A)));
@@ -158,7 +198,9 @@ describe('REST: no platform mechanism runs a business-only operation on its own 
   test('the business admin key still confirms and moves bookings', async () => {
     const pending = await book(url, apiKeyAuth(A), 'svc_color_consult');
     const admin = { Authorization: `Bearer ${ADMIN_KEY}` };
-    expect((await send(`${url}/bookings/${pending.id}/confirm`, 'POST', { ...admin, ...JSON_HEADERS }, '{}')).status).toBe(200);
+    expect(
+      (await send(`${url}/bookings/${pending.id}/confirm`, 'POST', { ...admin, ...JSON_HEADERS }, '{}')).status,
+    ).toBe(200);
     expect(await storedStatus(url, pending.id)).toBe('confirmed');
     expect((await send(`${url}/admin/bookings/${pending.id}/start`, 'POST', admin)).status).toBe(200);
     expect(await storedStatus(url, pending.id)).toBe('in_progress');
@@ -171,7 +213,17 @@ describe('MCP over HTTP: usp_bookings_confirm refuses every platform mechanism',
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((v, k) => (headers[k] = v));
     const body = typeof init.body === 'string' ? init.body : undefined;
-    return fetch(u, { ...init, headers: signedHeaders(signer, (init.method ?? 'GET').toUpperCase(), String(u), { ...headers, 'usp-agent': `profile="${SIGNER}"` }, body), body });
+    return fetch(u, {
+      ...init,
+      headers: signedHeaders(
+        signer,
+        (init.method ?? 'GET').toUpperCase(),
+        String(u),
+        { ...headers, 'usp-agent': `profile="${SIGNER}"` },
+        body,
+      ),
+      body,
+    });
   };
 
   async function connect(base: string, fetchImpl?: FetchLike): Promise<Client> {
@@ -190,7 +242,9 @@ describe('MCP over HTTP: usp_bookings_confirm refuses every platform mechanism',
     return { code: e.code, data: e.data };
   }
 
-  const meta = (profile: string, extra: Record<string, unknown> = {}) => ({ _meta: { usp: { profile, idempotency_key: randomUUID(), ...extra } } });
+  const meta = (profile: string, extra: Record<string, unknown> = {}) => ({
+    _meta: { usp: { profile, idempotency_key: randomUUID(), ...extra } },
+  });
 
   test('api_key (platform key), platform_key_pop and booking_scoped_credential in _meta.usp.authorization are refused (-32006)', async () => {
     const client = await connect(url);
@@ -199,7 +253,10 @@ describe('MCP over HTTP: usp_bookings_confirm refuses every platform mechanism',
       const attempts: Array<Record<string, unknown>> = [
         { booking_id: b.id, ...meta(A, { authorization: { mechanism: 'api_key', credential: PLATFORM_KEY } }) },
         withMcpProof(pop, 'usp_bookings_confirm', { booking_id: b.id, ...meta(A) }, `${url}/.well-known/usp`),
-        { booking_id: b.id, ...meta(A, { authorization: { mechanism: 'booking_scoped_credential', credential: b.credential } }) },
+        {
+          booking_id: b.id,
+          ...meta(A, { authorization: { mechanism: 'booking_scoped_credential', credential: b.credential } }),
+        },
       ];
       for (const args of attempts) {
         const e = await confirmError(client, args);
@@ -214,7 +271,11 @@ describe('MCP over HTTP: usp_bookings_confirm refuses every platform mechanism',
 
   test('a platform API key as Authorization: Bearer on the MCP POST is refused (-32006)', async () => {
     const client = new Client({ name: 'bearer', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${PLATFORM_KEY}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${PLATFORM_KEY}` } },
+      }),
+    );
     try {
       const b = await book(url, apiKeyAuth(A), 'svc_color_consult');
       const e = await confirmError(client, { booking_id: b.id, ...meta(A) });

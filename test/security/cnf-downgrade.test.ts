@@ -37,13 +37,28 @@ beforeAll(async () => {
   });
   url = await server.listen(0, '127.0.0.1');
   await server.store.transaction((tx) =>
-    tx.admin.addPlatformKey({ id: 'pk_beside', sha256: createHash('sha256').update(platformKey).digest('hex'), label: 'Beside', created_ms: Date.now(), revoked_ms: null }),
+    tx.admin.addPlatformKey({
+      id: 'pk_beside',
+      sha256: createHash('sha256').update(platformKey).digest('hex'),
+      label: 'Beside',
+      created_ms: Date.now(),
+      revoked_ms: null,
+    }),
   );
   // A booking made with platform_key_pop: its credential is bound to the key (cnf.jkt). The proof's
   // iat is the business clock's, which the server checks proofs against.
   const key = createPopKey();
-  const args = { service_id: 'svc_haircut', slot_id: await firstSlotAt(url, 3), buyer: BUYER, _meta: { usp: { profile, idempotency_key: randomUUID() } } };
-  const made = await mcpCallAt(url, 'usp_bookings_create', withMcpProof(key, 'usp_bookings_create', args, `${url}/.well-known/usp`, { iat: Math.floor(TEST_NOW / 1000) }));
+  const args = {
+    service_id: 'svc_haircut',
+    slot_id: await firstSlotAt(url, 3),
+    buyer: BUYER,
+    _meta: { usp: { profile, idempotency_key: randomUUID() } },
+  };
+  const made = await mcpCallAt(
+    url,
+    'usp_bookings_create',
+    withMcpProof(key, 'usp_bookings_create', args, `${url}/.well-known/usp`, { iat: Math.floor(TEST_NOW / 1000) }),
+  );
   bookingId = made.body.result.structuredContent.booking.id;
   credential = made.body.result.structuredContent.booking_scoped_credential.value;
   expect(made.body.result.structuredContent.booking_scoped_credential.cnf.jkt).toBe(key.jkt);
@@ -57,7 +72,10 @@ const authorization = (a: Record<string, string>) => ({ _meta: { usp: { profile,
 
 describe('a cnf-bound credential without its proof is absent, whatever mechanism is declared', () => {
   test('presented as mechanism api_key, the credential is not tried as an API key (or a token): -32001 pop_proof_missing', async () => {
-    const r = await mcpCallAt(url, 'usp_bookings_get', { booking_id: bookingId, ...authorization({ mechanism: 'api_key', credential }) });
+    const r = await mcpCallAt(url, 'usp_bookings_get', {
+      booking_id: bookingId,
+      ...authorization({ mechanism: 'api_key', credential }),
+    });
     expect(r.body.error.code).toBe(-32001);
     expect(r.body.error.data.code).toBe('pop_proof_missing');
   });

@@ -15,22 +15,43 @@ const TOKEN = 'opaque-access-token';
 const ath = createHash('sha256').update(TOKEN).digest('base64url');
 
 async function proof(alg: PopAlgorithm, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}) {
-  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
+  const { privateKey, publicKey } = await generateKeyPair(alg, {
+    extractable: true,
+    ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}),
+  });
   const jwk = await exportJWK(publicKey);
-  const jws = await new SignJWT({ htm: 'POST', htu: HTU, iat: Math.floor(NOW / 1000), jti: `j-${alg}-${Math.random()}`, ath, ...claims })
+  const jws = await new SignJWT({
+    htm: 'POST',
+    htu: HTU,
+    iat: Math.floor(NOW / 1000),
+    jti: `j-${alg}-${Math.random()}`,
+    ath,
+    ...claims,
+  })
     .setProtectedHeader({ alg, typ: 'dpop+jwt', jwk, ...header })
     .sign(privateKey);
   return { jws, jkt: jwkThumbprint(jwk as never) };
 }
 
 const oauthCheck = (jws: string, jkt: string) =>
-  verifyPopProof(jws, { binding: 'rest', now: NOW, method: 'POST', htu: [HTU], credential: { value: TOKEN, cnf: { jkt } }, algorithms: DPOP_ALGS, lenient: true });
+  verifyPopProof(jws, {
+    binding: 'rest',
+    now: NOW,
+    method: 'POST',
+    htu: [HTU],
+    credential: { value: TOKEN, cnf: { jkt } },
+    algorithms: DPOP_ALGS,
+    lenient: true,
+  });
 
 describe('the OAuth resource server checks DPoP proofs with the one proof checker', () => {
-  test.each(DPOP_ALGS)('a %s proof the authorization server advertises verifies, bound to the token and its key', async (alg) => {
-    const p = await proof(alg);
-    expect(oauthCheck(p.jws, p.jkt).jkt).toBe(p.jkt);
-  });
+  test.each(DPOP_ALGS)(
+    'a %s proof the authorization server advertises verifies, bound to the token and its key',
+    async (alg) => {
+      const p = await proof(alg);
+      expect(oauthCheck(p.jws, p.jkt).jkt).toBe(p.jkt);
+    },
+  );
 
   test('a proof made with another key than the token is bound to is pop_key_mismatch', async () => {
     const p = await proof('ES256');
@@ -56,15 +77,29 @@ describe('the OAuth resource server checks DPoP proofs with the one proof checke
   test('RFC 9449 extra claims pass on the OAuth door; the USP profile proofs still refuse them', async () => {
     const p = await proof('ES256', { exp: Math.floor(NOW / 1000) + 60 });
     expect(oauthCheck(p.jws, p.jkt).jkt).toBe(p.jkt);
-    expect(() => verifyPopProof(p.jws, { binding: 'rest', now: NOW, method: 'POST', htu: [HTU], credential: { value: TOKEN, cnf: { jkt: p.jkt } }, allowEs256: true })).toThrow(
-      /unknown claim exp/,
-    );
+    expect(() =>
+      verifyPopProof(p.jws, {
+        binding: 'rest',
+        now: NOW,
+        method: 'POST',
+        htu: [HTU],
+        credential: { value: TOKEN, cnf: { jkt: p.jkt } },
+        allowEs256: true,
+      }),
+    ).toThrow(/unknown claim exp/);
   });
 
   test('platform_key_pop on REST still accepts only EdDSA (and ES256 when allowed), never RS256', async () => {
     const p = await proof('RS256');
-    expect(() => verifyPopProof(p.jws, { binding: 'rest', now: NOW, method: 'POST', htu: [HTU], credential: { value: TOKEN, cnf: { jkt: p.jkt } }, allowEs256: true })).toThrow(
-      /alg RS256 not accepted/,
-    );
+    expect(() =>
+      verifyPopProof(p.jws, {
+        binding: 'rest',
+        now: NOW,
+        method: 'POST',
+        htu: [HTU],
+        credential: { value: TOKEN, cnf: { jkt: p.jkt } },
+        allowEs256: true,
+      }),
+    ).toThrow(/alg RS256 not accepted/);
   });
 });

@@ -7,7 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createPopKey, createSigningIdentity, dpopHeaders, signedHeaders, type PopKey } from '../../src/client/platform-auth.js';
+import {
+  createPopKey,
+  createSigningIdentity,
+  dpopHeaders,
+  signedHeaders,
+  type PopKey,
+} from '../../src/client/platform-auth.js';
 import { silentLogger } from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import type { SecurityOptions } from '../../src/server/security-wiring.js';
@@ -38,7 +44,15 @@ const agent = (profile: string) => ({ 'USP-Agent': `profile="${profile}"` });
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 async function startServer(security: SecurityOptions): Promise<{ server: UspServer; url: string }> {
-  const server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: false, log: silentLogger, adminKeys: [ADMIN_KEY], sweepIntervalMs: 0, security });
+  const server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: false,
+    log: silentLogger,
+    adminKeys: [ADMIN_KEY],
+    sweepIntervalMs: 0,
+    security,
+  });
   return { server, url: await server.listen(0, '127.0.0.1') };
 }
 
@@ -60,7 +74,12 @@ afterAll(async () => {
 });
 
 async function freeSlot(base: string, service = 'svc_haircut'): Promise<string> {
-  const r = await send(`${base}/availability/query`, 'POST', JSON_HEADERS, JSON.stringify({ service_id: service, start_date: day, end_date: day }));
+  const r = await send(
+    `${base}/availability/query`,
+    'POST',
+    JSON_HEADERS,
+    JSON.stringify({ service_id: service, start_date: day, end_date: day }),
+  );
   expect(r.status).toBe(200);
   const slot = r.body.slots[0];
   if (!slot) throw new Error(`no free ${service} slot on ${day}`);
@@ -70,13 +89,28 @@ async function freeSlot(base: string, service = 'svc_haircut'): Promise<string> 
 /** POST /bookings with a DPoP proof of `key`, under `profile`. */
 async function dpopBook(base: string, key: PopKey, profile: string): Promise<Reply> {
   const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: await freeSlot(base), buyer: BUYER });
-  return send(`${base}/bookings`, 'POST', { ...JSON_HEADERS, ...agent(profile), 'Idempotency-Key': randomUUID(), ...dpopHeaders(key, 'POST', `${base}/bookings`) }, body);
+  return send(
+    `${base}/bookings`,
+    'POST',
+    {
+      ...JSON_HEADERS,
+      ...agent(profile),
+      'Idempotency-Key': randomUUID(),
+      ...dpopHeaders(key, 'POST', `${base}/bookings`),
+    },
+    body,
+  );
 }
 
 /** POST /availability/holds with a DPoP proof of `key`, under `profile`. */
 async function dpopHold(base: string, key: PopKey, profile: string, slotId?: string): Promise<Reply> {
   const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: slotId ?? (await freeSlot(base)) });
-  return send(`${base}/availability/holds`, 'POST', { ...JSON_HEADERS, ...agent(profile), ...dpopHeaders(key, 'POST', `${base}/availability/holds`) }, body);
+  return send(
+    `${base}/availability/holds`,
+    'POST',
+    { ...JSON_HEADERS, ...agent(profile), ...dpopHeaders(key, 'POST', `${base}/availability/holds`) },
+    body,
+  );
 }
 
 describe('public tier and challenges on a server that requires authentication', () => {
@@ -84,13 +118,20 @@ describe('public tier and challenges on a server that requires authentication', 
     const list = await send(`${main.url}/services/list`, 'POST', JSON_HEADERS, '{}');
     expect(list.status).toBe(200);
     expect(list.body.services.length).toBeGreaterThan(0);
-    const q = await send(`${main.url}/availability/query`, 'POST', JSON_HEADERS, JSON.stringify({ service_id: 'svc_haircut', start_date: day, end_date: day }));
+    const q = await send(
+      `${main.url}/availability/query`,
+      'POST',
+      JSON_HEADERS,
+      JSON.stringify({ service_id: 'svc_haircut', start_date: day, end_date: day }),
+    );
     expect(q.status).toBe(200);
     expect(q.body.slots.length).toBeGreaterThan(0);
     const profile = await send(`${main.url}/.well-known/usp`, 'GET', {});
     expect(profile.status).toBe(200);
     expect(profile.body.authorization.privileged_operations_require_authentication).toBe(true);
-    expect(profile.body.authorization.accepted_mechanisms).toEqual(expect.arrayContaining(['platform_key_pop', 'booking_scoped_credential', 'http_message_signature', 'api_key']));
+    expect(profile.body.authorization.accepted_mechanisms).toEqual(
+      expect.arrayContaining(['platform_key_pop', 'booking_scoped_credential', 'http_message_signature', 'api_key']),
+    );
     expect(profile.body.authorization.sandbox).toBeUndefined();
     expect(profile.body.authorization.pop_algorithms).toContain('EdDSA');
   });
@@ -119,7 +160,10 @@ describe('DPoP (RFC 9449) with a booking-scoped credential', () => {
     const r = await dpopBook(main.url, key, A);
     expect(r.status).toBe(201);
     expect(r.body.booking.status).toBe('confirmed');
-    expect(r.body.booking_scoped_credential).toMatchObject({ value: expect.stringMatching(/^bsc_/), cnf: { jkt: key.jkt } });
+    expect(r.body.booking_scoped_credential).toMatchObject({
+      value: expect.stringMatching(/^bsc_/),
+      cnf: { jkt: key.jkt },
+    });
     bookingId = r.body.booking.id;
     bsc = r.body.booking_scoped_credential.value;
   });
@@ -130,11 +174,18 @@ describe('DPoP (RFC 9449) with a booking-scoped credential', () => {
     expect(r.status).toBe(200);
     expect(r.body.booking.id).toBe(bookingId);
     // A proof without ath does not present the credential.
-    const noAth = await send(url, 'GET', { ...agent(A), Authorization: `DPoP ${bsc}`, DPoP: dpopHeaders(key, 'GET', url).DPoP });
+    const noAth = await send(url, 'GET', {
+      ...agent(A),
+      Authorization: `DPoP ${bsc}`,
+      DPoP: dpopHeaders(key, 'GET', url).DPoP,
+    });
     expect(noAth.status).toBe(401);
     expect(noAth.body.type).toMatch(/\/pop-proof-invalid$/);
     // A proof for another URL (htu) or method (htm) is refused.
-    const wrongHtu = await send(url, 'GET', { ...agent(A), ...dpopHeaders(key, 'GET', `${main.url}/bookings/other`, { credential: bsc }) });
+    const wrongHtu = await send(url, 'GET', {
+      ...agent(A),
+      ...dpopHeaders(key, 'GET', `${main.url}/bookings/other`, { credential: bsc }),
+    });
     expect(wrongHtu.body.type).toMatch(/\/pop-proof-invalid$/);
     const wrongHtm = await send(url, 'GET', { ...agent(A), ...dpopHeaders(key, 'POST', url, { credential: bsc }) });
     expect(wrongHtm.body.type).toMatch(/\/pop-proof-invalid$/);
@@ -167,7 +218,12 @@ describe('DPoP (RFC 9449) with a booking-scoped credential', () => {
     const r = await send(
       url,
       'POST',
-      { ...JSON_HEADERS, ...agent(A), 'Idempotency-Key': randomUUID(), ...dpopHeaders(key, 'POST', url, { credential: bsc }) },
+      {
+        ...JSON_HEADERS,
+        ...agent(A),
+        'Idempotency-Key': randomUUID(),
+        ...dpopHeaders(key, 'POST', url, { credential: bsc }),
+      },
       JSON.stringify({ reason: 'plans changed' }),
     );
     expect(r.status).toBe(200);
@@ -186,14 +242,29 @@ describe('RFC 9421 signatures keyed off the platform profile', () => {
   const signedBooking = async (identity = id) => {
     const url = `${main.url}/bookings`;
     const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: await freeSlot(main.url), buyer: BUYER });
-    const headers = signedHeaders(identity, 'POST', url, { ...JSON_HEADERS, ...agent(SIG), 'Idempotency-Key': randomUUID() }, body);
+    const headers = signedHeaders(
+      identity,
+      'POST',
+      url,
+      { ...JSON_HEADERS, ...agent(SIG), 'Idempotency-Key': randomUUID() },
+      body,
+    );
     return { url, body, headers };
   };
 
   test('a signed request covering usp-agent, idempotency-key, content-digest and content-type books (201); its principal reads its own booking', async () => {
     const { url, body, headers } = await signedBooking();
     const input = headers['Signature-Input'] ?? headers['signature-input'];
-    for (const c of ['"@method"', '"@authority"', '"@path"', '"usp-agent"', '"idempotency-key"', '"content-digest"', '"content-type"']) expect(input).toContain(c);
+    for (const c of [
+      '"@method"',
+      '"@authority"',
+      '"@path"',
+      '"usp-agent"',
+      '"idempotency-key"',
+      '"content-digest"',
+      '"content-type"',
+    ])
+      expect(input).toContain(c);
     const r = await send(url, 'POST', headers, body);
     expect(r.status).toBe(201);
     const bookingId = r.body.booking.id;
@@ -261,16 +332,18 @@ describe('platform profile URLs: https only, nothing private is ever fetched', (
     expect(profiles.connections()).toBe(before.connections);
   });
 
-  test.each(['https://10.0.0.5/p.json', 'https://169.254.169.254/latest', 'https://[::1]/p.json', 'https://192.168.1.10/p.json'])(
-    'an authenticated call naming %s -> 424 profile_unreachable',
-    async (profile) => {
-      const before = profiles.connections();
-      const r = await dpopHold(strict.url, createPopKey(), profile);
-      expect(r.status).toBe(424);
-      expect(r.body.type).toMatch(/\/profile-unreachable$/);
-      expect(profiles.connections()).toBe(before);
-    },
-  );
+  test.each([
+    'https://10.0.0.5/p.json',
+    'https://169.254.169.254/latest',
+    'https://[::1]/p.json',
+    'https://192.168.1.10/p.json',
+  ])('an authenticated call naming %s -> 424 profile_unreachable', async (profile) => {
+    const before = profiles.connections();
+    const r = await dpopHold(strict.url, createPopKey(), profile);
+    expect(r.status).toBe(424);
+    expect(r.body.type).toMatch(/\/profile-unreachable$/);
+    expect(profiles.connections()).toBe(before);
+  });
 
   test('the real resolver refuses special-use addresses before any connection: IP literals skip DNS, every DNS answer is vetted', async () => {
     let fetched = 0;
@@ -289,7 +362,12 @@ describe('platform profile URLs: https only, nothing private is ever fetched', (
     });
     const s = await startServer({ profileResolver: resolver });
     try {
-      for (const profile of ['https://10.0.0.5/p.json', 'https://169.254.169.254/latest', 'https://internal.example/p.json', 'https://rebind.example/p.json']) {
+      for (const profile of [
+        'https://10.0.0.5/p.json',
+        'https://169.254.169.254/latest',
+        'https://internal.example/p.json',
+        'https://rebind.example/p.json',
+      ]) {
         const r = await dpopHold(s.url, createPopKey(), profile);
         expect(r.status, profile).toBe(424);
         expect(r.body.type, profile).toMatch(/\/profile-unreachable$/);

@@ -26,11 +26,20 @@ let orphan: string;
 let whole: string;
 
 const profile = (path: string, caps: Record<string, unknown>) =>
-  profiles.setRaw(path, JSON.stringify({ usp: { version: '2026-08-20', capabilities: caps } }), 200, { 'Content-Type': 'application/json' });
+  profiles.setRaw(path, JSON.stringify({ usp: { version: '2026-08-20', capabilities: caps } }), 200, {
+    'Content-Type': 'application/json',
+  });
 
 beforeAll(async () => {
   profiles = await startProfileServer();
-  server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: false, log: silentLogger, sweepIntervalMs: 0, security: { allowLoopbackProfiles: true } });
+  server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: false,
+    log: silentLogger,
+    sweepIntervalMs: 0,
+    security: { allowLoopbackProfiles: true },
+  });
   url = await server.listen(0, '127.0.0.1');
   orphan = profile('/orphan.json', { [AVAIL]: V, [WAITLIST]: V });
   whole = profile('/whole.json', { [AVAIL]: V, [BOOKINGS]: V, [WAITLIST]: V });
@@ -50,7 +59,9 @@ describe('pruning orphaned extensions (8.3 step 4)', () => {
 
   async function restWaitlistGet(p: string) {
     const path = '/waitlist/wl_conformance_unknown';
-    const res = await fetch(`${url}${path}`, { headers: { 'USP-Agent': `profile="${p}"`, ...dpopHeaders(createPopKey(), 'GET', `${url}${path}`) } });
+    const res = await fetch(`${url}${path}`, {
+      headers: { 'USP-Agent': `profile="${p}"`, ...dpopHeaders(createPopKey(), 'GET', `${url}${path}`) },
+    });
     return { status: res.status, body: (await res.json()) as any };
   }
 
@@ -71,7 +82,12 @@ describe('pruning orphaned extensions (8.3 step 4)', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', url)));
     try {
       const call = async (p: string) => {
-        const args = withMcpProof(createPopKey(), 'usp_waitlist_get', { entry_id: 'wl_conformance_unknown', _meta: { usp: { profile: p } } }, `${url}/.well-known/usp`);
+        const args = withMcpProof(
+          createPopKey(),
+          'usp_waitlist_get',
+          { entry_id: 'wl_conformance_unknown', _meta: { usp: { profile: p } } },
+          `${url}/.well-known/usp`,
+        );
         return (await client.callTool({ name: 'usp_waitlist_get', arguments: args })) as any;
       };
       const pruned = await call(orphan);

@@ -5,8 +5,25 @@
 import { generateKeyPairSync, sign as cryptoSign, verify as cryptoVerify, type JsonWebKey } from 'node:crypto';
 import { createSigner, httpbis } from 'http-message-signatures';
 import { describe, expect, test } from 'vitest';
-import { generateSigningKey, jwkThumbprint, signRequest, verifyRequestSignature } from '../../src/security/http-signatures.js';
-import { key, publicKey, NOW, NOW_S, USP_COMPONENTS, resolveOurKey, uspRule, bookingRequest, signed, failureCode, syncFailureCode } from './http-signature-fixtures.js';
+import {
+  generateSigningKey,
+  jwkThumbprint,
+  signRequest,
+  verifyRequestSignature,
+} from '../../src/security/http-signatures.js';
+import {
+  key,
+  publicKey,
+  NOW,
+  NOW_S,
+  USP_COMPONENTS,
+  resolveOurKey,
+  uspRule,
+  bookingRequest,
+  signed,
+  failureCode,
+  syncFailureCode,
+} from './http-signature-fixtures.js';
 
 // ------------------------------------------------------------------------------------------------
 // Failures
@@ -14,14 +31,20 @@ import { key, publicKey, NOW, NOW_S, USP_COMPONENTS, resolveOurKey, uspRule, boo
 
 describe('each way a signature can fail has its own code', () => {
   test('no signature headers answers signature_missing; only one of the pair answers signature_invalid', async () => {
-    expect(await failureCode(verifyRequestSignature(bookingRequest(), resolveOurKey, uspRule))).toBe('signature_missing');
+    expect(await failureCode(verifyRequestSignature(bookingRequest(), resolveOurKey, uspRule))).toBe(
+      'signature_missing',
+    );
     const req = signed();
     const { Signature: _dropped, ...onlyInput } = req.headers;
-    expect(await failureCode(verifyRequestSignature({ ...req, headers: onlyInput }, resolveOurKey, uspRule))).toBe('signature_invalid');
+    expect(await failureCode(verifyRequestSignature({ ...req, headers: onlyInput }, resolveOurKey, uspRule))).toBe(
+      'signature_invalid',
+    );
   });
 
   test('a label the caller asks for that is not there answers signature_missing', async () => {
-    expect(await failureCode(verifyRequestSignature(signed(), resolveOurKey, { ...uspRule, label: 'sig9' }))).toBe('signature_missing');
+    expect(await failureCode(verifyRequestSignature(signed(), resolveOurKey, { ...uspRule, label: 'sig9' }))).toBe(
+      'signature_missing',
+    );
   });
 
   test('an ASN.1/DER ECDSA value over the right base answers signature_invalid', async () => {
@@ -37,11 +60,16 @@ describe('each way a signature can fail has its own code', () => {
         return der;
       },
     };
-    const signedReq = await httpbis.signMessage({ key: derSigner, fields: USP_COMPONENTS, params: ['keyid', 'alg'] }, { ...req });
+    const signedReq = await httpbis.signMessage(
+      { key: derSigner, fields: USP_COMPONENTS, params: ['keyid', 'alg'] },
+      { ...req },
+    );
     // The value is a valid DER signature of that base: only its encoding is wrong.
     expect(cryptoVerify('sha256', base!, { key: publicKey, dsaEncoding: 'der' }, der!)).toBe(true);
     expect(der!.length).not.toBe(64);
-    const code = await failureCode(verifyRequestSignature({ ...req, headers: signedReq.headers as Record<string, string> }, resolveOurKey, uspRule));
+    const code = await failureCode(
+      verifyRequestSignature({ ...req, headers: signedReq.headers as Record<string, string> }, resolveOurKey, uspRule),
+    );
     expect(code).toBe('signature_invalid');
   });
 
@@ -79,27 +107,42 @@ describe('each way a signature can fail has its own code', () => {
   test('an alg parameter naming an algorithm we do not accept answers algorithm_unsupported', async () => {
     const req = bookingRequest();
     const signedReq = await httpbis.signMessage(
-      { key: { ...createSigner(key.privateKey, 'ecdsa-p256-sha256', key.kid), alg: 'rsa-pss-sha512' }, fields: USP_COMPONENTS, params: ['keyid', 'alg'] },
+      {
+        key: { ...createSigner(key.privateKey, 'ecdsa-p256-sha256', key.kid), alg: 'rsa-pss-sha512' },
+        fields: USP_COMPONENTS,
+        params: ['keyid', 'alg'],
+      },
       { ...req },
     );
-    const code = await failureCode(verifyRequestSignature({ ...req, headers: signedReq.headers as Record<string, string> }, resolveOurKey, uspRule));
+    const code = await failureCode(
+      verifyRequestSignature({ ...req, headers: signedReq.headers as Record<string, string> }, resolveOurKey, uspRule),
+    );
     expect(code).toBe('algorithm_unsupported');
   });
 
   test('created far in the future answers signature_expired; within 60 s of skew it verifies', async () => {
-    expect(await failureCode(verifyRequestSignature(signed(USP_COMPONENTS, NOW_S + 3600), resolveOurKey, uspRule))).toBe('signature_expired');
-    expect(await failureCode(verifyRequestSignature(signed(USP_COMPONENTS, NOW_S + 30), resolveOurKey, uspRule))).toBe('verified');
+    expect(
+      await failureCode(verifyRequestSignature(signed(USP_COMPONENTS, NOW_S + 3600), resolveOurKey, uspRule)),
+    ).toBe('signature_expired');
+    expect(await failureCode(verifyRequestSignature(signed(USP_COMPONENTS, NOW_S + 30), resolveOurKey, uspRule))).toBe(
+      'verified',
+    );
   });
 
   test('created older than maxAgeSeconds answers signature_expired only when the verifier sets a window', async () => {
     const old = signed(USP_COMPONENTS, NOW_S - 600);
-    expect(await failureCode(verifyRequestSignature(old, resolveOurKey, { ...uspRule, maxAgeSeconds: 300 }))).toBe('signature_expired');
+    expect(await failureCode(verifyRequestSignature(old, resolveOurKey, { ...uspRule, maxAgeSeconds: 300 }))).toBe(
+      'signature_expired',
+    );
     expect(await failureCode(verifyRequestSignature(old, resolveOurKey, uspRule))).toBe('verified');
   });
 
   test('an expires parameter in the past answers signature_expired', async () => {
     const req = bookingRequest();
-    const msg = { ...req, headers: { ...req.headers, ...signRequest(req, key, { components: USP_COMPONENTS, expires: NOW_S - 1 }) } };
+    const msg = {
+      ...req,
+      headers: { ...req.headers, ...signRequest(req, key, { components: USP_COMPONENTS, expires: NOW_S - 1 }) },
+    };
     expect(await failureCode(verifyRequestSignature(msg, resolveOurKey, uspRule))).toBe('signature_expired');
   });
 
@@ -107,12 +150,20 @@ describe('each way a signature can fail has its own code', () => {
     ['Signature-Input is not a dictionary', { 'Signature-Input': 'sig1=(("@method")' }],
     ['the Signature value is not a byte sequence', { Signature: 'sig1="abc"' }],
     ['keyid is missing', { 'Signature-Input': 'sig1=("@method" "@authority" "@path");created=1' }],
-    ['a component carries parameters', { 'Signature-Input': 'sig1=("@method" "@authority";req "@path");keyid="platform-2026"' }],
+    [
+      'a component carries parameters',
+      { 'Signature-Input': 'sig1=("@method" "@authority";req "@path");keyid="platform-2026"' },
+    ],
   ])('malformed input (%s) answers signature_invalid', async (_, patch) => {
     const req = signed();
-    expect(await failureCode(verifyRequestSignature({ ...req, headers: { ...req.headers, ...patch } }, resolveOurKey, { now: NOW, requiredComponents: () => [] }))).toBe(
-      'signature_invalid',
-    );
+    expect(
+      await failureCode(
+        verifyRequestSignature({ ...req, headers: { ...req.headers, ...patch } }, resolveOurKey, {
+          now: NOW,
+          requiredComponents: () => [],
+        }),
+      ),
+    ).toBe('signature_invalid');
   });
 
   test('with several labels the first that verifies wins', async () => {
@@ -125,7 +176,9 @@ describe('each way a signature can fail has its own code', () => {
     };
     const result = await verifyRequestSignature({ ...req, headers }, resolveOurKey, uspRule);
     expect(result.label).toBe('sig2');
-    expect(await failureCode(verifyRequestSignature({ ...req, headers }, resolveOurKey, { ...uspRule, label: 'sig1' }))).toBe('signature_invalid');
+    expect(
+      await failureCode(verifyRequestSignature({ ...req, headers }, resolveOurKey, { ...uspRule, label: 'sig1' })),
+    ).toBe('signature_invalid');
   });
 });
 

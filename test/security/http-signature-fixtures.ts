@@ -2,7 +2,12 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { contentDigest } from '../../src/security/content-digest.js';
 import { SecurityFailure } from '../../src/security/failures.js';
-import { generateSigningKey, signRequest, uspRequiredComponents, type VerifyOptions } from '../../src/security/http-signatures.js';
+import {
+  generateSigningKey,
+  signRequest,
+  uspRequiredComponents,
+  type VerifyOptions,
+} from '../../src/security/http-signatures.js';
 
 export const key = generateSigningKey('platform-2026');
 export const publicKey = createPublicKey({ key: key.publicJwk, format: 'jwk' });
@@ -12,9 +17,23 @@ export const NOW_S = Math.floor(NOW / 1000);
 export const BODY = Buffer.from('{"service_id":"svc_haircut_001","slot_id":"slot_20260315_0900"}');
 
 /** Every component USP requires of this request (it carries a query and all four headers). */
-export const USP_COMPONENTS = ['@method', '@authority', '@path', '@query', 'usp-agent', 'idempotency-key', 'content-digest', 'content-type'];
+export const USP_COMPONENTS = [
+  '@method',
+  '@authority',
+  '@path',
+  '@query',
+  'usp-agent',
+  'idempotency-key',
+  'content-digest',
+  'content-type',
+];
 
-export function bookingRequest(body: Uint8Array = BODY): { method: string; url: string; headers: Record<string, string>; body: Uint8Array } {
+export function bookingRequest(body: Uint8Array = BODY): {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+} {
   return {
     method: 'POST',
     url: 'https://business.example.com/bookings?locale=en-GB',
@@ -29,7 +48,8 @@ export function bookingRequest(body: Uint8Array = BODY): { method: string; url: 
   };
 }
 
-export const resolveOurKey = async (kid: string): Promise<JsonWebKey | null> => (kid === key.kid ? key.publicJwk : null);
+export const resolveOurKey = async (kid: string): Promise<JsonWebKey | null> =>
+  kid === key.kid ? key.publicJwk : null;
 
 export const uspRule: VerifyOptions = { now: NOW, requiredComponents: uspRequiredComponents };
 

@@ -7,8 +7,26 @@ import { createPrivateKey, type JsonWebKey } from 'node:crypto';
 import { createSigner, createVerifier, httpbis } from 'http-message-signatures';
 import { describe, expect, test } from 'vitest';
 import { contentDigest, verifyContentDigest } from '../../src/security/content-digest.js';
-import { signRequest, uspRequiredComponents, verifyRequestSignature, type VerifiableRequest } from '../../src/security/http-signatures.js';
-import { key, publicKey, NOW, NOW_S, BODY, USP_COMPONENTS, resolveOurKey, uspRule, bookingRequest, signed, failureCode, syncFailureCode } from './http-signature-fixtures.js';
+import {
+  signRequest,
+  uspRequiredComponents,
+  verifyRequestSignature,
+  type VerifiableRequest,
+} from '../../src/security/http-signatures.js';
+import {
+  key,
+  publicKey,
+  NOW,
+  NOW_S,
+  BODY,
+  USP_COMPONENTS,
+  resolveOurKey,
+  uspRule,
+  bookingRequest,
+  signed,
+  failureCode,
+  syncFailureCode,
+} from './http-signature-fixtures.js';
 
 // ------------------------------------------------------------------------------------------------
 // Interoperability
@@ -22,7 +40,10 @@ describe('our ES256 signatures interoperate with an independent RFC 9421 impleme
     );
     const ok = await httpbis.verifyMessage(
       {
-        keyLookup: async (params) => (params.keyid === key.kid ? { id: key.kid, algs: ['ecdsa-p256-sha256'], verify: createVerifier(publicKey, 'ecdsa-p256-sha256') } : null),
+        keyLookup: async (params) =>
+          params.keyid === key.kid
+            ? { id: key.kid, algs: ['ecdsa-p256-sha256'], verify: createVerifier(publicKey, 'ecdsa-p256-sha256') }
+            : null,
         requiredFields: USP_COMPONENTS,
         tolerance: 5,
       },
@@ -53,19 +74,37 @@ describe('our ES256 signatures interoperate with an independent RFC 9421 impleme
       { method: req.method, url: req.url, headers: req.headers },
     );
     expect(rawLength).toBe(64);
-    const result = await verifyRequestSignature({ ...req, headers: signedReq.headers as Record<string, string> }, resolveOurKey, uspRule);
-    expect(result).toMatchObject({ keyid: 'platform-2026', label: 'sig1', created: NOW_S, algorithm: 'ecdsa-p256-sha256' });
+    const result = await verifyRequestSignature(
+      { ...req, headers: signedReq.headers as Record<string, string> },
+      resolveOurKey,
+      uspRule,
+    );
+    expect(result).toMatchObject({
+      keyid: 'platform-2026',
+      label: 'sig1',
+      created: NOW_S,
+      algorithm: 'ecdsa-p256-sha256',
+    });
     expect(result.covered).toEqual(USP_COMPONENTS);
   });
 
   test('a library signature without created or alg verifies with ours (created is optional on requests)', async () => {
     const req = bookingRequest();
     const signedReq = await httpbis.signMessage(
-      { key: createSigner(key.privateKey, 'ecdsa-p256-sha256', key.kid), fields: USP_COMPONENTS, params: ['keyid'], paramValues: { created: null } },
+      {
+        key: createSigner(key.privateKey, 'ecdsa-p256-sha256', key.kid),
+        fields: USP_COMPONENTS,
+        params: ['keyid'],
+        paramValues: { created: null },
+      },
       { method: req.method, url: req.url, headers: req.headers },
     );
     expect(String(signedReq.headers['Signature-Input'])).not.toContain('created');
-    const result = await verifyRequestSignature({ ...req, headers: signedReq.headers as Record<string, string> }, resolveOurKey, uspRule);
+    const result = await verifyRequestSignature(
+      { ...req, headers: signedReq.headers as Record<string, string> },
+      resolveOurKey,
+      uspRule,
+    );
     expect(result.created).toBeUndefined();
   });
 
@@ -80,7 +119,8 @@ describe('our ES256 signatures interoperate with an independent RFC 9421 impleme
         Date: 'Tue, 20 Apr 2021 02:07:55 GMT',
         'Content-Type': 'application/json',
         'Content-Length': '18',
-        'Signature-Input': 'sig-b26=("date" "@method" "@path" "@authority" "content-type" "content-length");created=1618884473;keyid="test-key-ed25519"',
+        'Signature-Input':
+          'sig-b26=("date" "@method" "@path" "@authority" "content-type" "content-length");created=1618884473;keyid="test-key-ed25519"',
         Signature: 'sig-b26=:wqcAqbmYJ2ji2glfAMaRy4gruYYnx2nEFN2HN6jrnDnQCK1u02Gb04v9EDgwUPiu4A0w6vuQv5lIp5WPpBKRCw==:',
       },
       body: Buffer.from('{"hello": "world"}'),
@@ -88,9 +128,17 @@ describe('our ES256 signatures interoperate with an independent RFC 9421 impleme
     const resolve = async (kid: string) => (kid === 'test-key-ed25519' ? jwk : null);
     const opts = { now: 1618884473_000, requiredComponents: () => [] };
     const result = await verifyRequestSignature(msg, resolve, { ...opts, algorithms: ['ed25519'] });
-    expect(result).toMatchObject({ label: 'sig-b26', keyid: 'test-key-ed25519', algorithm: 'ed25519', created: 1618884473 });
+    expect(result).toMatchObject({
+      label: 'sig-b26',
+      keyid: 'test-key-ed25519',
+      algorithm: 'ed25519',
+      created: 1618884473,
+    });
     // Ed25519 is deterministic: signing the same base with the RFC's private key gives the RFC's value.
-    const privateKey = createPrivateKey({ key: { ...jwk, d: 'n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU' }, format: 'jwk' });
+    const privateKey = createPrivateKey({
+      key: { ...jwk, d: 'n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU' },
+      format: 'jwk',
+    });
     const ours = signRequest(
       { method: msg.method, url: msg.url, headers: msg.headers as Record<string, string> },
       { kid: 'test-key-ed25519', privateKey },
@@ -100,7 +148,12 @@ describe('our ES256 signatures interoperate with an independent RFC 9421 impleme
         label: 'sig-b26',
       },
     );
-    expect(await verifyRequestSignature({ ...msg, headers: { ...msg.headers, ...ours } }, resolve, { ...opts, algorithms: ['ed25519'] })).toMatchObject({
+    expect(
+      await verifyRequestSignature({ ...msg, headers: { ...msg.headers, ...ours } }, resolve, {
+        ...opts,
+        algorithms: ['ed25519'],
+      }),
+    ).toMatchObject({
       algorithm: 'ed25519',
     });
     // Without the opt-in, an Ed25519 key is not an accepted request-signing key.
@@ -165,7 +218,13 @@ describe('Content-Digest is computed and checked over the raw body bytes (RFC 95
   test('a digest that matches the body but was swapped after signing answers signature_invalid', async () => {
     const req = signed();
     const other = Buffer.from('{"service_id":"svc_other"}');
-    const code = await failureCode(verifyRequestSignature({ ...req, body: other, headers: { ...req.headers, 'Content-Digest': contentDigest(other) } }, resolveOurKey, uspRule));
+    const code = await failureCode(
+      verifyRequestSignature(
+        { ...req, body: other, headers: { ...req.headers, 'Content-Digest': contentDigest(other) } },
+        resolveOurKey,
+        uspRule,
+      ),
+    );
     expect(code).toBe('signature_invalid');
   });
 });
@@ -177,7 +236,11 @@ describe('Content-Digest is computed and checked over the raw body bytes (RFC 95
 describe('a request signature covers every component USP requires (§9.1.4)', () => {
   test('uspRequiredComponents lists the fixed three and each conditional one the request carries', () => {
     expect(uspRequiredComponents(bookingRequest())).toEqual(USP_COMPONENTS);
-    expect(uspRequiredComponents({ url: 'https://b.example/services/list', headers: {} })).toEqual(['@method', '@authority', '@path']);
+    expect(uspRequiredComponents({ url: 'https://b.example/services/list', headers: {} })).toEqual([
+      '@method',
+      '@authority',
+      '@path',
+    ]);
   });
 
   test('a fully covered signature verifies and reports what it covered', async () => {
@@ -198,7 +261,9 @@ describe('a request signature covers every component USP requires (§9.1.4)', ()
     const components = ['@method', '@target-uri', 'usp-agent', 'idempotency-key', 'content-digest', 'content-type'];
     const req = signed(components);
     expect(await failureCode(verifyRequestSignature(req, resolveOurKey, uspRule))).toBe('signature_invalid');
-    expect(await failureCode(verifyRequestSignature(req, resolveOurKey, { now: NOW, requiredComponents: () => [] }))).toBe('signature_invalid');
+    expect(
+      await failureCode(verifyRequestSignature(req, resolveOurKey, { now: NOW, requiredComponents: () => [] })),
+    ).toBe('signature_invalid');
   });
 
   test('@target-uri in addition to @authority and @path is accepted', async () => {

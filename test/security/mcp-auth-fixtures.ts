@@ -40,7 +40,9 @@ export function wrap(client: Client, aud: string, stderr: () => string): Conn {
         // Over HTTP a call with no credential at all is an HTTP 401 whose body is the JSON-RPC error.
         return normalizeError(err);
       }
-      throw new Error(`${tool} was expected to fail with a JSON-RPC error but returned ${JSON.stringify(result).slice(0, 600)}`);
+      throw new Error(
+        `${tool} was expected to fail with a JSON-RPC error but returned ${JSON.stringify(result).slice(0, 600)}`,
+      );
     },
     stderr,
     close: async () => {
@@ -53,7 +55,18 @@ export async function connectStdio(extraArgs: string[] = []): Promise<Conn> {
   let stderr = '';
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', '--demo', '--require-auth', '--allow-loopback-profiles', '--db', ':memory:', '--admin-key', ADMIN_KEY, ...extraArgs],
+    args: [
+      BIN,
+      'mcp',
+      '--demo',
+      '--require-auth',
+      '--allow-loopback-profiles',
+      '--db',
+      ':memory:',
+      '--admin-key',
+      ADMIN_KEY,
+      ...extraArgs,
+    ],
     cwd: REPO_ROOT,
     // The child on this process's clock (a shifted one too), as the proofs made here use it.
     env: inheritedEnv(),
@@ -92,15 +105,26 @@ export async function connectHttp(url: string): Promise<Conn> {
   return wrap(client, `${url}/.well-known/usp`, () => '');
 }
 
-export const usp = (profile: string, extra: Record<string, unknown> = {}) => ({ _meta: { usp: { profile, ...extra } } });
+export const usp = (profile: string, extra: Record<string, unknown> = {}) => ({
+  _meta: { usp: { profile, ...extra } },
+});
 
 /** Arguments signed for `tool` with `key` (platform_key_pop), optionally presenting a credential. */
-export function signed(conn: Conn, key: PopKey, tool: string, args: Record<string, unknown>, o: ProofOptions = {}): Record<string, unknown> {
+export function signed(
+  conn: Conn,
+  key: PopKey,
+  tool: string,
+  args: Record<string, unknown>,
+  o: ProofOptions = {},
+): Record<string, unknown> {
   return withMcpProof(key, tool, args, conn.aud, o);
 }
 
 /** Arguments carrying a hand-built authorization member. */
-export function withAuthorization(args: Record<string, unknown>, authorization: Record<string, unknown>): Record<string, unknown> {
+export function withAuthorization(
+  args: Record<string, unknown>,
+  authorization: Record<string, unknown>,
+): Record<string, unknown> {
   const meta = args._meta as { usp: Record<string, unknown> };
   return { ...args, _meta: { ...meta, usp: { ...meta.usp, authorization } } };
 }

@@ -58,26 +58,40 @@ describe('MCP over HTTP authenticates with HTTP-layer credentials', () => {
 
   async function connect(fetchImpl?: FetchLike, headers?: Record<string, string>) {
     const client = new Client({ name: 'signed', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { fetch: fetchImpl as never, requestInit: headers ? { headers } : undefined }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+        fetch: fetchImpl as never,
+        requestInit: headers ? { headers } : undefined,
+      }),
+    );
     return client;
   }
 
   async function slotId(client: Client, service = 'svc_haircut'): Promise<string> {
-    const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: service, start_date: day, end_date: day } });
+    const q: any = await client.callTool({
+      name: 'usp_availability_query',
+      arguments: { service_id: service, start_date: day, end_date: day },
+    });
     return q.structuredContent.slots[0].id;
   }
 
   it('a signed platform holds a slot; the same call unsigned is refused (-32006)', async () => {
     const signed = await connect(signingFetch(id, profile));
     const slot = await slotId(signed);
-    const ok: any = await signed.callTool({ name: 'usp_availability_hold', arguments: { service_id: 'svc_haircut', slot_id: slot, _meta: { usp: { profile } } } });
+    const ok: any = await signed.callTool({
+      name: 'usp_availability_hold',
+      arguments: { service_id: 'svc_haircut', slot_id: slot, _meta: { usp: { profile } } },
+    });
     expect(ok.structuredContent.hold.status).toBe('active');
     await signed.close();
 
     const plain = await connect();
     // Unsigned, with no credential at all: an HTTP 401 (MCP authorization) whose body is -32006.
     const err = await plain
-      .callTool({ name: 'usp_availability_hold', arguments: { service_id: 'svc_haircut', slot_id: await slotId(plain), _meta: { usp: { profile } } } })
+      .callTool({
+        name: 'usp_availability_hold',
+        arguments: { service_id: 'svc_haircut', slot_id: await slotId(plain), _meta: { usp: { profile } } },
+      })
       .catch(normalizeError);
     expect(err.code).toBe(-32006);
     await plain.close();
@@ -85,7 +99,12 @@ describe('MCP over HTTP authenticates with HTTP-layer credentials', () => {
 
   it('a body changed after signing fails the digest (-32600 digest_mismatch)', async () => {
     const client = await connect(signingFetch(id, profile, true));
-    const err = await client.callTool({ name: 'usp_availability_hold', arguments: { service_id: 'svc_haircut', slot_id: 'slot_x', _meta: { usp: { profile } } } }).catch((e) => e);
+    const err = await client
+      .callTool({
+        name: 'usp_availability_hold',
+        arguments: { service_id: 'svc_haircut', slot_id: 'slot_x', _meta: { usp: { profile } } },
+      })
+      .catch((e) => e);
     expect(err.code).toBe(-32600);
     expect(err.data.code).toBe('digest_mismatch');
     await client.close();
@@ -95,14 +114,22 @@ describe('MCP over HTTP authenticates with HTTP-layer credentials', () => {
     const signed = await connect(signingFetch(id, profile));
     const b: any = await signed.callTool({
       name: 'usp_bookings_create',
-      arguments: { service_id: 'svc_color_consult', slot_id: await slotId(signed, 'svc_color_consult'), buyer: BUYER, _meta: { usp: { profile } } },
+      arguments: {
+        service_id: 'svc_color_consult',
+        slot_id: await slotId(signed, 'svc_color_consult'),
+        buyer: BUYER,
+        _meta: { usp: { profile } },
+      },
     });
     expect(b.structuredContent.booking.status).toBe('pending');
     await signed.close();
     const business = await connect(undefined, { Authorization: `Bearer ${ADMIN_KEY}` });
     const c: any = await business.callTool({
       name: 'usp_bookings_confirm',
-      arguments: { booking_id: b.structuredContent.booking.id, _meta: { usp: { profile: 'https://business.example/self.json' } } },
+      arguments: {
+        booking_id: b.structuredContent.booking.id,
+        _meta: { usp: { profile: 'https://business.example/self.json' } },
+      },
     });
     expect(c.structuredContent.booking.status).toBe('confirmed');
     await business.close();

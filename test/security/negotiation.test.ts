@@ -20,7 +20,14 @@ describe('negotiation with the platform profile on privileged calls', () => {
 
   beforeAll(async () => {
     profiles = await startProfileServer();
-    server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: false, log: silentLogger, sweepIntervalMs: 0, security: { allowLoopbackProfiles: true } });
+    server = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: false,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+      security: { allowLoopbackProfiles: true },
+    });
     url = await server.listen(0);
   });
   afterAll(async () => {
@@ -40,7 +47,11 @@ describe('negotiation with the platform profile on privileged calls', () => {
     const key = createPopKey();
     const res = await fetch(`${url}/availability/holds`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'USP-Agent': `profile="${profile}"`, ...dpopHeaders(key, 'POST', `${url}/availability/holds`) },
+      headers: {
+        'Content-Type': 'application/json',
+        'USP-Agent': `profile="${profile}"`,
+        ...dpopHeaders(key, 'POST', `${url}/availability/holds`),
+      },
       body: JSON.stringify({ service_id: 'svc_haircut', slot_id: q.slots[0].id }),
     });
     return { status: res.status, body: (await res.json()) as any };
@@ -48,7 +59,12 @@ describe('negotiation with the platform profile on privileged calls', () => {
 
   it('a platform declaring a newer version than ours is refused with version_unsupported (400)', async () => {
     const caps = { 'dev.usp-protocol.services.availability': [{ version: '2026-08-20' }] };
-    const p = profiles.setRaw('/new.json', JSON.stringify({ usp: { version: '2027-03-01', capabilities: caps } }), 200, { 'Content-Type': 'application/json' });
+    const p = profiles.setRaw(
+      '/new.json',
+      JSON.stringify({ usp: { version: '2027-03-01', capabilities: caps } }),
+      200,
+      { 'Content-Type': 'application/json' },
+    );
     const r = await hold(p);
     expect(r.status).toBe(400);
     expect(r.body.type).toBe('https://usp-protocol.dev/errors/version-unsupported');
@@ -56,14 +72,24 @@ describe('negotiation with the platform profile on privileged calls', () => {
 
   it('a platform declaring an older version than ours is served', async () => {
     const caps = { 'dev.usp-protocol.services.availability': [{ version: '2025-10-01' }] };
-    const p = profiles.setRaw('/old.json', JSON.stringify({ usp: { version: '2025-10-01', capabilities: caps } }), 200, { 'Content-Type': 'application/json' });
+    const p = profiles.setRaw(
+      '/old.json',
+      JSON.stringify({ usp: { version: '2025-10-01', capabilities: caps } }),
+      200,
+      { 'Content-Type': 'application/json' },
+    );
     const r = await hold(p);
     expect(r.status).toBe(201);
     expect(r.body.hold.status).toBe('active');
   });
 
   it('a platform declaring capabilities {} shares none: capabilities_incompatible, as HTTP 200', async () => {
-    const p = profiles.setRaw('/empty.json', JSON.stringify({ usp: { version: '2026-08-20', capabilities: {} } }), 200, { 'Content-Type': 'application/json' });
+    const p = profiles.setRaw(
+      '/empty.json',
+      JSON.stringify({ usp: { version: '2026-08-20', capabilities: {} } }),
+      200,
+      { 'Content-Type': 'application/json' },
+    );
     const r = await hold(p);
     expect(r.status).toBe(200);
     expect(r.body.messages[0].code).toBe('capabilities_incompatible');
@@ -72,7 +98,12 @@ describe('negotiation with the platform profile on privileged calls', () => {
 
   it('a platform declaring only the catalog gets capabilities_incompatible on a hold, as HTTP 200', async () => {
     const caps = { 'dev.usp-protocol.services.catalog': [{ version: '2026-08-20' }] };
-    const p = profiles.setRaw('/catalog-only.json', JSON.stringify({ usp: { version: '2026-08-20', capabilities: caps } }), 200, { 'Content-Type': 'application/json' });
+    const p = profiles.setRaw(
+      '/catalog-only.json',
+      JSON.stringify({ usp: { version: '2026-08-20', capabilities: caps } }),
+      200,
+      { 'Content-Type': 'application/json' },
+    );
     const r = await hold(p);
     expect(r.status).toBe(200);
     expect(r.body.messages[0].code).toBe('capabilities_incompatible');
@@ -81,7 +112,12 @@ describe('negotiation with the platform profile on privileged calls', () => {
 
   it('a platform declaring availability, or the default test platform (every capability), is served', async () => {
     const caps = { 'dev.usp-protocol.services.availability': [{ version: '2026-08-20' }] };
-    const p1 = profiles.setRaw('/avail.json', JSON.stringify({ usp: { version: '2026-08-20', capabilities: caps } }), 200, { 'Content-Type': 'application/json' });
+    const p1 = profiles.setRaw(
+      '/avail.json',
+      JSON.stringify({ usp: { version: '2026-08-20', capabilities: caps } }),
+      200,
+      { 'Content-Type': 'application/json' },
+    );
     expect((await hold(p1)).status).toBe(201);
     const p2 = profiles.addProfile('/plain.json');
     expect((await hold(p2)).status).toBe(201);
@@ -101,12 +137,20 @@ describe('negotiation with the platform profile on privileged calls', () => {
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${url}${path}`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'USP-Agent': `profile="${profile}"`, ...dpopHeaders(key, 'POST', `${url}${path}`) },
+        headers: {
+          'Content-Type': 'application/json',
+          'USP-Agent': `profile="${profile}"`,
+          ...dpopHeaders(key, 'POST', `${url}${path}`),
+        },
         body: JSON.stringify(body),
       });
       return { status: res.status, body: (await res.json()) as any };
     };
-    const b = await post('/bookings', { service_id: 'svc_haircut', slot_id: q.slots[0].id, buyer: { first_name: 'Ada', last_name: 'L', email: 'ada@example.com' } });
+    const b = await post('/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: q.slots[0].id,
+      buyer: { first_name: 'Ada', last_name: 'L', email: 'ada@example.com' },
+    });
     expect(b.body.booking.status).toBe('confirmed');
     expect((await post(`/bookings/${b.body.booking.id}/cancel`, {})).body.booking.status).toBe('canceled');
     return post(`/bookings/${b.body.booking.id}/cancel`, {});
@@ -115,15 +159,28 @@ describe('negotiation with the platform profile on privileged calls', () => {
   const everything = (version: string, more: string[] = []) => ({
     usp: {
       version,
-      capabilities: Object.fromEntries(['catalog', 'availability', 'bookings', ...more].map((c) => [`dev.usp-protocol.services.${c}`, [{ version: '2026-08-20' }]])),
+      capabilities: Object.fromEntries(
+        ['catalog', 'availability', 'bookings', ...more].map((c) => [
+          `dev.usp-protocol.services.${c}`,
+          [{ version: '2026-08-20' }],
+        ]),
+      ),
     },
   });
 
   it("invalid_transition: a platform at our version gets the newer text's HTTP 200 outcome; one that negotiated an older version the pinned 409 booking-state-conflict (D2)", async () => {
-    const current = profiles.setRaw('/current.json', JSON.stringify(everything('2026-08-20')), 200, { 'Content-Type': 'application/json' });
+    const current = profiles.setRaw('/current.json', JSON.stringify(everything('2026-08-20')), 200, {
+      'Content-Type': 'application/json',
+    });
     const now = await cancelTwice(current, 3);
-    expect([now.status, now.body.messages.map((m: any) => m.code), now.body.booking.status]).toEqual([200, ['invalid_transition'], 'canceled']);
-    const older = profiles.setRaw('/older.json', JSON.stringify(everything('2025-10-01')), 200, { 'Content-Type': 'application/json' });
+    expect([now.status, now.body.messages.map((m: any) => m.code), now.body.booking.status]).toEqual([
+      200,
+      ['invalid_transition'],
+      'canceled',
+    ]);
+    const older = profiles.setRaw('/older.json', JSON.stringify(everything('2025-10-01')), 200, {
+      'Content-Type': 'application/json',
+    });
     const then = await cancelTwice(older, 4);
     expect([then.status, then.body.type, then.body.code, then.body.current_status]).toEqual([
       409,
@@ -136,13 +193,31 @@ describe('negotiation with the platform profile on privileged calls', () => {
   it('an unknown booking in the path: a platform at our version gets the 404 problem booking-not-found; one of an older negotiated version the pinned 200 outcome (D3)', async () => {
     const get = async (profile: string) => {
       const key = createPopKey();
-      const res = await fetch(`${url}/bookings/bkg_nope`, { headers: { 'USP-Agent': `profile="${profile}"`, ...dpopHeaders(key, 'GET', `${url}/bookings/bkg_nope`) } });
+      const res = await fetch(`${url}/bookings/bkg_nope`, {
+        headers: { 'USP-Agent': `profile="${profile}"`, ...dpopHeaders(key, 'GET', `${url}/bookings/bkg_nope`) },
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
-    const current = await get(profiles.setRaw('/current-nf.json', JSON.stringify(everything('2026-08-20')), 200, { 'Content-Type': 'application/json' }));
-    expect([current.status, current.body.type, current.body.code]).toEqual([404, 'https://usp-protocol.dev/errors/booking-not-found', 'booking_not_found']);
-    const older = await get(profiles.setRaw('/older-nf.json', JSON.stringify(everything('2025-10-01')), 200, { 'Content-Type': 'application/json' }));
-    expect([older.status, older.body.messages.map((m: any) => m.code), older.body.booking]).toEqual([200, ['booking_not_found'], undefined]);
+    const current = await get(
+      profiles.setRaw('/current-nf.json', JSON.stringify(everything('2026-08-20')), 200, {
+        'Content-Type': 'application/json',
+      }),
+    );
+    expect([current.status, current.body.type, current.body.code]).toEqual([
+      404,
+      'https://usp-protocol.dev/errors/booking-not-found',
+      'booking_not_found',
+    ]);
+    const older = await get(
+      profiles.setRaw('/older-nf.json', JSON.stringify(everything('2025-10-01')), 200, {
+        'Content-Type': 'application/json',
+      }),
+    );
+    expect([older.status, older.body.messages.map((m: any) => m.code), older.body.booking]).toEqual([
+      200,
+      ['booking_not_found'],
+      undefined,
+    ]);
   });
 
   /** A public call presenting `profile` with a fresh proof: the platform authenticates on a public read. */
@@ -150,15 +225,26 @@ describe('negotiation with the platform profile on privileged calls', () => {
     const key = createPopKey();
     const res = await fetch(`${url}${path}`, {
       method,
-      headers: { 'Content-Type': 'application/json', 'USP-Agent': `profile="${profile}"`, ...dpopHeaders(key, method, `${url}${path}`) },
+      headers: {
+        'Content-Type': 'application/json',
+        'USP-Agent': `profile="${profile}"`,
+        ...dpopHeaders(key, method, `${url}${path}`),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return (await res.json()) as any;
   }
 
   it('extension data the platform did not negotiate is left out of public answers: no capacity.waitlist, no slot in state waitlist (8.3 step 4)', async () => {
-    const withWaitlist = profiles.setRaw('/with-waitlist.json', JSON.stringify(everything('2026-08-20', ['waitlist'])), 200, { 'Content-Type': 'application/json' });
-    const without = profiles.setRaw('/without-waitlist.json', JSON.stringify(everything('2026-08-20')), 200, { 'Content-Type': 'application/json' });
+    const withWaitlist = profiles.setRaw(
+      '/with-waitlist.json',
+      JSON.stringify(everything('2026-08-20', ['waitlist'])),
+      200,
+      { 'Content-Type': 'application/json' },
+    );
+    const without = profiles.setRaw('/without-waitlist.json', JSON.stringify(everything('2026-08-20')), 200, {
+      'Content-Type': 'application/json',
+    });
     expect((await publicCall(withWaitlist, 'GET', '/services/svc_yoga_class')).service.capacity.waitlist).toBe(true);
     const pruned = await publicCall(without, 'GET', '/services/svc_yoga_class');
     expect([pruned.service.capacity.max, pruned.service.capacity.waitlist]).toEqual([12, undefined]);
@@ -170,7 +256,11 @@ describe('negotiation with the platform profile on privileged calls', () => {
     const key = createPopKey();
     const fill = await fetch(`${url}/bookings`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'USP-Agent': `profile="${withWaitlist}"`, ...dpopHeaders(key, 'POST', `${url}/bookings`) },
+      headers: {
+        'Content-Type': 'application/json',
+        'USP-Agent': `profile="${withWaitlist}"`,
+        ...dpopHeaders(key, 'POST', `${url}/bookings`),
+      },
       body: JSON.stringify({
         service_id: 'svc_yoga_class',
         slot_id: slot.id,
@@ -179,7 +269,9 @@ describe('negotiation with the platform profile on privileged calls', () => {
       }),
     });
     expect(((await fill.json()) as any).booking.status).toBe('confirmed');
-    const seen = (await publicCall(withWaitlist, 'POST', '/availability/query', query)).slots.find((s: any) => s.id === slot.id);
+    const seen = (await publicCall(withWaitlist, 'POST', '/availability/query', query)).slots.find(
+      (s: any) => s.id === slot.id,
+    );
     expect(seen?.state).toBe('waitlist');
     const hidden = (await publicCall(without, 'POST', '/availability/query', query)).slots;
     expect(hidden.find((s: any) => s.id === slot.id)).toBeUndefined();

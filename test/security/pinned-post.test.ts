@@ -33,11 +33,15 @@ describe('pinnedPost', () => {
   it('a name resolving to a special-use address is refused before any connection; so is plain http without the loopback flag', async () => {
     const port = await answering('{}');
     const lookup = async () => ['127.0.0.1'];
-    await expect(pinnedPost(`https://platform.example:${port}/x`, {}, '{}', { ...opts, allowLoopback: false, lookup })).rejects.toThrow(
-      /^refused: 127\.0\.0\.1 is a special-use address/,
+    await expect(
+      pinnedPost(`https://platform.example:${port}/x`, {}, '{}', { ...opts, allowLoopback: false, lookup }),
+    ).rejects.toThrow(/^refused: 127\.0\.0\.1 is a special-use address/);
+    await expect(pinnedPost(`http://127.0.0.1:${port}/x`, {}, '{}', { ...opts, allowLoopback: false })).rejects.toThrow(
+      /^refused: must use https/,
     );
-    await expect(pinnedPost(`http://127.0.0.1:${port}/x`, {}, '{}', { ...opts, allowLoopback: false })).rejects.toThrow(/^refused: must use https/);
-    await expect(pinnedPost('https://user:pw@platform.example/x', {}, '{}', opts)).rejects.toBeInstanceOf(OutboundRefused);
+    await expect(pinnedPost('https://user:pw@platform.example/x', {}, '{}', opts)).rejects.toBeInstanceOf(
+      OutboundRefused,
+    );
     expect(connections).toBe(0);
   });
 
@@ -45,7 +49,9 @@ describe('pinnedPost', () => {
     const lookup = async () => {
       throw new Error('ENOTFOUND nowhere.example');
     };
-    await expect(pinnedPost('https://nowhere.example/x', {}, '{}', { ...opts, lookup })).rejects.toThrow(/^dns: ENOTFOUND/);
+    await expect(pinnedPost('https://nowhere.example/x', {}, '{}', { ...opts, lookup })).rejects.toThrow(
+      /^dns: ENOTFOUND/,
+    );
   });
 
   it('the connection goes to the vetted address whatever the name (pinned), and the answer is kept up to the cap', async () => {
@@ -61,7 +67,9 @@ describe('pinnedPost', () => {
 
   it('an answer over the cap fails the call', async () => {
     const port = await answering(JSON.stringify({ pad: 'x'.repeat(100_000) }));
-    await expect(pinnedPost(`http://127.0.0.1:${port}/x`, {}, '{}', { ...opts, maxAnswerBytes: 64 * 1024 })).rejects.toThrow(/answer too large/);
+    await expect(
+      pinnedPost(`http://127.0.0.1:${port}/x`, {}, '{}', { ...opts, maxAnswerBytes: 64 * 1024 }),
+    ).rejects.toThrow(/answer too large/);
   });
 });
 

@@ -8,8 +8,19 @@ import type { JsonWebKey } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import { SecurityFailure } from '../../src/security/failures.js';
 import { contentDigest } from '../../src/security/content-digest.js';
-import { generateSigningKey, signRequest, uspRequiredComponents, verifyRequestSignature } from '../../src/security/http-signatures.js';
-import { createProfileResolver, findKey, pinnedFetch, type ProfileFetch, type ProfileResolverOptions } from '../../src/security/platform-profiles.js';
+import {
+  generateSigningKey,
+  signRequest,
+  uspRequiredComponents,
+  verifyRequestSignature,
+} from '../../src/security/http-signatures.js';
+import {
+  createProfileResolver,
+  findKey,
+  pinnedFetch,
+  type ProfileFetch,
+  type ProfileResolverOptions,
+} from '../../src/security/platform-profiles.js';
 import { isSpecialUseAddress } from '../../src/security/ssrf.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -21,7 +32,11 @@ const PROFILE = {
     version: '2026-08-20',
     capabilities: {
       'dev.usp-protocol.services.bookings': [
-        { version: '2026-08-20', spec: 'https://usp-protocol.dev/specification#5-booking-lifecycle', schema: 'https://usp-protocol.dev/schemas/services/booking.json' },
+        {
+          version: '2026-08-20',
+          spec: 'https://usp-protocol.dev/specification#5-booking-lifecycle',
+          schema: 'https://usp-protocol.dev/schemas/services/booking.json',
+        },
       ],
     },
   },
@@ -160,7 +175,12 @@ describe('a platform profile is fetched only from a vetted address', () => {
   test('a profile on 127.0.0.1 is fetched when loopback is allowed (development)', async () => {
     const server = await serve(json(PROFILE));
     const profile = await resolver().resolve(`${server.base}/agent.json`);
-    expect(profile).toMatchObject({ url: `${server.base}/agent.json`, version: '2026-08-20', keys: [], signing_keys: [] });
+    expect(profile).toMatchObject({
+      url: `${server.base}/agent.json`,
+      version: '2026-08-20',
+      keys: [],
+      signing_keys: [],
+    });
     expect(Object.keys(profile.capabilities)).toEqual(['dev.usp-protocol.services.bookings']);
     expect(server.hits).toEqual(['/agent.json']);
   });
@@ -184,19 +204,30 @@ describe('a platform profile is fetched only from a vetted address', () => {
     expect(server.hits).toEqual([]);
   });
 
-  test.each([['10.0.0.5'], ['169.254.169.254'], ['::ffff:169.254.169.254'], ['fd00::1']])('a hostname resolving to %s is refused without any connection', async (address) => {
-    const transport = forbiddenTransport();
-    const r = createProfileResolver({ allowLoopback: false, lookup: async () => [address], fetchImpl: transport.fetchImpl });
-    const err = await r.resolve('https://agent.example/profile.json').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(SecurityFailure);
-    expect((err as SecurityFailure).code).toBe('profile_unreachable');
-    expect((err as SecurityFailure).detail).toContain('special-use');
-    expect(transport.calls()).toBe(0);
-  });
+  test.each([['10.0.0.5'], ['169.254.169.254'], ['::ffff:169.254.169.254'], ['fd00::1']])(
+    'a hostname resolving to %s is refused without any connection',
+    async (address) => {
+      const transport = forbiddenTransport();
+      const r = createProfileResolver({
+        allowLoopback: false,
+        lookup: async () => [address],
+        fetchImpl: transport.fetchImpl,
+      });
+      const err = await r.resolve('https://agent.example/profile.json').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SecurityFailure);
+      expect((err as SecurityFailure).code).toBe('profile_unreachable');
+      expect((err as SecurityFailure).detail).toContain('special-use');
+      expect(transport.calls()).toBe(0);
+    },
+  );
 
   test('one special-use answer among public ones is enough to refuse (DNS rebinding)', async () => {
     const transport = forbiddenTransport();
-    const r = createProfileResolver({ allowLoopback: false, lookup: async () => ['93.184.216.34', '10.0.0.5'], fetchImpl: transport.fetchImpl });
+    const r = createProfileResolver({
+      allowLoopback: false,
+      lookup: async () => ['93.184.216.34', '10.0.0.5'],
+      fetchImpl: transport.fetchImpl,
+    });
     expect(await failureCode(r.resolve('https://agent.example/profile.json'))).toBe('profile_unreachable');
     expect(transport.calls()).toBe(0);
   });
@@ -234,7 +265,12 @@ describe('a platform profile is fetched only from a vetted address', () => {
     });
     const port = new URL(server.base).port;
     // profile.invalid never resolves: reaching the server proves the connection used the pinned address.
-    const res = await pinnedFetch({ url: new URL(`http://profile.invalid:${port}/p.json`), address: '127.0.0.1', family: 4, signal: new AbortController().signal });
+    const res = await pinnedFetch({
+      url: new URL(`http://profile.invalid:${port}/p.json`),
+      address: '127.0.0.1',
+      family: 4,
+      signal: new AbortController().signal,
+    });
     expect(res.status).toBe(200);
     expect(host).toBe(`profile.invalid:${port}`);
     const chunks: Uint8Array[] = [];
@@ -289,7 +325,9 @@ describe('a platform profile is fetched only from a vetted address', () => {
     expect(await failureCode(resolver().resolve(`${server.base}/chunked.json`))).toBe('profile_unreachable');
     expect(await failureCode(resolver().resolve(`${server.base}/declared.json`))).toBe('profile_unreachable');
     // The same document fits a larger cap.
-    expect(await failureCode(resolver({ maxBytes: 512 * 1024 }).resolve(`${server.base}/chunked.json`))).toBe('resolved');
+    expect(await failureCode(resolver({ maxBytes: 512 * 1024 }).resolve(`${server.base}/chunked.json`))).toBe(
+      'resolved',
+    );
   });
 
   test('a body that trickles past the deadline is refused (200 ms)', async () => {
@@ -299,14 +337,18 @@ describe('a platform profile is fetched only from a vetted address', () => {
       // ... and never finishes.
     });
     const started = Date.now();
-    expect(await failureCode(resolver({ timeoutMs: 200 }).resolve(`${server.base}/slow.json`))).toBe('profile_unreachable');
+    expect(await failureCode(resolver({ timeoutMs: 200 }).resolve(`${server.base}/slow.json`))).toBe(
+      'profile_unreachable',
+    );
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
   test('a server that never answers is refused at the deadline', async () => {
     const server = await serve(() => undefined);
     const started = Date.now();
-    expect(await failureCode(resolver({ timeoutMs: 200 }).resolve(`${server.base}/silent.json`))).toBe('profile_unreachable');
+    expect(await failureCode(resolver({ timeoutMs: 200 }).resolve(`${server.base}/silent.json`))).toBe(
+      'profile_unreachable',
+    );
     expect(Date.now() - started).toBeLessThan(2000);
   });
 });
@@ -451,17 +493,31 @@ describe('an allowlist, when configured, admits only its prefixes', () => {
 
   test('a prefix matches on a boundary only', async () => {
     const transport = forbiddenTransport();
-    const r = createProfileResolver({ allowLoopback: false, allowlist: ['https://agent.example'], fetchImpl: transport.fetchImpl });
+    const r = createProfileResolver({
+      allowLoopback: false,
+      allowlist: ['https://agent.example'],
+      fetchImpl: transport.fetchImpl,
+    });
     expect(await failureCode(r.resolve('https://agent.example.evil.test/p.json'))).toBe('profile_not_trusted');
     expect(transport.calls()).toBe(0);
   });
 });
 
 describe('findKey resolves a keyid against keys first, then signing_keys, skipping unusable keys', () => {
-  const ec = (kid: string, x: string, extra: Partial<JsonWebKey> = {}): JsonWebKey => ({ kid, kty: 'EC', crv: 'P-256', x, y: 'AA', ...extra });
+  const ec = (kid: string, x: string, extra: Partial<JsonWebKey> = {}): JsonWebKey => ({
+    kid,
+    kty: 'EC',
+    crv: 'P-256',
+    x,
+    y: 'AA',
+    ...extra,
+  });
 
   test('keys wins over signing_keys for the same kid; signing_keys is the fallback', () => {
-    const profile = { keys: [ec('k1', 'from-keys')], signing_keys: [ec('k1', 'from-signing-keys'), ec('k2', 'only-legacy')] };
+    const profile = {
+      keys: [ec('k1', 'from-keys')],
+      signing_keys: [ec('k1', 'from-signing-keys'), ec('k2', 'only-legacy')],
+    };
     expect(findKey(profile, 'k1')?.x).toBe('from-keys');
     expect(findKey(profile, 'k2')?.x).toBe('only-legacy');
     expect(findKey(profile, 'k3')).toBeNull();
@@ -469,7 +525,11 @@ describe('findKey resolves a keyid against keys first, then signing_keys, skippi
 
   test('encryption keys, keys with private members and symmetric keys are skipped', () => {
     const profile = {
-      keys: [ec('k1', 'enc', { use: 'enc' }), ec('k1', 'private', { d: 'secret' }), { kid: 'k1', kty: 'oct', k: 'AAAA' }],
+      keys: [
+        ec('k1', 'enc', { use: 'enc' }),
+        ec('k1', 'private', { d: 'secret' }),
+        { kid: 'k1', kty: 'oct', k: 'AAAA' },
+      ],
       signing_keys: [ec('k1', 'usable')],
     };
     expect(findKey(profile, 'k1')?.x).toBe('usable');
@@ -489,14 +549,24 @@ describe('findKey resolves a keyid against keys first, then signing_keys, skippi
     const req = {
       method: 'POST',
       url: 'https://business.example.com/bookings',
-      headers: { 'content-type': 'application/json', 'usp-agent': `profile="${profileUrl}"`, 'content-digest': contentDigest(body) },
+      headers: {
+        'content-type': 'application/json',
+        'usp-agent': `profile="${profileUrl}"`,
+        'content-digest': contentDigest(body),
+      },
       body,
     };
-    const sig = signRequest(req, key, { components: ['@method', '@authority', '@path', 'usp-agent', 'content-digest', 'content-type'] });
-    const result = await verifyRequestSignature({ ...req, headers: { ...req.headers, ...sig } }, async (kid) => findKey(await r.resolve(profileUrl), kid), {
-      now: Date.now(),
-      requiredComponents: uspRequiredComponents,
+    const sig = signRequest(req, key, {
+      components: ['@method', '@authority', '@path', 'usp-agent', 'content-digest', 'content-type'],
     });
+    const result = await verifyRequestSignature(
+      { ...req, headers: { ...req.headers, ...sig } },
+      async (kid) => findKey(await r.resolve(profileUrl), kid),
+      {
+        now: Date.now(),
+        requiredComponents: uspRequiredComponents,
+      },
+    );
     expect(result.jwk).toEqual(key.publicJwk);
   });
 });

@@ -46,7 +46,9 @@ export async function authFailure(p: Promise<unknown>): Promise<AuthFailure> {
 }
 
 /** An in-memory SecurityRepo: credentials by hash, a jti cache, TOFU bindings. */
-export function memoryRepo(rows: CredentialRow[] = []): SecurityRepo & { jtis: Set<string>; bindings: Map<string, string> } {
+export function memoryRepo(
+  rows: CredentialRow[] = [],
+): SecurityRepo & { jtis: Set<string>; bindings: Map<string, string> } {
   const creds = new Map(rows.map((r) => [r.value_hash, r]));
   const jtis = new Set<string>();
   const bindings = new Map<string, string>();

@@ -14,7 +14,13 @@ import type { SecurityOptions } from '../../src/server/security-wiring.js';
 import { nyDate } from '../mcp/helpers.js';
 import { demoBusiness } from '../support/server.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
-import { createPopKey, createSigningIdentity, dpopHeaders, signedHeaders, type SigningIdentity } from '../../src/client/platform-auth.js';
+import {
+  createPopKey,
+  createSigningIdentity,
+  dpopHeaders,
+  signedHeaders,
+  type SigningIdentity,
+} from '../../src/client/platform-auth.js';
 
 const first = nyDate(Date.now(), 2);
 const last31 = nyDate(Date.now(), 32);
@@ -45,7 +51,8 @@ const query31 = (url: string, headers: Record<string, string> = {}) =>
     headers: { ...JSON_HEADERS, ...headers },
     body: JSON.stringify({ service_id: 'svc_haircut', start_date: first, end_date: last31, limit: 1 }),
   });
-const getService = (url: string, headers: Record<string, string> = {}) => fetch(`${url}/services/svc_haircut`, { headers });
+const getService = (url: string, headers: Record<string, string> = {}) =>
+  fetch(`${url}/services/svc_haircut`, { headers });
 
 describe('public calls are limited per client address, weighted by cost', () => {
   test('with 100 public tokens a minute: three 31-day queries pass, the fourth is 429 with Retry-After, and 7 one-token reads still fit', async () => {
@@ -86,7 +93,12 @@ describe('public calls are limited per client address, weighted by cost', () => 
 });
 
 describe('per address, per profile and per key together (behind --trust-proxy, the proxy names the address)', () => {
-  const via = (address: string, profile: string) => ({ 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': address, 'USP-Agent': `profile="${profile}"`, ...JSON_HEADERS });
+  const via = (address: string, profile: string) => ({
+    'X-Forwarded-Proto': 'https',
+    'X-Forwarded-For': address,
+    'USP-Agent': `profile="${profile}"`,
+    ...JSON_HEADERS,
+  });
   const hold = async (url: string, address: string, profile: string) => {
     const q = await fetch(`${url}/availability/query`, {
       method: 'POST',
@@ -104,7 +116,8 @@ describe('per address, per profile and per key together (behind --trust-proxy, t
   test('a profile merely named, from a fresh address per call, is not held back by (and does not drain) that profile bucket', async () => {
     const url = await start({ trustProxy: true, security: { rateLimits: { holds: 2 } } });
     const P = 'https://platform.example/p.json';
-    for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) expect((await hold(url, address, P)).status).toBe(201);
+    for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3'])
+      expect((await hold(url, address, P)).status).toBe(201);
   });
 
   test('one address with a fresh profile per call is held back by its address bucket; another address and profile is not', async () => {
@@ -137,7 +150,12 @@ describe("a profile's bucket counts only callers proven to be that profile", () 
     await profiles?.close();
     profiles = undefined;
   });
-  const proxied = (address: string, profile: string) => ({ 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': address, 'USP-Agent': `profile="${profile}"`, ...JSON_HEADERS });
+  const proxied = (address: string, profile: string) => ({
+    'X-Forwarded-Proto': 'https',
+    'X-Forwarded-For': address,
+    'USP-Agent': `profile="${profile}"`,
+    ...JSON_HEADERS,
+  });
   const freeSlot = async (url: string, address: string, profile: string) => {
     const q = await fetch(`${url}/availability/query`, {
       method: 'POST',
@@ -158,16 +176,25 @@ describe("a profile's bucket counts only callers proven to be that profile", () 
   const signedHold = async (url: string, address: string, profile: string, id: SigningIdentity) => {
     const body = JSON.stringify({ service_id: 'svc_haircut', slot_id: await freeSlot(url, address, profile) });
     const target = `${url}/availability/holds`;
-    return fetch(target, { method: 'POST', headers: signedHeaders(id, 'POST', target, proxied(address, profile), body), body });
+    return fetch(target, {
+      method: 'POST',
+      headers: signedHeaders(id, 'POST', target, proxied(address, profile), body),
+      body,
+    });
   };
 
   test("throwaway keys from other addresses naming a platform's profile do not drain its bucket; the platform's own signed calls are counted there", async () => {
     profiles = await startProfileServer();
     const platform = createSigningIdentity('platform-1');
     const P = profiles.addProfile('/victim-platform.json', { keys: [platform.publicJwk] });
-    const url = await start({ sandbox: false, trustProxy: true, security: { allowLoopbackProfiles: true, rateLimits: { holds: 2 } } });
+    const url = await start({
+      sandbox: false,
+      trustProxy: true,
+      security: { allowLoopbackProfiles: true, rateLimits: { holds: 2 } },
+    });
     // The attacker: a fresh proof-of-possession key and a fresh address for every call, naming P.
-    for (const address of ['198.51.100.31', '198.51.100.32', '198.51.100.33']) expect((await popHold(url, address, P)).status).toBe(201);
+    for (const address of ['198.51.100.31', '198.51.100.32', '198.51.100.33'])
+      expect((await popHold(url, address, P)).status).toBe(201);
     // The platform itself, signing with a key P publishes, from addresses of its own: P's bucket is whole.
     expect((await signedHold(url, '203.0.113.41', P, platform)).status).toBe(201);
     expect((await signedHold(url, '203.0.113.42', P, platform)).status).toBe(201);

@@ -50,11 +50,17 @@ async function mcpSession(url: string) {
       },
       body: JSON.stringify(body),
     });
-  const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rate', version: '1' } } });
+  const init = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rate', version: '1' } },
+  });
   const sid = init.headers.get('mcp-session-id')!;
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sid);
   let id = 2;
-  return (tool: string, args: Record<string, unknown>) => post({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: tool, arguments: args } }, sid);
+  return (tool: string, args: Record<string, unknown>) =>
+    post({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: tool, arguments: args } }, sid);
 }
 
 describe('RateLimit fields', () => {
@@ -92,7 +98,12 @@ describe('RateLimit fields', () => {
 
   test("the quota is the call's answer: the pipeline returns it, refused calls included, and leaves the request as it came", async () => {
     await start(2);
-    const http: HttpEvidence = Object.freeze({ method: 'GET', url: 'http://127.0.0.1/services/svc_haircut', headers: Object.freeze({}), clientAddress: '203.0.113.7' });
+    const http: HttpEvidence = Object.freeze({
+      method: 'GET',
+      url: 'http://127.0.0.1/services/svc_haircut',
+      headers: Object.freeze({}),
+      clientAddress: '203.0.113.7',
+    });
     const call = () =>
       server!.pipeline.execute(
         operationByName('get_service'),

@@ -22,7 +22,14 @@ let profile: string;
 beforeAll(async () => {
   profiles = await startProfileServer();
   profile = profiles.addProfile('/platform.json');
-  server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: false, log: silentLogger, sweepIntervalMs: 0, security: { allowLoopbackProfiles: true } });
+  server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: false,
+    log: silentLogger,
+    sweepIntervalMs: 0,
+    security: { allowLoopbackProfiles: true },
+  });
   url = await server.listen(0, '127.0.0.1');
 });
 afterAll(async () => {
@@ -30,10 +37,24 @@ afterAll(async () => {
   await profiles?.close();
 });
 
-async function send(method: string, path: string, key: PopKey, body?: unknown, credential?: string): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { 'USP-Agent': `profile="${profile}"`, ...dpopHeaders(key, method, `${url}${path}`, credential ? { credential } : {}) };
-  if (body !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() });
-  const res = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+async function send(
+  method: string,
+  path: string,
+  key: PopKey,
+  body?: unknown,
+  credential?: string,
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {
+    'USP-Agent': `profile="${profile}"`,
+    ...dpopHeaders(key, method, `${url}${path}`, credential ? { credential } : {}),
+  };
+  if (body !== undefined)
+    Object.assign(headers, { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -53,7 +74,11 @@ const DAY = 86_400_000;
 describe('a reschedule past the credential it was made with re-issues one (spec-next 5.3.6)', () => {
   test('moved a week later: the answer carries a new credential bound to the same key, lasting a day past the new slot; the old one still works until it lapses', async () => {
     const key = createPopKey();
-    const made = await send('POST', '/bookings', key, { service_id: 'svc_haircut', slot_id: (await slots(3))[0].id, buyer: BUYER });
+    const made = await send('POST', '/bookings', key, {
+      service_id: 'svc_haircut',
+      slot_id: (await slots(3))[0].id,
+      buyer: BUYER,
+    });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const id = made.body.booking.id;
     const first = made.body.booking_scoped_credential;

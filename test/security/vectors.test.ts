@@ -15,7 +15,17 @@ import { verifyPopProof } from '../../src/security/pop.js';
 import { REST_ERRORS } from '../../src/web/problems.js';
 import { MCP_ERROR_CODES } from '../../src/bindings/mcp/errors.js';
 import { describeConformance } from '../support/spec.js';
-import { AUD, authFailure, k1Key, mcpExpect, memoryRepo, policy, popFailure, vector, vectorIds } from './pop-vector-fixtures.js';
+import {
+  AUD,
+  authFailure,
+  k1Key,
+  mcpExpect,
+  memoryRepo,
+  policy,
+  popFailure,
+  vector,
+  vectorIds,
+} from './pop-vector-fixtures.js';
 
 describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.6, 9.2.2)', () => {
   const v = vector;
@@ -46,7 +56,13 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
     test('adding _meta.usp.authorization changes nothing: only that member is stripped', () => {
       const { params, jcs, usp_p } = v(id).canonicalization;
       const meta = params._meta ?? {};
-      const withAuth = { ...params, _meta: { ...meta, usp: { ...(meta.usp ?? {}), authorization: { mechanism: 'platform_key_pop', proof: 'x.y.z' } } } };
+      const withAuth = {
+        ...params,
+        _meta: {
+          ...meta,
+          usp: { ...(meta.usp ?? {}), authorization: { mechanism: 'platform_key_pop', proof: 'x.y.z' } },
+        },
+      };
       expect(canonicalArguments(withAuth)).toBe(jcs);
       expect(argumentsDigest(withAuth)).toBe(usp_p);
       // The input is not mutated.
@@ -55,7 +71,9 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
   });
 
   test('002: an emptied _meta.usp stays {} (003) while profile/idempotency_key stay inside (001)', () => {
-    expect(canonicalArguments({ a: 1, _meta: { usp: { authorization: { mechanism: 'platform_key_pop' } } } })).toBe('{"_meta":{"usp":{}},"a":1}');
+    expect(canonicalArguments({ a: 1, _meta: { usp: { authorization: { mechanism: 'platform_key_pop' } } } })).toBe(
+      '{"_meta":{"usp":{}},"a":1}',
+    );
     expect(canonicalArguments(v('001-jcs-nested-buyer').canonicalization.params)).toContain('"idempotency_key"');
   });
 
@@ -77,8 +95,12 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
 
   test('004 is refused once the clock leaves the ±60 s window around its iat', () => {
     const vec = v('004-proof-issuance-no-ath');
-    expect(() => verifyPopProof(vec.proof, mcpExpect(vec, { now: (vec.expected_claims.iat + 60) * 1000 }))).not.toThrow();
-    expect(popFailure(() => verifyPopProof(vec.proof, mcpExpect(vec, { now: (vec.expected_claims.iat + 61) * 1000 }))).code).toBe('pop_proof_invalid');
+    expect(() =>
+      verifyPopProof(vec.proof, mcpExpect(vec, { now: (vec.expected_claims.iat + 60) * 1000 })),
+    ).not.toThrow();
+    expect(
+      popFailure(() => verifyPopProof(vec.proof, mcpExpect(vec, { now: (vec.expected_claims.iat + 61) * 1000 }))).code,
+    ).toBe('pop_proof_invalid');
   });
 
   test('005 presentation: accepted with its credential (step 1 stubbed), ath and the challenged nonce', () => {
@@ -89,21 +111,36 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
     expect(got.jkt).toBe(vec.credential.cnf.jkt);
     expect(got.jti).toBe(vec.expected_claims.jti);
     // The same proof with a different nonce expected is challenged, not accepted.
-    const challenged = popFailure(() => verifyPopProof(vec.proof, mcpExpect(vec, { credential: credentialOf(vec), nonce: { required: true, valid: () => false } })));
+    const challenged = popFailure(() =>
+      verifyPopProof(
+        vec.proof,
+        mcpExpect(vec, { credential: credentialOf(vec), nonce: { required: true, valid: () => false } }),
+      ),
+    );
     expect(challenged.code).toBe('proof_nonce_required');
     // ath binds the credential: another credential value with the same cnf is refused.
-    const other = popFailure(() => verifyPopProof(vec.proof, mcpExpect(vec, { credential: { value: 'bsc_someothervalue000000000000', cnf: vec.credential.cnf } })));
+    const other = popFailure(() =>
+      verifyPopProof(
+        vec.proof,
+        mcpExpect(vec, { credential: { value: 'bsc_someothervalue000000000000', cnf: vec.credential.cnf } }),
+      ),
+    );
     expect(other.code).toBe('pop_proof_invalid');
   });
 
   test('006 cross-key replay -> pop_key_mismatch (401), and only the thumbprint check catches it', () => {
     const vec = v('006-cross-key-replay');
     expect(vec.expect).toBe('reject');
-    const f = popFailure(() => verifyPopProof(vec.proof, mcpExpect(vec, { credential: credentialOf(vec), nonce: nonceOf(vec) })));
+    const f = popFailure(() =>
+      verifyPopProof(vec.proof, mcpExpect(vec, { credential: credentialOf(vec), nonce: nonceOf(vec) })),
+    );
     expect(f.code).toBe(vec.reject_code);
     expect(f.code).toBe('pop_key_mismatch');
     // Everything else about the proof is valid: without the cnf comparison it would pass.
-    const unbound = verifyPopProof(vec.proof, mcpExpect(vec, { credential: { value: vec.credential.value }, nonce: nonceOf(vec) }));
+    const unbound = verifyPopProof(
+      vec.proof,
+      mcpExpect(vec, { credential: { value: vec.credential.value }, nonce: nonceOf(vec) }),
+    );
     expect(unbound.jkt).toBe(vec.key.jkt);
     expect(unbound.jkt).not.toBe(vec.credential.cnf.jkt);
     expect(REST_ERRORS.pop_proof_required.status).toBe(vec.http_status);
@@ -111,8 +148,19 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
 
   test('006 through the orchestrator: pop_key_mismatch on the pop_proof_required wire code (-32001)', async () => {
     const vec = v('006-cross-key-replay');
-    const { repo, req } = presentation(vec, { mechanism: 'platform_key_pop', credential: vec.credential.value, proof: vec.proof });
-    const f = await authFailure(authenticateRequest(req, policy({ nonce: vec.expected_claims.nonce }), async () => repo, vec.expected_claims.iat * 1000));
+    const { repo, req } = presentation(vec, {
+      mechanism: 'platform_key_pop',
+      credential: vec.credential.value,
+      proof: vec.proof,
+    });
+    const f = await authFailure(
+      authenticateRequest(
+        req,
+        policy({ nonce: vec.expected_claims.nonce }),
+        async () => repo,
+        vec.expected_claims.iat * 1000,
+      ),
+    );
     expect(f.code).toBe('pop_proof_required');
     expect(f.detailCode).toBe('pop_key_mismatch');
     expect(MCP_ERROR_CODES[f.code]).toBe(-32001);
@@ -120,7 +168,10 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
   });
 
   /** A scoped MCP cancel of bkg_001 presenting the vector's credential, the store holding it as valid (step 1 stubbed). */
-  function presentation(vec: any, authorization: { mechanism: string; credential?: string; proof?: string }): { repo: ReturnType<typeof memoryRepo>; req: AuthRequest } {
+  function presentation(
+    vec: any,
+    authorization: { mechanism: string; credential?: string; proof?: string },
+  ): { repo: ReturnType<typeof memoryRepo>; req: AuthRequest } {
     const base = v('002-jcs-meta-only').canonicalization.params;
     const repo = memoryRepo([
       {
@@ -160,7 +211,16 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
     expect(repo.bindings.size).toBe(0);
     expect(repo.jtis.size).toBe(0);
     // The pure verifier agrees for a null proof with a cnf credential.
-    expect(popFailure(() => verifyPopProof(vec.proof, { binding: 'mcp', now: at, method: 'usp_bookings_cancel', credential: credentialOf(vec) })).code).toBe('pop_proof_missing');
+    expect(
+      popFailure(() =>
+        verifyPopProof(vec.proof, {
+          binding: 'mcp',
+          now: at,
+          method: 'usp_bookings_cancel',
+          credential: credentialOf(vec),
+        }),
+      ).code,
+    ).toBe('pop_proof_missing');
   });
 
   test('007 on REST: Authorization: DPoP <cnf credential> with no DPoP header -> pop_proof_missing, no bearer fallback', async () => {
@@ -172,9 +232,15 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
         binding: 'rest',
         resource: { kind: 'booking', id: 'bkg_001' },
         profile: 'https://agent.example/p.json',
-        http: { method: 'POST', url: 'https://business.example.com/bookings/bkg_001/cancel', headers: { authorization: `${scheme} ${vec.credential.value}` } },
+        http: {
+          method: 'POST',
+          url: 'https://business.example.com/bookings/bkg_001/cancel',
+          headers: { authorization: `${scheme} ${vec.credential.value}` },
+        },
       };
-      const f = await authFailure(authenticateRequest(req, policy(), async () => repo, Date.parse('2026-09-12T09:00:00Z')));
+      const f = await authFailure(
+        authenticateRequest(req, policy(), async () => repo, Date.parse('2026-09-12T09:00:00Z')),
+      );
       expect(f.detailCode, scheme).toBe('pop_proof_missing');
     }
   });
@@ -183,11 +249,20 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
     const vec = v('008-replayed-jti');
     expect(vec.replay_of).toBe('005-proof-presentation-ath-nonce');
     expect(vec.proof).toBe(v('005-proof-presentation-ath-nonce').proof);
-    const { repo, req } = presentation(vec, { mechanism: 'platform_key_pop', credential: vec.credential.value, proof: vec.proof });
+    const { repo, req } = presentation(vec, {
+      mechanism: 'platform_key_pop',
+      credential: vec.credential.value,
+      proof: vec.proof,
+    });
     const pol = policy({ nonce: vec.expected_claims.nonce, requireNonce: true });
     const now = vec.expected_claims.iat * 1000;
     const first = await authenticateRequest(req, pol, async () => repo, now);
-    expect(first).toMatchObject({ authenticated: true, principal: `jkt:${vec.key.jkt}`, jkt: vec.key.jkt, credential: { kind: 'booking', id: 'bkg_001' } });
+    expect(first).toMatchObject({
+      authenticated: true,
+      principal: `jkt:${vec.key.jkt}`,
+      jkt: vec.key.jkt,
+      credential: { kind: 'booking', id: 'bkg_001' },
+    });
     const f = await authFailure(authenticateRequest(req, pol, async () => repo, now + 1000));
     expect(f.detailCode).toBe(vec.reject_code);
     expect(f.detailCode).toBe('pop_proof_replayed');
@@ -198,29 +273,56 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
     const k1 = k1Key(v('004-proof-issuance-no-ath'));
     const vec = v('005-proof-presentation-ath-nonce');
     const base = v('002-jcs-meta-only').canonicalization.params;
-    const authorizationOf = (proof: string) => ({ mechanism: 'platform_key_pop', credential: vec.credential.value, proof });
+    const authorizationOf = (proof: string) => ({
+      mechanism: 'platform_key_pop',
+      credential: vec.credential.value,
+      proof,
+    });
     const iat = vec.expected_claims.iat;
-    const proof = k1.proof({ usp_m: 'usp_bookings_get', aud: AUD, usp_p: argumentsDigest(base), iat, jti: 'read-1', ath: vec.expected_claims.ath });
+    const proof = k1.proof({
+      usp_m: 'usp_bookings_get',
+      aud: AUD,
+      usp_p: argumentsDigest(base),
+      iat,
+      jti: 'read-1',
+      ath: vec.expected_claims.ath,
+    });
     const { repo, req } = presentation(vec, authorizationOf(proof));
     req.mcp!.tool = 'usp_bookings_get';
-    await expect(authenticateRequest(req, policy(), async () => repo, iat * 1000)).resolves.toMatchObject({ authenticated: true });
-    expect((await authFailure(authenticateRequest(req, policy(), async () => repo, iat * 1000))).detailCode).toBe('pop_proof_replayed');
+    await expect(authenticateRequest(req, policy(), async () => repo, iat * 1000)).resolves.toMatchObject({
+      authenticated: true,
+    });
+    expect((await authFailure(authenticateRequest(req, policy(), async () => repo, iat * 1000))).detailCode).toBe(
+      'pop_proof_replayed',
+    );
   });
 
   test('009 aud mismatch -> pop_proof_invalid; the same proof is fine at the business it was made for', () => {
     const vec = v('009-aud-mismatch');
     expect(vec.expect).toBe('reject');
-    const f = popFailure(() => verifyPopProof(vec.proof, mcpExpect(vec, { credential: credentialOf(vec), nonce: nonceOf(vec) })));
+    const f = popFailure(() =>
+      verifyPopProof(vec.proof, mcpExpect(vec, { credential: credentialOf(vec), nonce: nonceOf(vec) })),
+    );
     expect(f.code).toBe(vec.reject_code);
     expect(f.detail).toMatch(/aud/);
-    expect(() => verifyPopProof(vec.proof, mcpExpect(vec, { audiences: [vec.expected_claims.aud], credential: credentialOf(vec), nonce: nonceOf(vec) }))).not.toThrow();
+    expect(() =>
+      verifyPopProof(
+        vec.proof,
+        mcpExpect(vec, { audiences: [vec.expected_claims.aud], credential: credentialOf(vec), nonce: nonceOf(vec) }),
+      ),
+    ).not.toThrow();
   });
 
   test('010 alg none -> pop_proof_invalid, decided on the algorithm before any signature check', async () => {
     const vec = v('010-alg-none');
     expect(vec.expect).toBe('reject');
     expect(vec.proof.endsWith('.')).toBe(true);
-    const f = popFailure(() => verifyPopProof(vec.proof, mcpExpect(vec, { credential: { value: 'bsc_7f3c1a9e4b2d8065f1ae93c7', cnf: { jkt: vec.key.jkt } } })));
+    const f = popFailure(() =>
+      verifyPopProof(
+        vec.proof,
+        mcpExpect(vec, { credential: { value: 'bsc_7f3c1a9e4b2d8065f1ae93c7', cnf: { jkt: vec.key.jkt } } }),
+      ),
+    );
     expect(f.code).toBe(vec.reject_code);
     expect(f.detail).toMatch(/alg none/);
     // Even with a (K1-made) signature appended, alg none stays refused for its algorithm.
@@ -229,7 +331,11 @@ describeConformance('PoP test vectors reproduce through our verifier (spec 10.1.
     expect(popFailure(() => verifyPopProof(signed, mcpExpect(vec))).detail).toMatch(/alg none/);
     // Through the orchestrator it is a proof failure, not invalid_request.
     const dummy = { credential: { value: 'bsc_7f3c1a9e4b2d8065f1ae93c7', cnf: { jkt: vec.key.jkt } } };
-    const { repo, req } = presentation(dummy, { mechanism: 'platform_key_pop', credential: dummy.credential.value, proof: vec.proof });
+    const { repo, req } = presentation(dummy, {
+      mechanism: 'platform_key_pop',
+      credential: dummy.credential.value,
+      proof: vec.proof,
+    });
     const af = await authFailure(authenticateRequest(req, policy(), async () => repo, vec.expected_claims.iat * 1000));
     expect(af.code).toBe('pop_proof_required');
     expect(af.detailCode).toBe('pop_proof_invalid');

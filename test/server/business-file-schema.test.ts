@@ -19,7 +19,9 @@ describe('business file JSON Schema', () => {
     expect(typeof businessFileJsonSchema.description).toBe('string');
     expect(businessFileJsonSchema.additionalProperties).toBe(false);
     const defs = businessFileJsonSchema.$defs as Record<string, Record<string, unknown>>;
-    expect(Object.keys(defs)).toEqual(expect.arrayContaining(['Service', 'Resource', 'Duration', 'WeeklyHours', 'Settings']));
+    expect(Object.keys(defs)).toEqual(
+      expect.arrayContaining(['Service', 'Resource', 'Duration', 'WeeklyHours', 'Settings']),
+    );
     expect(defs.Service.allOf).toBeInstanceOf(Array);
     expect(defs.Duration.oneOf).toHaveLength(3);
   });

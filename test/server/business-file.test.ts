@@ -47,7 +47,11 @@ async function asyncFailure(promise: Promise<unknown>): Promise<BusinessFileErro
 const paths = (e: BusinessFileError) => e.issues.map((i) => i.path);
 
 /** Mutates a copy of the demo and expects `path` among the reported issue paths. */
-function rejects(mutate: (file: Json) => void, path: string | ((file: Json) => string), message?: RegExp): BusinessFileError {
+function rejects(
+  mutate: (file: Json) => void,
+  path: string | ((file: Json) => string),
+  message?: RegExp,
+): BusinessFileError {
   const file = demo();
   const expected = typeof path === 'function' ? path(file) : path;
   mutate(file);
@@ -63,7 +67,10 @@ describe('the demo business file', () => {
     expect(def.business.id).toBe('biz_maple_pine');
     expect(def.business.timezone).toBe('America/New_York');
     expect(def.settings).toEqual(DEFAULT_SETTINGS);
-    expect('$schema' in parseBusinessFile({ ...demo(), $schema: 'file:///opt/usp-server/schemas/business-file.schema.json' })).toBe(false);
+    expect(
+      '$schema' in
+        parseBusinessFile({ ...demo(), $schema: 'file:///opt/usp-server/schemas/business-file.schema.json' }),
+    ).toBe(false);
     // No $schema in the demo: a relative path breaks as soon as the file is copied elsewhere.
     expect('$schema' in demo()).toBe(false);
   });
@@ -71,14 +78,33 @@ describe('the demo business file', () => {
   it('offers the six required services with the required policies', () => {
     const def = parseBusinessFile(demo());
     const byId = new Map(def.services.map((s) => [s.id, s]));
-    expect([...byId.keys()]).toEqual(expect.arrayContaining(['svc_haircut', 'svc_yoga_class', 'svc_color_consult', 'svc_massage_60', 'svc_bridal_trial', 'svc_home_blowout']));
-    expect(byId.get('svc_haircut')?.policies).toMatchObject({ requires_payment: true, payment_timing: 'at_service', rescheduling: { max_reschedules: 2 } });
+    expect([...byId.keys()]).toEqual(
+      expect.arrayContaining([
+        'svc_haircut',
+        'svc_yoga_class',
+        'svc_color_consult',
+        'svc_massage_60',
+        'svc_bridal_trial',
+        'svc_home_blowout',
+      ]),
+    );
+    expect(byId.get('svc_haircut')?.policies).toMatchObject({
+      requires_payment: true,
+      payment_timing: 'at_service',
+      rescheduling: { max_reschedules: 2 },
+    });
     expect(byId.get('svc_haircut')?.requirements[0]).toMatchObject({ selectable: true });
     expect(byId.get('svc_yoga_class')).toMatchObject({ type: 'group', capacity: { max: 12, waitlist: true } });
-    expect(byId.get('svc_color_consult')?.policies).toMatchObject({ confirmation_mode: 'manual', requires_payment: false });
+    expect(byId.get('svc_color_consult')?.policies).toMatchObject({
+      confirmation_mode: 'manual',
+      requires_payment: false,
+    });
     expect(byId.get('svc_massage_60')?.policies.payment_timing).toBe('at_booking');
     expect(byId.get('svc_bridal_trial')?.pricing.deposit).toMatchObject({ refundable: true });
-    expect(byId.get('svc_home_blowout')?.channel).toMatchObject({ type: 'at_buyer_location', service_area: expect.any(String) });
+    expect(byId.get('svc_home_blowout')?.channel).toMatchObject({
+      type: 'at_buyer_location',
+      service_area: expect.any(String),
+    });
     for (const s of def.services) {
       expect(['PT15M', 'PT30M']).toContain(s.policies.booking_window?.slot_interval);
       expect(s.categories?.some((c) => c.taxonomy === 'merchant' && c.id && c.name)).toBe(true);
@@ -126,11 +152,21 @@ describe('broken business files', () => {
       f.resources[2].time_off[0].start = '2026-08-10 00:00';
       f.business.currency = 'usd';
     }, 'resources[0].schedule.monday[0].opens');
-    expect(paths(e)).toEqual(expect.arrayContaining(['resources[2].exceptions[0].date', 'resources[2].time_off[0].start', 'business.currency']));
+    expect(paths(e)).toEqual(
+      expect.arrayContaining([
+        'resources[2].exceptions[0].date',
+        'resources[2].time_off[0].start',
+        'business.currency',
+      ]),
+    );
   });
 
   it('rejects an opening interval whose close is not after its open', () => {
-    rejects((f) => (f.resources[1].schedule.friday = [{ opens: '18:00', closes: '11:00' }]), 'resources[1].schedule.friday[0].closes', /later than opens/);
+    rejects(
+      (f) => (f.resources[1].schedule.friday = [{ opens: '18:00', closes: '11:00' }]),
+      'resources[1].schedule.friday[0].closes',
+      /later than opens/,
+    );
   });
 
   it('rejects a requirement naming an unknown resource or one of the wrong type', () => {
@@ -142,7 +178,9 @@ describe('broken business files', () => {
       'services[0].requirements[0].resource_ids[3]',
       /no resource/,
     );
-    expect(e.issues.find((i) => i.path === 'services[0].requirements[0].resource_ids[4]')?.message).toMatch(/type "room"/);
+    expect(e.issues.find((i) => i.path === 'services[0].requirements[0].resource_ids[4]')?.message).toMatch(
+      /type "room"/,
+    );
   });
 
   it('rejects unknown location references', () => {
@@ -168,7 +206,12 @@ describe('broken business files', () => {
     rejects((f) => delete f.services[0].policies.payment_timing, 'services[0].policies.payment_timing', /required/);
     // requires_payment true with the free model
     rejects(
-      (f) => (f.services[consult(f)].policies = { ...f.services[consult(f)].policies, requires_payment: true, payment_timing: 'at_booking' }),
+      (f) =>
+        (f.services[consult(f)].policies = {
+          ...f.services[consult(f)].policies,
+          requires_payment: true,
+          payment_timing: 'at_booking',
+        }),
       (f) => `services[${consult(f)}].pricing.model`,
     );
     // deposit_required without pricing.deposit
@@ -188,7 +231,11 @@ describe('broken business files', () => {
     // fixed price of zero
     rejects((f) => (f.services[0].pricing.amount = 0), 'services[0].pricing.amount', /greater than zero/);
     // two durations, or none
-    rejects((f) => (f.services[0].duration.range = { min: 'PT30M', max: 'PT60M' }), 'services[0].duration.range', /exactly one/);
+    rejects(
+      (f) => (f.services[0].duration.range = { min: 'PT30M', max: 'PT60M' }),
+      'services[0].duration.range',
+      /exactly one/,
+    );
     rejects((f) => delete f.services[0].duration.fixed, 'services[0].duration', /exactly one/);
     // undetermined duration with hourly pricing
     rejects(
@@ -245,7 +292,14 @@ describe('broken business files', () => {
     delete file.services[0].policies.payment_timing;
     file.services[0].pricing.currency = 'CAD';
     const e = failure(() => parseBusinessFile(file, 'maple.json'));
-    expect(paths(e)).toEqual(expect.arrayContaining(['business.timezone', 'services[1].duration.fixed', 'services[0].policies.payment_timing', 'services[0].pricing.currency']));
+    expect(paths(e)).toEqual(
+      expect.arrayContaining([
+        'business.timezone',
+        'services[1].duration.fixed',
+        'services[0].policies.payment_timing',
+        'services[0].pricing.currency',
+      ]),
+    );
     expect(e.message.startsWith('maple.json: invalid business file (4 issues)\n')).toBe(true);
     expect(e.message).toContain('\n  services[0].policies.payment_timing: ');
   });

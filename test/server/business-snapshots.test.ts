@@ -5,7 +5,13 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { z } from 'zod';
-import { importDefinition, silentLogger, type Business, type LiveBusiness, type OperationDef } from '../../src/operations/index.js';
+import {
+  importDefinition,
+  silentLogger,
+  type Business,
+  type LiveBusiness,
+  type OperationDef,
+} from '../../src/operations/index.js';
 import { createUspServer, type UspServer } from '../../src/server/compose.js';
 import { demoBusiness } from '../support/server.js';
 
@@ -16,7 +22,11 @@ afterEach(async () => {
 });
 
 /** A read whose handler waits for `release` between two looks at its business. */
-function slowRead(seen: { before?: string; after?: string; biz?: Business }, reached: () => void, release: Promise<void>): OperationDef {
+function slowRead(
+  seen: { before?: string; after?: string; biz?: Business },
+  reached: () => void,
+  release: Promise<void>,
+): OperationDef {
   return {
     name: 'test_slow_read',
     rest: { method: 'GET', path: '/test/slow', input: 'none' },
@@ -41,7 +51,14 @@ function slowRead(seen: { before?: string; after?: string; biz?: Business }, rea
 describe('a call keeps the business snapshot it started with', () => {
   test('an adopt during the call publishes a new snapshot; the call finishes with the old one, the next call sees the new one', async () => {
     const def = demoBusiness();
-    server = await createUspServer({ business: def, db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, oauth: false });
+    server = await createUspServer({
+      business: def,
+      db: ':memory:',
+      sandbox: true,
+      log: silentLogger,
+      sweepIntervalMs: 0,
+      oauth: false,
+    });
     const seen: { before?: string; after?: string; biz?: Business } = {};
     let reached!: () => void;
     const atHandler = new Promise<void>((r) => (reached = r));
@@ -53,7 +70,10 @@ describe('a call keeps the business snapshot it started with', () => {
     const old = server.biz;
     expect(Object.isFrozen(old)).toBe(true);
     // A new definition is adopted meanwhile (as a refresh does when another process stored one).
-    (server.scope.business as LiveBusiness).adopt({ ...def, business: { ...def.business, name: 'Renamed Salon' } }, old.definitionVersion + 1);
+    (server.scope.business as LiveBusiness).adopt(
+      { ...def, business: { ...def.business, name: 'Renamed Salon' } },
+      old.definitionVersion + 1,
+    );
     expect(server.biz.def.business.name).toBe('Renamed Salon');
     expect(server.biz).not.toBe(old);
     release();
@@ -67,7 +87,9 @@ describe('a call keeps the business snapshot it started with', () => {
     expect(old.def.business.name).toBe(def.business.name);
 
     // The store holds the new definition too: the next call, refreshed from it, runs with the new snapshot.
-    await server.store.transaction((tx) => importDefinition(tx, { ...def, business: { ...def.business, name: 'Renamed Salon' } }));
+    await server.store.transaction((tx) =>
+      importDefinition(tx, { ...def, business: { ...def.business, name: 'Renamed Salon' } }),
+    );
     const next = slowRead({}, () => undefined, Promise.resolve());
     const again = await server.pipeline.execute(next, { input: {} }, server.scope);
     expect(again.ok && again.data.name).toBe('Renamed Salon');

@@ -23,12 +23,15 @@ const env = { USP_CLOCK: `fixed:${new Date(TEST_NOW).toISOString()}` };
 // Each command starts a Node process; on a loaded machine that takes seconds.
 const cli = (args: string[]) => runCli(args, { env, timeoutMs: 60_000 });
 const SLOW = 180_000;
-const same = (a: BusinessDef, b: BusinessDef) => expect(JSON.stringify(entriesOf(a))).toBe(JSON.stringify(entriesOf(b)));
+const same = (a: BusinessDef, b: BusinessDef) =>
+  expect(JSON.stringify(entriesOf(a))).toBe(JSON.stringify(entriesOf(b)));
 
 /** The demo business grown to `n` copies of each service and resource (new ids), still valid. */
 function largeBusiness(n: number): BusinessDef {
   const demo = demoBusiness();
-  const resources = demo.resources.flatMap((r) => Array.from({ length: n }, (_, i) => ({ ...structuredClone(r), id: `${r.id}_${i}`, name: `${r.name} ${i}` })));
+  const resources = demo.resources.flatMap((r) =>
+    Array.from({ length: n }, (_, i) => ({ ...structuredClone(r), id: `${r.id}_${i}`, name: `${r.name} ${i}` })),
+  );
   const services = demo.services.flatMap((s) =>
     Array.from({ length: n }, (_, i) => ({
       ...structuredClone(s),
@@ -112,7 +115,9 @@ describe('import and export round trips', () => {
       const store = await openSqliteStore({ path: ':memory:' });
       try {
         const summary = await store.transaction((tx) => importDefinition(tx, big));
-        expect(summary.added.length).toBe(1 + big.business.locations.length + big.resources.length + big.services.length);
+        expect(summary.added.length).toBe(
+          1 + big.business.locations.length + big.resources.length + big.services.length,
+        );
         const back = await store.read((tx) => storedDefinition(tx));
         same(back!.def, big);
         expect((await store.transaction((tx) => importDefinition(tx, back!.def))).changed).toBe(false);
@@ -128,15 +133,47 @@ describe('import and export round trips', () => {
     async () => {
       const db = join(dir, 'edited.db');
       const t = await startTestServer({ db });
-      const admin = (method: string, path: string, body?: unknown) => t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
+      const admin = (method: string, path: string, body?: unknown) =>
+        t.call(method, path, body, { apiKey: ADMIN_KEY, profile: null });
       try {
-        expect((await admin('PATCH', '/admin/services/svc_haircut', { pricing: { amount: 7000 }, description: 'A new cut' })).status).toBe(200);
-        expect((await admin('POST', '/admin/locations', { id: 'loc_harbor', name: 'Harbor', address: '1 Pier' })).status).toBe(201);
-        expect((await admin('PATCH', '/admin/resources/res_stylist_ben', { schedule: { monday: [{ opens: '12:00', closes: '20:00' }] } })).status).toBe(200);
-        expect((await admin('PATCH', '/admin/business', { name: 'Maple & Pine Harbor', locale: 'en-GB' })).status).toBe(200);
-        expect((await admin('PATCH', '/admin/settings', { hold_ttl_seconds: 420, max_query_days: 14, mail_reminders: false })).status).toBe(200);
-        expect((await admin('POST', '/admin/categories', { id: 'cat_weddings', name: 'Weddings', service_ids: ['svc_bridal_trial', 'svc_haircut'] })).status).toBe(201);
-        expect((await admin('PATCH', '/admin/categories/cat_weddings', { name: 'Bridal & weddings' })).status).toBe(200);
+        expect(
+          (await admin('PATCH', '/admin/services/svc_haircut', { pricing: { amount: 7000 }, description: 'A new cut' }))
+            .status,
+        ).toBe(200);
+        expect(
+          (await admin('POST', '/admin/locations', { id: 'loc_harbor', name: 'Harbor', address: '1 Pier' })).status,
+        ).toBe(201);
+        expect(
+          (
+            await admin('PATCH', '/admin/resources/res_stylist_ben', {
+              schedule: { monday: [{ opens: '12:00', closes: '20:00' }] },
+            })
+          ).status,
+        ).toBe(200);
+        expect((await admin('PATCH', '/admin/business', { name: 'Maple & Pine Harbor', locale: 'en-GB' })).status).toBe(
+          200,
+        );
+        expect(
+          (
+            await admin('PATCH', '/admin/settings', {
+              hold_ttl_seconds: 420,
+              max_query_days: 14,
+              mail_reminders: false,
+            })
+          ).status,
+        ).toBe(200);
+        expect(
+          (
+            await admin('POST', '/admin/categories', {
+              id: 'cat_weddings',
+              name: 'Weddings',
+              service_ids: ['svc_bridal_trial', 'svc_haircut'],
+            })
+          ).status,
+        ).toBe(201);
+        expect((await admin('PATCH', '/admin/categories/cat_weddings', { name: 'Bridal & weddings' })).status).toBe(
+          200,
+        );
         expect((await admin('POST', '/admin/services/svc_bridal_trial/archive')).status).toBe(200);
       } finally {
         await t.close();
@@ -148,7 +185,11 @@ describe('import and export round trips', () => {
       expect(doc.services.find((s: any) => s.id === 'svc_bridal_trial').status).toBe('archived');
       expect(doc.business).toMatchObject({ name: 'Maple & Pine Harbor', locale: 'en-GB' });
       expect(doc.settings).toMatchObject({ hold_ttl_seconds: 420, max_query_days: 14, mail_reminders: false });
-      expect(doc.services.find((s: any) => s.id === 'svc_haircut').categories).toContainEqual({ taxonomy: 'merchant', id: 'cat_weddings', name: 'Bridal & weddings' });
+      expect(doc.services.find((s: any) => s.id === 'svc_haircut').categories).toContainEqual({
+        taxonomy: 'merchant',
+        id: 'cat_weddings',
+        name: 'Bridal & weddings',
+      });
       const file = join(dir, 'edited.json');
       writeFileSync(file, exported.stdout);
       const fresh = join(dir, 'edited-copy.db');
@@ -169,18 +210,27 @@ describe('serve and the stored definition', () => {
       raw.business.id = 'biz_other_salon';
       const other = join(dir, 'other.json');
       writeFileSync(other, JSON.stringify(raw));
-      const first = await startServeCli(['--config', other, '--db', db, '--port', '0', '--sandbox'], { env, timeoutMs: 60_000 });
+      const first = await startServeCli(['--config', other, '--db', db, '--port', '0', '--sandbox'], {
+        env,
+        timeoutMs: 60_000,
+      });
       await first.stop();
       raw.business.name = 'Other Name Salon';
       writeFileSync(other, JSON.stringify(raw));
-      const second = await startServeCli(['--config', other, '--db', db, '--port', '0', '--sandbox'], { env, timeoutMs: 60_000 });
+      const second = await startServeCli(['--config', other, '--db', db, '--port', '0', '--sandbox'], {
+        env,
+        timeoutMs: 60_000,
+      });
       try {
         expect(second.stderr()).toContain('was changed after it was imported');
         expect(second.stderr()).toContain(`${demoBusiness().business.name} is open at`);
       } finally {
         await second.stop();
       }
-      const third = await startServeCli(['--config', other, '--db', db, '--port', '0', '--sandbox', '--reimport'], { env, timeoutMs: 60_000 });
+      const third = await startServeCli(['--config', other, '--db', db, '--port', '0', '--sandbox', '--reimport'], {
+        env,
+        timeoutMs: 60_000,
+      });
       try {
         expect(third.stderr()).not.toContain('was changed after');
         expect(third.stderr()).toContain('Other Name Salon is open at');

@@ -6,7 +6,13 @@
  */
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLOCK_VARIABLE, ManualClock, ShiftedClock, clockFromSetting, systemClock } from '../../src/operations/index.js';
+import {
+  CLOCK_VARIABLE,
+  ManualClock,
+  ShiftedClock,
+  clockFromSetting,
+  systemClock,
+} from '../../src/operations/index.js';
 import { nativeModuleMismatch, nearestFlag } from '../../src/server/cli.js';
 import { ensureBuilt } from '../support/build.js';
 import { runCli, startServeCli } from '../support/cli.js';
@@ -112,7 +118,9 @@ describe('USP_CLOCK: every process of a test on one clock', () => {
   });
 
   it('a command with a bad USP_CLOCK exits 2 naming the variable', async () => {
-    const r = await runCli(['webhooks', 'list', '--demo', '--db', ':memory:'], { env: { [CLOCK_VARIABLE]: 'yesterday' } });
+    const r = await runCli(['webhooks', 'list', '--demo', '--db', ':memory:'], {
+      env: { [CLOCK_VARIABLE]: 'yesterday' },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('USP_CLOCK="yesterday" is not a clock');
   });

@@ -11,7 +11,11 @@ const flags = (o: Record<string, unknown>) => o as Parameters<typeof httpOptions
 
 describe('listener and MCP session flags', () => {
   test('--headers-timeout, --request-timeout, --keep-alive-timeout (seconds) and --max-connections become connection limits', () => {
-    expect(httpOptions(flags({ 'headers-timeout': '5', 'request-timeout': '20', 'keep-alive-timeout': '2', 'max-connections': '64' })).connections).toEqual({
+    expect(
+      httpOptions(
+        flags({ 'headers-timeout': '5', 'request-timeout': '20', 'keep-alive-timeout': '2', 'max-connections': '64' }),
+      ).connections,
+    ).toEqual({
       headersTimeoutMs: 5000,
       requestTimeoutMs: 20000,
       keepAliveTimeoutMs: 2000,
@@ -20,7 +24,11 @@ describe('listener and MCP session flags', () => {
   });
 
   test('--mcp-max-sessions, --mcp-max-sessions-per-address and --mcp-unused-session-timeout become session limits', () => {
-    expect(httpOptions(flags({ 'mcp-max-sessions': '50', 'mcp-max-sessions-per-address': '5', 'mcp-unused-session-timeout': '30' })).mcpSessions).toEqual({
+    expect(
+      httpOptions(
+        flags({ 'mcp-max-sessions': '50', 'mcp-max-sessions-per-address': '5', 'mcp-unused-session-timeout': '30' }),
+      ).mcpSessions,
+    ).toEqual({
       maxSessions: 50,
       maxSessionsPerAddress: 5,
       unusedSessionTimeoutMs: 30000,
@@ -28,10 +36,9 @@ describe('listener and MCP session flags', () => {
   });
 
   test('--allow-origin takes exact origins; a URL with a path is refused', () => {
-    expect(httpOptions(flags({ 'allow-origin': ['http://localhost:6274', 'https://inspector.example'] })).allowedOrigins).toEqual([
-      'http://localhost:6274',
-      'https://inspector.example',
-    ]);
+    expect(
+      httpOptions(flags({ 'allow-origin': ['http://localhost:6274', 'https://inspector.example'] })).allowedOrigins,
+    ).toEqual(['http://localhost:6274', 'https://inspector.example']);
     expect(() => httpOptions(flags({ 'allow-origin': ['http://localhost:6274/app'] }))).toThrow(/--allow-origin/);
   });
 
@@ -43,7 +50,10 @@ describe('listener and MCP session flags', () => {
 
 describe('rate-limit flags', () => {
   test('--rate-limit CLASS=N sets tokens per minute per class; --no-rate-limit turns them off', () => {
-    expect(securityOptions(flags({ 'rate-limit': ['public=50', 'holds=0'] })).rateLimits).toEqual({ public: 50, holds: 0 });
+    expect(securityOptions(flags({ 'rate-limit': ['public=50', 'holds=0'] })).rateLimits).toEqual({
+      public: 50,
+      holds: 0,
+    });
     expect(securityOptions(flags({ 'no-rate-limit': true })).rateLimits).toBe(false);
     expect(() => securityOptions(flags({ 'rate-limit': ['everything=5'] }))).toThrow(/--rate-limit/);
   });

@@ -3,7 +3,17 @@
  * `npm run build` first).
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,9 +68,18 @@ describe('every failure of a command exits non-zero; an unknown id names the dat
     // A real booking in the database the commands read, made through the server.
     const t = await startTestServer({ db });
     try {
-      const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
+      const q = await t.call('POST', '/availability/query', {
+        service_id: 'svc_haircut',
+        start_date: day(3),
+        end_date: day(3),
+      });
       const slot = q.body.slots[0];
-      const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER }, { idempotencyKey: 'cli-test-booking-1' });
+      const b = await t.call(
+        'POST',
+        '/bookings',
+        { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER },
+        { idempotencyKey: 'cli-test-booking-1' },
+      );
       expect(b.status).toBe(201);
       bookingId = b.body.booking.id;
     } finally {
@@ -69,13 +88,16 @@ describe('every failure of a command exits non-zero; an unknown id names the dat
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(['get', 'confirm', 'start', 'complete', 'no-show', 'cancel'])('bookings %s with an unknown id exits 1 and names the database', async (sub) => {
-    const r = await runCli(['bookings', sub, 'bk_does_not_exist', '--db', db]);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('booking_not_found');
-    expect(r.stderr).toContain(db);
-  });
+  it.each(['get', 'confirm', 'start', 'complete', 'no-show', 'cancel'])(
+    'bookings %s with an unknown id exits 1 and names the database',
+    async (sub) => {
+      const r = await runCli(['bookings', sub, 'bk_does_not_exist', '--db', db]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('booking_not_found');
+      expect(r.stderr).toContain(db);
+    },
+  );
 
   it('bookings get with a known id prints the booking and exits 0', async () => {
     const r = await runCli(['bookings', 'get', bookingId, '--db', db]);
@@ -95,14 +117,20 @@ describe('every failure of a command exits non-zero; an unknown id names the dat
   });
 
   it('a postgres:// database is named without its password', async () => {
-    const r = await runCli(['bookings', 'get', 'bk_x', '--db', 'postgres://usp:s3cret@127.0.0.1:1/nope'], { timeoutMs: 20_000 });
+    const r = await runCli(['bookings', 'get', 'bk_x', '--db', 'postgres://usp:s3cret@127.0.0.1:1/nope'], {
+      timeoutMs: 20_000,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).not.toContain('s3cret');
   });
 });
 
 /** Start `usp-server mcp ...`, wait for the line naming its database, then end it by closing stdin. */
-function mcpDatabaseLine(args: string[], cwd: string, env: Record<string, string | undefined>): Promise<{ line: string; code: number | null }> {
+function mcpDatabaseLine(
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<{ line: string; code: number | null }> {
   return new Promise((resolvePromise, reject) => {
     const childEnv: NodeJS.ProcessEnv = { ...process.env };
     delete childEnv.DATABASE_URL;
@@ -110,7 +138,11 @@ function mcpDatabaseLine(args: string[], cwd: string, env: Record<string, string
       if (v === undefined) delete childEnv[k];
       else childEnv[k] = v;
     }
-    const child = spawn(process.execPath, [BIN, 'mcp', ...args], { cwd, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'mcp', ...args], {
+      cwd,
+      env: childEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let line: string | undefined;
     const timer = setTimeout(() => {
@@ -127,7 +159,8 @@ function mcpDatabaseLine(args: string[], cwd: string, env: Record<string, string
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (line === undefined) reject(new Error(`usp-server mcp exited with ${code} before naming its database\n${stderr}`));
+      if (line === undefined)
+        reject(new Error(`usp-server mcp exited with ${code} before naming its database\n${stderr}`));
       else resolvePromise({ line, code });
     });
   });
@@ -177,8 +210,12 @@ describe('without --db, every command keeps its database in the per-user data di
     expect(list.code).toBe(1);
     expect(list.stderr).toContain(expected);
     const other = join(dir, 'explicit.db');
-    expect((await runCli(['bookings', 'get', 'bk_nope', '--db', other], { cwd, env: { XDG_DATA_HOME: xdg } })).stderr).toContain(other);
-    expect((await runCli(['bookings', 'get', 'bk_nope'], { cwd, env: { XDG_DATA_HOME: xdg, DATABASE_URL: other } })).stderr).toContain(other);
+    expect(
+      (await runCli(['bookings', 'get', 'bk_nope', '--db', other], { cwd, env: { XDG_DATA_HOME: xdg } })).stderr,
+    ).toContain(other);
+    expect(
+      (await runCli(['bookings', 'get', 'bk_nope'], { cwd, env: { XDG_DATA_HOME: xdg, DATABASE_URL: other } })).stderr,
+    ).toContain(other);
     expect(readdirSync(cwd)).toEqual([]);
   }, 60_000); // one serve start and four CLI runs: seconds each on a loaded machine
 });

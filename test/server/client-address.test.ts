@@ -25,13 +25,15 @@ describe('the trusted proxies are named, and only they are believed', () => {
   test('addresses and CIDRs, IPv4 and IPv6; an IPv4-mapped peer counts as its IPv4 address', () => {
     const p = trustedProxies('10.0.0.0/8, 127.0.0.1,fd00::/8');
     for (const a of ['10.1.2.3', '127.0.0.1', '::ffff:10.9.9.9', 'fd12::1']) expect(p.trusts(a), a).toBe(true);
-    for (const a of ['127.0.0.2', '192.0.2.1', '11.0.0.1', 'fe80::1', undefined]) expect(p.trusts(a), String(a)).toBe(false);
+    for (const a of ['127.0.0.2', '192.0.2.1', '11.0.0.1', 'fe80::1', undefined])
+      expect(p.trusts(a), String(a)).toBe(false);
     expect(trustedProxies(true).names).toEqual(['127.0.0.0/8', '::1']);
     expect(trustedProxies(undefined).any).toBe(false);
   });
 
   test('an entry that is neither an address nor a CIDR is refused, naming it', () => {
-    for (const bad of ['proxy.example', '10.0.0.0/33', '10.0.0.0/8/1', '300.1.1.1']) expect(() => trustedProxies(bad)).toThrow(ProxyListError);
+    for (const bad of ['proxy.example', '10.0.0.0/33', '10.0.0.0/8/1', '300.1.1.1'])
+      expect(() => trustedProxies(bad)).toThrow(ProxyListError);
   });
 
   test('from a trusted proxy, X-Forwarded-For is read from the right past the trusted hops; the client cannot name itself a proxy', () => {
@@ -44,7 +46,9 @@ describe('the trusted proxies are named, and only they are believed', () => {
   });
 
   test('from any other peer, X-Forwarded-For is ignored: the peer is the client', () => {
-    expect(clientAddress(forwarded('198.51.100.4'), peer('192.0.2.50'), trustedProxies('10.0.0.0/8'))).toBe('192.0.2.50');
+    expect(clientAddress(forwarded('198.51.100.4'), peer('192.0.2.50'), trustedProxies('10.0.0.0/8'))).toBe(
+      '192.0.2.50',
+    );
     expect(clientAddress(forwarded('198.51.100.4'), peer('192.0.2.50'), trustedProxies(undefined))).toBe('192.0.2.50');
     expect(clientAddress(forwarded('198.51.100.4'), undefined, trustedProxies(true))).toBeUndefined();
   });
@@ -56,7 +60,8 @@ describe('the trusted proxies are named, and only they are believed', () => {
       for (const e of readdirSync(dir, { withFileTypes: true })) {
         const path = join(dir, e.name);
         if (e.isDirectory()) walk(path);
-        else if (/\.ts$/.test(e.name) && /['"`]x-forwarded-for['"`]/i.test(readFileSync(path, 'utf8'))) readers.push(relative(root, path));
+        else if (/\.ts$/.test(e.name) && /['"`]x-forwarded-for['"`]/i.test(readFileSync(path, 'utf8')))
+          readers.push(relative(root, path));
       }
     };
     walk(root);
@@ -89,7 +94,14 @@ describe('X-Forwarded-For from a peer that is not a trusted proxy counts for not
     server = undefined;
   });
   const start = async (o: Partial<ServerOptions>) => {
-    server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, sweepIntervalMs: 0, log: { info() {}, warn() {}, error() {} }, ...o });
+    server = await createUspServer({
+      business: demoBusiness(),
+      db: ':memory:',
+      sandbox: true,
+      sweepIntervalMs: 0,
+      log: { info() {}, warn() {}, error() {} },
+      ...o,
+    });
     return server.listen(0, '127.0.0.1');
   };
 
@@ -106,7 +118,10 @@ describe('X-Forwarded-For from a peer that is not a trusted proxy counts for not
     });
     const statuses: number[] = [];
     for (let i = 1; i <= 3; i++) {
-      const r = await requestFrom('127.0.0.1', `${url}/services/svc_haircut`, { ca: tls.cert, headers: { 'X-Forwarded-For': `198.51.100.${i}`, 'X-Forwarded-Proto': 'https' } });
+      const r = await requestFrom('127.0.0.1', `${url}/services/svc_haircut`, {
+        ca: tls.cert,
+        headers: { 'X-Forwarded-For': `198.51.100.${i}`, 'X-Forwarded-Proto': 'https' },
+      });
       statuses.push(r.status);
     }
     expect(statuses).toEqual([200, 200, 429]);
@@ -118,25 +133,49 @@ describe('X-Forwarded-For from a peer that is not a trusted proxy counts for not
     const url = await start({ trustProxy: ['127.0.0.1'] });
     const port = new URL(url).port;
     // 127.0.0.2 is not the proxy: its header is ignored, and it is a loopback client.
-    expect((await requestFrom('127.0.0.2', `http://127.0.0.1:${port}/metrics`, { headers: { 'X-Forwarded-For': '203.0.113.9' } })).status).toBe(200);
-    expect((await requestFrom('127.0.0.1', `http://127.0.0.1:${port}/metrics`, { headers: { 'X-Forwarded-For': '203.0.113.9' } })).status).toBe(401);
+    expect(
+      (
+        await requestFrom('127.0.0.2', `http://127.0.0.1:${port}/metrics`, {
+          headers: { 'X-Forwarded-For': '203.0.113.9' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await requestFrom('127.0.0.1', `http://127.0.0.1:${port}/metrics`, {
+          headers: { 'X-Forwarded-For': '203.0.113.9' },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   test('a plaintext request claiming X-Forwarded-Proto https from a peer that is not a trusted proxy is refused', async () => {
     const url = await start({ trustProxy: ['127.0.0.1'] });
     const port = new URL(url).port;
-    const ok = await requestFrom('127.0.0.1', `http://127.0.0.1:${port}/services/svc_haircut`, { headers: { 'X-Forwarded-Proto': 'https' } });
+    const ok = await requestFrom('127.0.0.1', `http://127.0.0.1:${port}/services/svc_haircut`, {
+      headers: { 'X-Forwarded-Proto': 'https' },
+    });
     expect(ok.status).toBe(200);
-    const refused = await requestFrom('127.0.0.2', `http://127.0.0.1:${port}/services/svc_haircut`, { headers: { 'X-Forwarded-Proto': 'https' } });
+    const refused = await requestFrom('127.0.0.2', `http://127.0.0.1:${port}/services/svc_haircut`, {
+      headers: { 'X-Forwarded-Proto': 'https' },
+    });
     expect(refused.status).toBe(400);
     expect(JSON.parse(refused.body).detail_code ?? JSON.parse(refused.body).type).toMatch(/https/);
   });
 
   test("the dashboard's sign-in lockout counts the client the proxy forwarded for, not the proxy everyone shares", async () => {
     // A clock that stands still: the growing delays never lapse while the test runs.
-    const url = await start({ trustProxy: ['127.0.0.1'], adminKeys: ['admin-key-for-tests-0123456789abcdef'], clock: new ManualClock(TEST_NOW) });
+    const url = await start({
+      trustProxy: ['127.0.0.1'],
+      adminKeys: ['admin-key-for-tests-0123456789abcdef'],
+      clock: new ManualClock(TEST_NOW),
+    });
     await addBusinessUser(server!.store, 'owner@salon.example', 'correct horse battery staple', Date.now());
-    const via = (client: string, cookie = '') => ({ 'X-Forwarded-For': client, 'X-Forwarded-Proto': 'https', ...(cookie ? { Cookie: cookie } : {}) });
+    const via = (client: string, cookie = '') => ({
+      'X-Forwarded-For': client,
+      'X-Forwarded-Proto': 'https',
+      ...(cookie ? { Cookie: cookie } : {}),
+    });
     const attempt = async (client: string, email: string) => {
       const page = await fetch(`${url}/admin/login`, { headers: via(client) });
       const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1];

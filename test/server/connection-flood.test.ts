@@ -23,7 +23,14 @@ afterEach(async () => {
 });
 
 async function start(connections: Partial<ConnectionLimits>): Promise<number> {
-  server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, connections });
+  server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: true,
+    log: silentLogger,
+    sweepIntervalMs: 0,
+    connections,
+  });
   return Number(new URL(await server.listen(0, '127.0.0.1')).port);
 }
 
@@ -68,19 +75,34 @@ async function legitimate(from: string, port: number): Promise<number> {
 
 describe('one client cannot keep the global connection cap full', () => {
   test('one address flooding idle sockets holds only its own share: 9 of 10 requests from another address are answered', async () => {
-    const port = await start({ maxConnections: 50, maxConnectionsPerAddress: 10, headersTimeoutMs: 10_000, requestTimeoutMs: 10_000 });
+    const port = await start({
+      maxConnections: 50,
+      maxConnectionsPerAddress: 10,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 10_000,
+    });
     await flood('127.0.0.2', port, 50);
     expect(await legitimate('127.0.0.3', port)).toBeGreaterThanOrEqual(9);
   }, 30_000);
 
   test('several addresses filling the cap with idle sockets give way: 9 of 10 requests from a newcomer are answered', async () => {
-    const port = await start({ maxConnections: 40, maxConnectionsPerAddress: 10, headersTimeoutMs: 10_000, requestTimeoutMs: 10_000 });
+    const port = await start({
+      maxConnections: 40,
+      maxConnectionsPerAddress: 10,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 10_000,
+    });
     for (const from of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5']) await flood(from, port, 10);
     expect(await legitimate('127.0.0.9', port)).toBeGreaterThanOrEqual(9);
   }, 30_000);
 
   test('a connection beyond its address share is closed on arrival, while that address keeps the sockets it has', async () => {
-    const port = await start({ maxConnections: 50, maxConnectionsPerAddress: 3, headersTimeoutMs: 10_000, requestTimeoutMs: 10_000 });
+    const port = await start({
+      maxConnections: 50,
+      maxConnectionsPerAddress: 3,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 10_000,
+    });
     const mine = await Promise.all([1, 2, 3].map(() => openFrom('127.0.0.2', port)));
     const extra = await openFrom('127.0.0.2', port);
     await new Promise<void>((r) => (extra.destroyed ? r() : extra.once('close', () => r())));
@@ -90,10 +112,18 @@ describe('one client cannot keep the global connection cap full', () => {
   });
 
   test('at the cap with every socket busy answering a request, a newcomer is closed on arrival and the busy ones stay', async () => {
-    const port = await start({ maxConnections: 5, maxConnectionsPerAddress: 5, headersTimeoutMs: 10_000, requestTimeoutMs: 10_000 });
+    const port = await start({
+      maxConnections: 5,
+      maxConnectionsPerAddress: 5,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 10_000,
+    });
     const busy = await Promise.all(Array.from({ length: 5 }, () => openFrom('127.0.0.2', port)));
     // A request whose body has not arrived yet keeps its socket busy.
-    for (const s of busy) s.write('POST /services/list HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+    for (const s of busy)
+      s.write(
+        'POST /services/list HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+      );
     await new Promise((r) => setTimeout(r, 200));
     const extra = await openFrom('127.0.0.3', port);
     await new Promise<void>((r) => (extra.destroyed ? r() : extra.once('close', () => r())));

@@ -7,7 +7,12 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { silentLogger } from '../../src/operations/index.js';
-import { DEFAULT_CONNECTION_LIMITS, createUspServer, type ConnectionLimits, type UspServer } from '../../src/server/compose.js';
+import {
+  DEFAULT_CONNECTION_LIMITS,
+  createUspServer,
+  type ConnectionLimits,
+  type UspServer,
+} from '../../src/server/compose.js';
 import { demoBusiness } from '../support/server.js';
 
 let server: UspServer | undefined;
@@ -21,7 +26,14 @@ afterEach(async () => {
 });
 
 async function start(connections: Partial<ConnectionLimits>): Promise<{ host: string; port: number; url: string }> {
-  server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, connections });
+  server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: true,
+    log: silentLogger,
+    sweepIntervalMs: 0,
+    connections,
+  });
   const url = await server.listen(0, '127.0.0.1');
   const u = new URL(url);
   return { host: u.hostname, port: Number(u.port), url };
@@ -43,7 +55,8 @@ function open(port: number, from?: string): Promise<{ socket: Socket; closed: Pr
 }
 
 /** Resolves with the ms until close, or -1 if the socket is still open after `ms`. */
-const closedWithin = (closed: Promise<number>, ms: number) => Promise.race([closed, new Promise<number>((r) => setTimeout(() => r(-1), ms))]);
+const closedWithin = (closed: Promise<number>, ms: number) =>
+  Promise.race([closed, new Promise<number>((r) => setTimeout(() => r(-1), ms))]);
 
 describe('slow clients are cut at their deadlines', () => {
   test('20 connections trickling one header line every 100 ms are all closed soon after the 400 ms header deadline; the server still answers', async () => {
@@ -63,7 +76,9 @@ describe('slow clients are cut at their deadlines', () => {
   test('a request whose body trickles is closed at the 600 ms request deadline', async () => {
     const { port } = await start({ headersTimeoutMs: 500, requestTimeoutMs: 600 });
     const c = await open(port);
-    c.socket.write('POST /services/list HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+    c.socket.write(
+      'POST /services/list HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+    );
     timers.push(setInterval(() => c.socket.writable && c.socket.write(' '), 100));
     expect(await closedWithin(c.closed, 3_000)).toBeGreaterThanOrEqual(0);
   });
@@ -80,7 +95,12 @@ describe('slow clients are cut at their deadlines', () => {
 
 describe('the connection cap', () => {
   test('with 5 allowed and 5 idle, a 6th connection takes the place of the one idle the longest; the other 4 stay open', async () => {
-    const { port } = await start({ maxConnections: 5, headersTimeoutMs: 10_000, requestTimeoutMs: 10_000, pressureIdleMs: 60_000 });
+    const { port } = await start({
+      maxConnections: 5,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 10_000,
+      pressureIdleMs: 60_000,
+    });
     const held: Array<Awaited<ReturnType<typeof open>>> = [];
     for (let i = 0; i < 5; i++) {
       held.push(await open(port));
@@ -103,6 +123,8 @@ describe('the defaults are bounded', () => {
     expect(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs).toBeLessThanOrEqual(60_000);
     expect(DEFAULT_CONNECTION_LIMITS.keepAliveTimeoutMs).toBeLessThanOrEqual(10_000);
     expect(DEFAULT_CONNECTION_LIMITS.maxConnections).toBeGreaterThan(0);
-    expect(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress).toBeLessThanOrEqual(DEFAULT_CONNECTION_LIMITS.maxConnections / 10);
+    expect(DEFAULT_CONNECTION_LIMITS.maxConnectionsPerAddress).toBeLessThanOrEqual(
+      DEFAULT_CONNECTION_LIMITS.maxConnections / 10,
+    );
   });
 });

@@ -21,14 +21,22 @@ beforeAll(async () => {
   stripe = await startStripeEmulator({ now: () => t?.clock.now() ?? TEST_NOW });
   t = await startTestServer({
     mail: { smtpUrl: sink.url, startWorker: false },
-    payments: { provider: 'stripe', stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url }, startWorker: false },
+    payments: {
+      provider: 'stripe',
+      stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
+      startWorker: false,
+    },
   });
   const mail = vi.spyOn(t.server.mailWorker!, 'nudge');
   const payments = vi.spyOn(t.server.paymentWorker!, 'nudge');
   // The webhooks channel is told with every channel (`channels.committed`); the dispatcher's own
   // nudge is not counted, as it nudges itself whenever one of its deliveries ends.
   const webhooks = vi.spyOn(t.server.scope.channels, 'committed');
-  woken = { mail: () => mail.mock.calls.length, payments: () => payments.mock.calls.length, webhooks: () => webhooks.mock.calls.length };
+  woken = {
+    mail: () => mail.mock.calls.length,
+    payments: () => payments.mock.calls.length,
+    webhooks: () => webhooks.mock.calls.length,
+  };
 });
 afterAll(async () => {
   await t?.close();
@@ -37,10 +45,19 @@ afterAll(async () => {
 });
 beforeEach(() => vi.clearAllMocks());
 
-const nobodyWoken = () => expect({ mail: woken.mail(), payments: woken.payments(), webhooks: woken.webhooks() }).toEqual({ mail: 0, payments: 0, webhooks: 0 });
+const nobodyWoken = () =>
+  expect({ mail: woken.mail(), payments: woken.payments(), webhooks: woken.webhooks() }).toEqual({
+    mail: 0,
+    payments: 0,
+    webhooks: 0,
+  });
 
 async function bookPaid(key: string) {
-  const q = await t.call('POST', '/availability/query', { service_id: 'svc_massage_60', start_date: day(3), end_date: day(3) });
+  const q = await t.call('POST', '/availability/query', {
+    service_id: 'svc_massage_60',
+    start_date: day(3),
+    end_date: day(3),
+  });
   expect(q.status).toBe(200);
   const body = { service_id: 'svc_massage_60', slot_id: q.body.slots[0].id, buyer: BUYER };
   const b = await t.call('POST', '/bookings', body, { idempotencyKey: key });
@@ -53,7 +70,11 @@ describe('a read wakes no worker; a committed write wakes the channels registere
     const booking = await bookPaid('channels-read-1');
     vi.clearAllMocks();
     expect((await t.call('GET', '/services/svc_haircut')).status).toBe(200);
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(4), end_date: day(4) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(4),
+      end_date: day(4),
+    });
     expect(q.status).toBe(200);
     expect(q.body.slots.length).toBeGreaterThan(0);
     expect((await t.call('GET', `/bookings/${booking.id}`)).status).toBe(200);
@@ -62,7 +83,11 @@ describe('a read wakes no worker; a committed write wakes the channels registere
 
   test('a booking that waits for its payment wakes the mail and payment workers and the dispatcher, each once', async () => {
     const booking = await bookPaid('channels-write-1');
-    expect({ mail: woken.mail(), payments: woken.payments(), webhooks: woken.webhooks() }).toEqual({ mail: 1, payments: 1, webhooks: 1 });
+    expect({ mail: woken.mail(), payments: woken.payments(), webhooks: woken.webhooks() }).toEqual({
+      mail: 1,
+      payments: 1,
+      webhooks: 1,
+    });
     // What the channels were woken for is there: the payment job and the buyer's message, written in the booking's transaction.
     const jobs = await t.server.store.read((tx) => tx.payments.forBooking(booking.id));
     expect(jobs.map((j) => j.kind)).toEqual(['checkout']);
@@ -84,7 +109,13 @@ describe('a read wakes no worker; a committed write wakes the channels registere
     const booking = await bookPaid('channels-sweep-1');
     await t.server.paymentWorker!.tick(); // the checkout session is made, so closing it is a job
     const scope = t.server.scope;
-    const target = () => ({ store: scope.store, biz: scope.business!.current(), channels: scope.channels, clock: t.clock, ids: t.server.ids });
+    const target = () => ({
+      store: scope.store,
+      biz: scope.business!.current(),
+      channels: scope.channels,
+      clock: t.clock,
+      ids: t.server.ids,
+    });
     t.clock.advance(86_400_000);
     vi.clearAllMocks();
     const events = await sweep(target());
@@ -94,7 +125,11 @@ describe('a read wakes no worker; a committed write wakes the channels registere
     // The mail channel wrote the buyer's message in the sweep's transaction.
     const mails = await t.server.store.read((tx) => tx.mail.forSubject(booking.id));
     expect(mails.map((m) => m.kind)).toContain('booking_canceled');
-    expect({ mail: woken.mail(), payments: woken.payments(), webhooks: woken.webhooks() }).toEqual({ mail: 1, payments: 1, webhooks: 1 });
+    expect({ mail: woken.mail(), payments: woken.payments(), webhooks: woken.webhooks() }).toEqual({
+      mail: 1,
+      payments: 1,
+      webhooks: 1,
+    });
     vi.clearAllMocks();
     expect(await sweep(target())).toEqual([]);
     nobodyWoken();

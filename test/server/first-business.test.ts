@@ -21,7 +21,21 @@ const serve = (args: string[]) => startServeCli([...args, '--port', '0'], { env,
 const SLOW = 180_000;
 const KEY = 'first-hour-admin-key-0123456789abcdef';
 
-const INIT = ['init', '--name', "Rosa's Hair Studio", '--timezone', 'Europe/Lisbon', '--currency', 'EUR', '--service', 'Cut & blow-dry', '--price', '45.50', '--minutes', '45'];
+const INIT = [
+  'init',
+  '--name',
+  "Rosa's Hair Studio",
+  '--timezone',
+  'Europe/Lisbon',
+  '--currency',
+  'EUR',
+  '--service',
+  'Cut & blow-dry',
+  '--price',
+  '45.50',
+  '--minutes',
+  '45',
+];
 
 describe('usp-server init writes a business of her own', () => {
   it(
@@ -30,11 +44,22 @@ describe('usp-server init writes a business of her own', () => {
       const out = join(dir, 'rosa.json');
       const r = await cli([...INIT, '--out', out]);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toContain("Rosa's Hair Studio (id biz_rosas_hair_studio), Europe/Lisbon, EUR; first service Cut & blow-dry.");
+      expect(r.stdout).toContain(
+        "Rosa's Hair Studio (id biz_rosas_hair_studio), Europe/Lisbon, EUR; first service Cut & blow-dry.",
+      );
       expect(r.stdout).toContain(`Next: npx usp-server serve --config ${out}`);
       const def = JSON.parse(readFileSync(out, 'utf8'));
-      expect(def.business).toMatchObject({ id: 'biz_rosas_hair_studio', name: "Rosa's Hair Studio", timezone: 'Europe/Lisbon', currency: 'EUR' });
-      expect(def.services[0]).toMatchObject({ id: 'svc_cut_blow_dry', duration: { fixed: 'PT45M' }, pricing: { model: 'fixed', amount: 4550, currency: 'EUR' } });
+      expect(def.business).toMatchObject({
+        id: 'biz_rosas_hair_studio',
+        name: "Rosa's Hair Studio",
+        timezone: 'Europe/Lisbon',
+        currency: 'EUR',
+      });
+      expect(def.services[0]).toMatchObject({
+        id: 'svc_cut_blow_dry',
+        duration: { fixed: 'PT45M' },
+        pricing: { model: 'fixed', amount: 4550, currency: 'EUR' },
+      });
       expect((await cli(['validate', out])).code).toBe(0);
       // Not written over, and the price read as money.
       const again = await cli([...INIT, '--out', out]);
@@ -86,7 +111,14 @@ describe('a database belongs to the business it was made for', () => {
         await mine.stop();
       }
       // The other way round: --demo on her database would serve her bookings as a sandbox.
-      const wrong = await cli(['serve', '--demo', '--db', join(dir, 'data', 'usp-server', 'biz_rosas_hair_studio.db'), '--port', '0']);
+      const wrong = await cli([
+        'serve',
+        '--demo',
+        '--db',
+        join(dir, 'data', 'usp-server', 'biz_rosas_hair_studio.db'),
+        '--port',
+        '0',
+      ]);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain(`holds the business imported from ${own}, not the demo`);
     },

@@ -69,7 +69,11 @@ async function book(host: string, serviceId: string): Promise<{ status: number; 
     const made = await hostCall(`http://${host}:${port}/bookings`, {
       method: 'POST',
       headers: agent,
-      body: { service_id: serviceId, slot_id: slot.id, buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' } },
+      body: {
+        service_id: serviceId,
+        slot_id: slot.id,
+        buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+      },
     });
     return { status: made.status, id: made.body?.booking?.id };
   }
@@ -81,7 +85,9 @@ describe('the README hosts two businesses in one process in five commands', () =
     const curl = commands.find((l) => l.startsWith('curl '));
     expect(curl).toBeDefined();
     const out = await new Promise<string>((resolve, reject) =>
-      execFile('curl', words(curl!.replace(':8787', `:${port}`)).slice(1), { timeout: 10_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+      execFile('curl', words(curl!.replace(':8787', `:${port}`)).slice(1), { timeout: 10_000 }, (err, stdout) =>
+        err ? reject(err) : resolve(stdout),
+      ),
     );
     const profile = JSON.parse(out);
     expect(profile.usp.business.name).toBe('Nord Studio');
@@ -95,7 +101,9 @@ describe('the README hosts two businesses in one process in five commands', () =
     expect(salon.status).toBe(201);
     expect(nord.status).toBe(201);
     // Each booking is its business's alone.
-    const crossed = await hostCall(`http://nord.localhost:${port}/bookings/${salon.id}`, { headers: { 'USP-Agent': 'profile="https://platform.example/profiles/agent.json"' } });
+    const crossed = await hostCall(`http://nord.localhost:${port}/bookings/${salon.id}`, {
+      headers: { 'USP-Agent': 'profile="https://platform.example/profiles/agent.json"' },
+    });
     expect(crossed.body.booking).toBeUndefined();
     const unknown = await hostCall(`http://elsewhere.localhost:${port}/.well-known/usp`);
     expect(unknown.status).toBe(404);
@@ -108,7 +116,10 @@ describe('the README hosts two businesses in one process in five commands', () =
       ['biz_maple_pine', ['salon.localhost']],
       ['biz_nord_studio', ['nord.localhost']],
     ]);
-    expect((await runCli(['host', 'suspend', 'biz_nord_studio', '--reason', 'Closed for the holidays.'], { cwd: work, env })).code).toBe(0);
+    expect(
+      (await runCli(['host', 'suspend', 'biz_nord_studio', '--reason', 'Closed for the holidays.'], { cwd: work, env }))
+        .code,
+    ).toBe(0);
     const suspended = await hostCall(`http://nord.localhost:${port}/.well-known/usp`);
     expect(suspended.status).toBe(200);
     expect(suspended.text).toContain('Closed for the holidays');
@@ -122,7 +133,9 @@ describe('the README hosts two businesses in one process in five commands', () =
 });
 
 describe('the host command used wrongly says so', () => {
-  test('a missing or bad host name and an unknown subcommand exit 2; a business hosted twice exits 1', { timeout: 90_000 }, async () => {
+  test('a missing or bad host name and an unknown subcommand exit 2; a business hosted twice exits 1', {
+    timeout: 90_000,
+  }, async () => {
     const noName = await runCli(['host', 'add', '--demo'], { cwd: work, env });
     expect(noName.code).toBe(2);
     expect(noName.stderr).toContain('--host');

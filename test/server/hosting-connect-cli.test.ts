@@ -52,7 +52,9 @@ describe('Stripe Connect through the host CLI', () => {
     expect((await host(['payment-account', 'biz_nobody', 'acct_1Nobody'])).code).toBe(1);
     expect((await host(['payment-account', 'biz_nord_studio', 'acct_1NordCli'])).code).toBe(0);
     const listed = JSON.parse((await host(['list', '--json'])).stdout);
-    expect(Object.fromEntries(listed.map((b: { id: string; payment_account?: string }) => [b.id, b.payment_account]))).toEqual({
+    expect(
+      Object.fromEntries(listed.map((b: { id: string; payment_account?: string }) => [b.id, b.payment_account])),
+    ).toEqual({
       biz_maple_pine: 'acct_1SalonCli',
       biz_nord_studio: 'acct_1NordCli',
     });
@@ -88,14 +90,21 @@ describe('Stripe Connect through the host CLI', () => {
       });
       const slot = q.body?.slots?.[0];
       if (!slot) continue;
-      const made = await hostCall(`${base}/bookings`, { method: 'POST', headers: AGENT, body: { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER } });
+      const made = await hostCall(`${base}/bookings`, {
+        method: 'POST',
+        headers: AGENT,
+        body: { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER },
+      });
       expect(made.status, made.text).toBe(201);
       booking = made.body.booking;
     }
     expect(booking?.status).toBe('requires_action');
     const session = () => [...stripe.sessions.values()].find((s) => s.client_reference_id === booking!.id);
     await waitFor(() => session() !== undefined, 10_000, 'the checkout session made by the business worker');
-    expect(stripe.requests.find((r) => r.path === '/v1/checkout/sessions' && r.body.client_reference_id === booking!.id)?.account).toBe('acct_1SalonCli');
+    expect(
+      stripe.requests.find((r) => r.path === '/v1/checkout/sessions' && r.body.client_reference_id === booking!.id)
+        ?.account,
+    ).toBe('acct_1SalonCli');
     const paid = stripe.pay(String(session()!.id));
     stripe.webhookUrl = `http://nord.localhost:${new URL(served.url).port}/stripe/connect/webhook`;
     expect(await stripe.deliver(paid)).toBe(200);

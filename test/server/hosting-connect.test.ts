@@ -44,7 +44,10 @@ async function deploy(db: string | undefined): Promise<Rig> {
   nord.services[0].policies.payment_timing = 'at_booking';
   const nordFile = join(dir, 'nord-studio.json');
   writeFileSync(nordFile, JSON.stringify(nord));
-  const directory = await openDeploymentDirectoryAt({ db, path: join(dir, 'deployment.db') }, { schema: `${prefix}_directory` });
+  const directory = await openDeploymentDirectoryAt(
+    { db, path: join(dir, 'deployment.db') },
+    { schema: `${prefix}_directory` },
+  );
   await directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1, paymentAccount: SALON.account });
   await directory.add({ id: NORD.id, hosts: [NORD.host], origin: nordFile, addedAt: 2 });
   await directory.setPaymentAccount(NORD.id, NORD.account);
@@ -56,9 +59,18 @@ async function deploy(db: string | undefined): Promise<Rig> {
     dataDir: dir,
     db,
     schemaPrefix: `${prefix}_`,
-    server: { sandbox: true, sweepIntervalMs: 0, clock, security: { allowLoopbackProfiles: true }, payments: { provider: 'sandbox', startWorker: false } },
+    server: {
+      sandbox: true,
+      sweepIntervalMs: 0,
+      clock,
+      security: { allowLoopbackProfiles: true },
+      payments: { provider: 'sandbox', startWorker: false },
+    },
     // The platform's keys only: each business's account comes from the directory.
-    paymentConnect: { provider: 'stripe', options: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url } },
+    paymentConnect: {
+      provider: 'stripe',
+      options: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
+    },
     log: logs.log,
     operator: { host: 'operator.localhost', keyHashes: [hashApiKey(OPERATOR_KEY)] },
   });
@@ -69,11 +81,17 @@ async function deploy(db: string | undefined): Promise<Rig> {
     stripe,
     logs,
     url: (b) => `http://${b.host}:${port}`,
-    op: (path, method, body) => hostCall(`http://operator.localhost:${port}${path}`, { method, body, headers: { Authorization: `Bearer ${OPERATOR_KEY}` } }),
+    op: (path, method, body) =>
+      hostCall(`http://operator.localhost:${port}${path}`, {
+        method,
+        body,
+        headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
+      }),
     async close() {
       await hosting.close();
       await stripe.close();
-      if (db) for (const s of [`${prefix}_directory`, `${prefix}_${SALON.id}`, `${prefix}_${NORD.id}`]) await dropSchema(s);
+      if (db)
+        for (const s of [`${prefix}_directory`, `${prefix}_${SALON.id}`, `${prefix}_${NORD.id}`]) await dropSchema(s);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -83,9 +101,17 @@ const bookingAt = async (r: Rig, b: Biz, id: string) => hostCall(`${r.url(b)}/bo
 
 /** A paid booking at `b` and its Checkout Session, made by the business's payment worker on its account. */
 async function paidBooking(r: Rig, b: Biz, n: number) {
-  const q = await hostCall(`${r.url(b)}/availability/query`, { method: 'POST', headers: AGENT, body: { service_id: b.paid, start_date: day(n), end_date: day(n), limit: 1 } });
+  const q = await hostCall(`${r.url(b)}/availability/query`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { service_id: b.paid, start_date: day(n), end_date: day(n), limit: 1 },
+  });
   expect(q.status, q.text).toBe(200);
-  const made = await hostCall(`${r.url(b)}/bookings`, { method: 'POST', headers: AGENT, body: { service_id: b.paid, slot_id: q.body.slots[0].id, buyer: BUYER } });
+  const made = await hostCall(`${r.url(b)}/bookings`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { service_id: b.paid, slot_id: q.body.slots[0].id, buyer: BUYER },
+  });
   expect(made.status, made.text).toBe(201);
   const booking = made.body.booking;
   expect(booking.status).toBe('requires_action');
@@ -98,7 +124,9 @@ async function paidBooking(r: Rig, b: Biz, n: number) {
     5000,
     'the checkout session made',
   );
-  const create = r.stripe.requests.find((q) => q.path === '/v1/checkout/sessions' && q.body.client_reference_id === booking.id);
+  const create = r.stripe.requests.find(
+    (q) => q.path === '/v1/checkout/sessions' && q.body.client_reference_id === booking.id,
+  );
   expect(create?.account).toBe(b.account);
   return { booking, session: session()! };
 }
@@ -107,7 +135,11 @@ async function paidBooking(r: Rig, b: Biz, n: number) {
 async function post(r: Rig, at: Biz, event: object, secret?: string) {
   const payload = JSON.stringify(event);
   const signature = r.stripe.sign(payload, secret ? { secret } : {});
-  return hostFetch(`${r.url(at)}/stripe/connect/webhook`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature }, body: payload });
+  return hostFetch(`${r.url(at)}/stripe/connect/webhook`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature },
+    body: payload,
+  });
 }
 
 function connect(engine: string, db: () => string | undefined) {
@@ -152,9 +184,15 @@ function connect(engine: string, db: () => string | undefined) {
       const stray = { ...paid, id: 'evt_stray_account_1', account: 'acct_1NobodyHere' };
       expect((await post(r, NORD, stray)).status).toBe(200);
       expect((await bookingAt(r, SALON, booking.id)).body.booking.status).toBe('requires_action');
-      expect(r.logs.lines.some((e) => e.msg.includes('no hosted business') && JSON.stringify(e).includes('acct_1NobodyHere'))).toBe(true);
+      expect(
+        r.logs.lines.some(
+          (e) => e.msg.includes('no hosted business') && JSON.stringify(e).includes('acct_1NobodyHere'),
+        ),
+      ).toBe(true);
       // The event of the platform itself (no account) too.
-      const platform = Object.fromEntries(Object.entries({ ...paid, id: 'evt_platform_own_1' }).filter(([k]) => k !== 'account'));
+      const platform = Object.fromEntries(
+        Object.entries({ ...paid, id: 'evt_platform_own_1' }).filter(([k]) => k !== 'account'),
+      );
       expect((await post(r, NORD, platform)).status).toBe(200);
       expect((await bookingAt(r, SALON, booking.id)).body.booking.status).toBe('requires_action');
     });
@@ -163,7 +201,11 @@ function connect(engine: string, db: () => string | undefined) {
       const { booking, session } = await paidBooking(r, NORD, 6);
       const paid = r.stripe.pay(session.id);
       expect((await post(r, SALON, paid, 'whsec_forged_0123456789')).status).toBe(400);
-      const unsigned = await hostFetch(`${r.url(SALON)}/stripe/connect/webhook`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(paid) });
+      const unsigned = await hostFetch(`${r.url(SALON)}/stripe/connect/webhook`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(paid),
+      });
       expect(unsigned.status).toBe(400);
       expect((await hostFetch(`${r.url(SALON)}/stripe/connect/webhook`)).status).toBe(405);
       expect((await bookingAt(r, NORD, booking.id)).body.booking.status).toBe('requires_action');
@@ -174,18 +216,36 @@ function connect(engine: string, db: () => string | undefined) {
     test("the operator API sets, forgets and checks a business's connected account; the Connect endpoint follows it", async () => {
       const lina = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
       lina.business.id = 'biz_lina_studio';
-      const bad = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], payment_account: 'acct_not-valid' });
+      const bad = await r.op('/businesses', 'POST', {
+        business: lina,
+        hosts: ['lina.localhost'],
+        payment_account: 'acct_not-valid',
+      });
       expect(bad.status, bad.text).toBe(400);
       expect(r.directory.get('biz_lina_studio')).toBeUndefined();
-      const taken = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], payment_account: SALON.account });
+      const taken = await r.op('/businesses', 'POST', {
+        business: lina,
+        hosts: ['lina.localhost'],
+        payment_account: SALON.account,
+      });
       expect(taken.status, taken.text).toBe(409);
       expect(r.directory.get('biz_lina_studio')).toBeUndefined();
-      const made = await r.op('/businesses', 'POST', { business: lina, hosts: ['lina.localhost'], payment_account: 'acct_1LinaStudio' });
+      const made = await r.op('/businesses', 'POST', {
+        business: lina,
+        hosts: ['lina.localhost'],
+        payment_account: 'acct_1LinaStudio',
+      });
       expect(made.status, made.text).toBe(201);
       expect(made.body.business.payment_account).toBe('acct_1LinaStudio');
-      expect((await r.op('/businesses/biz_lina_studio/payment-account', 'PUT', { payment_account: NORD.account })).status).toBe(409);
-      expect((await r.op('/businesses/biz_lina_studio/payment-account', 'PUT', { payment_account: 42 })).status).toBe(400);
-      expect((await r.op('/businesses/biz_nobody/payment-account', 'PUT', { payment_account: 'acct_1Nobody' })).status).toBe(404);
+      expect(
+        (await r.op('/businesses/biz_lina_studio/payment-account', 'PUT', { payment_account: NORD.account })).status,
+      ).toBe(409);
+      expect((await r.op('/businesses/biz_lina_studio/payment-account', 'PUT', { payment_account: 42 })).status).toBe(
+        400,
+      );
+      expect(
+        (await r.op('/businesses/biz_nobody/payment-account', 'PUT', { payment_account: 'acct_1Nobody' })).status,
+      ).toBe(404);
       // Salon's account forgotten: an event naming it is acknowledged and applied nowhere.
       const { booking, session } = await paidBooking(r, SALON, 7);
       const forgot = await r.op(`/businesses/${SALON.id}/payment-account`, 'PUT', { payment_account: null });
@@ -202,6 +262,9 @@ function connect(engine: string, db: () => string | undefined) {
 connect('SQLite', () => undefined);
 if (PG_URL) connect('PostgreSQL', () => PG_URL);
 else
-  describe.skip(noteSkipped('Stripe Connect on a hosting deployment: one webhook endpoint for every business (PostgreSQL)'), () => {
-    test('each business is paid through the one Connect endpoint', () => {});
-  });
+  describe.skip(
+    noteSkipped('Stripe Connect on a hosting deployment: one webhook endpoint for every business (PostgreSQL)'),
+    () => {
+      test('each business is paid through the one Connect endpoint', () => {});
+    },
+  );

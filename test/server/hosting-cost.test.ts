@@ -82,19 +82,24 @@ describe('one more hosted business, opened by its first request', () => {
     expect(ran.length).toBeGreaterThan(0);
     // The store's own check of the migrations table runs on every open; nothing is created or recorded.
     const schema = ran.filter((sql) => /\bCREATE\s+(TABLE|INDEX|TRIGGER|VIRTUAL)\b|INTO schema_migrations/i.test(sql));
-    expect(schema).toEqual(['CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)']);
+    expect(schema).toEqual([
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_ms INTEGER NOT NULL)',
+    ]);
     expect(existsSync(join(dir, 'businesses', 'biz_cost_0.db'))).toBe(true);
   });
 
-  test.skipIf(!existsSync('/proc/self/task'))('starts no thread of its own: one checkpoint thread serves every business file', async () => {
-    await profileOf(1);
-    const before = threads();
-    for (let i = 2; i < COUNT; i++) await profileOf(i);
-    // Three more businesses loaded, each store open with its writer, reader and log: no thread more
-    // (one checkpoint thread each would be three, plus their isolates' own).
-    expect(threads() - before).toBeLessThan(2);
-    expect(hosting.loaded).toHaveLength(COUNT);
-  });
+  test.skipIf(!existsSync('/proc/self/task'))(
+    'starts no thread of its own: one checkpoint thread serves every business file',
+    async () => {
+      await profileOf(1);
+      const before = threads();
+      for (let i = 2; i < COUNT; i++) await profileOf(i);
+      // Three more businesses loaded, each store open with its writer, reader and log: no thread more
+      // (one checkpoint thread each would be three, plus their isolates' own).
+      expect(threads() - before).toBeLessThan(2);
+      expect(hosting.loaded).toHaveLength(COUNT);
+    },
+  );
 
   test('prepares the statements its requests use, not every repository statement', async () => {
     const prepare = vi.spyOn(Database.prototype, 'prepare');

@@ -39,7 +39,12 @@ beforeAll(async () => {
   stuck.setDefault('/hooks', 'hang');
   const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
   directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-  directory.add({ id: NORD.id, hosts: [NORD.host], origin: resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json'), addedAt: 2 });
+  directory.add({
+    id: NORD.id,
+    hosts: [NORD.host],
+    origin: resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json'),
+    addedAt: 2,
+  });
   hosting = createHosting({
     directory,
     dataDir: dir,
@@ -67,9 +72,17 @@ afterAll(async () => {
 async function book(b: typeof SALON, profile: string, n: number): Promise<string> {
   const agent = { 'USP-Agent': `profile="${profile}"` };
   const base = `http://${b.host}:${port}`;
-  const q = await hostCall(`${base}/availability/query`, { method: 'POST', headers: agent, body: { service_id: b.service, start_date: day(n), end_date: day(n), limit: 1 } });
+  const q = await hostCall(`${base}/availability/query`, {
+    method: 'POST',
+    headers: agent,
+    body: { service_id: b.service, start_date: day(n), end_date: day(n), limit: 1 },
+  });
   expect(q.status, q.text).toBe(200);
-  const r = await hostCall(`${base}/bookings`, { method: 'POST', headers: agent, body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+  const r = await hostCall(`${base}/bookings`, {
+    method: 'POST',
+    headers: agent,
+    body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER },
+  });
   expect(r.status, r.text).toBe(201);
   return r.body.booking.id;
 }

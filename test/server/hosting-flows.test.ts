@@ -25,10 +25,25 @@ import { linkedTokens, mcpCallAt, type OAuthTestServer } from '../oauth/support.
 import { PG_URL, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
 
 const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
-const KEYS: Record<string, string> = { biz_maple_pine: 'salon-admin-key-0123456789', biz_nord_studio: 'nord-admin-key-0123456789' };
+const KEYS: Record<string, string> = {
+  biz_maple_pine: 'salon-admin-key-0123456789',
+  biz_nord_studio: 'nord-admin-key-0123456789',
+};
 const ACCOUNTS: Record<string, string> = { biz_maple_pine: 'acct_salon_0001', biz_nord_studio: 'acct_nord_0002' };
-const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut', paid: 'svc_massage_60', name: 'Maple & Pine' };
-const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim', paid: 'svc_nord_trim', name: 'Nord Studio' };
+const SALON = {
+  id: 'biz_maple_pine',
+  host: 'salon.localhost',
+  service: 'svc_haircut',
+  paid: 'svc_massage_60',
+  name: 'Maple & Pine',
+};
+const NORD = {
+  id: 'biz_nord_studio',
+  host: 'nord.localhost',
+  service: 'svc_nord_trim',
+  paid: 'svc_nord_trim',
+  name: 'Nord Studio',
+};
 type Biz = typeof SALON;
 const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
 const meta = { _meta: { usp: { profile: PLATFORM } } };
@@ -52,7 +67,10 @@ async function deploy(db: string | undefined): Promise<Rig> {
   nord.services[0].policies.payment_timing = 'at_booking';
   const nordFile = join(dir, 'nord-studio.json');
   writeFileSync(nordFile, JSON.stringify(nord));
-  const directory = await openDeploymentDirectoryAt({ db, path: join(dir, 'deployment.db') }, { schema: directorySchema });
+  const directory = await openDeploymentDirectoryAt(
+    { db, path: join(dir, 'deployment.db') },
+    { schema: directorySchema },
+  );
   await directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
   await directory.add({ id: NORD.id, hosts: [NORD.host], origin: nordFile, addedAt: 2 });
   const clock = new ManualClock(TEST_NOW);
@@ -81,7 +99,12 @@ async function deploy(db: string | undefined): Promise<Rig> {
       mail: { smtpUrl: sink.url },
       payments: {
         provider: 'stripe',
-        stripe: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url, account: ACCOUNTS[b.id] },
+        stripe: {
+          secretKey: stripe.secretKey,
+          webhookSecret: stripe.webhookSecret,
+          apiUrl: stripe.url,
+          account: ACCOUNTS[b.id],
+        },
         startWorker: false,
       },
     }),
@@ -106,9 +129,17 @@ async function deploy(db: string | undefined): Promise<Rig> {
 }
 
 async function bookOverRest(r: Rig, b: Biz, service: string, n: number) {
-  const q = await hostCall(`${r.url(b)}/availability/query`, { method: 'POST', headers: AGENT, body: { service_id: service, start_date: day(n), end_date: day(n), limit: 1 } });
+  const q = await hostCall(`${r.url(b)}/availability/query`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { service_id: service, start_date: day(n), end_date: day(n), limit: 1 },
+  });
   expect(q.status, q.text).toBe(200);
-  const made = await hostCall(`${r.url(b)}/bookings`, { method: 'POST', headers: AGENT, body: { service_id: service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+  const made = await hostCall(`${r.url(b)}/bookings`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { service_id: service, slot_id: q.body.slots[0].id, buyer: BUYER },
+  });
   expect(made.status, made.text).toBe(201);
   return made.body.booking;
 }
@@ -136,7 +167,10 @@ function flows(engine: string, db: () => string | undefined) {
         const client = new Client({ name: 'usp-hosting-flows', version: '1.0.0' });
         await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', r.url(b)), { fetch: hostFetch }));
         try {
-          const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: b.service, start_date: day(3), end_date: day(3), ...meta } });
+          const q: any = await client.callTool({
+            name: 'usp_availability_query',
+            arguments: { service_id: b.service, start_date: day(3), end_date: day(3), ...meta },
+          });
           const made: any = await client.callTool({
             name: 'usp_bookings_create',
             arguments: { service_id: b.service, slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta },
@@ -168,7 +202,9 @@ function flows(engine: string, db: () => string | undefined) {
           5000,
           'the checkout session made',
         ).then(() => [...r.stripe.sessions.values()].find((s) => s.client_reference_id === booking.id)!);
-        const create = r.stripe.requests.find((q) => q.path === '/v1/checkout/sessions' && q.body.client_reference_id === booking.id);
+        const create = r.stripe.requests.find(
+          (q) => q.path === '/v1/checkout/sessions' && q.body.client_reference_id === booking.id,
+        );
         expect(create?.account).toBe(ACCOUNTS[b.id]);
         const paid = r.stripe.pay(session.id);
         expect(paid.account).toBe(ACCOUNTS[b.id]);
@@ -185,7 +221,8 @@ function flows(engine: string, db: () => string | undefined) {
 
     test("each business's mail is delivered in its own name, with links to its own origin only", async () => {
       await waitFor(
-        () => [SALON, NORD].every((b) => r.sink.received.some((m) => (m.from?.text ?? '').includes(`no-reply@${b.host}`))),
+        () =>
+          [SALON, NORD].every((b) => r.sink.received.some((m) => (m.from?.text ?? '').includes(`no-reply@${b.host}`))),
         10_000,
         'mail delivered for both businesses',
       );
@@ -206,7 +243,8 @@ function flows(engine: string, db: () => string | undefined) {
       const as = (b: Biz) => ({ url: r.url(b), codes: r.codes }) as unknown as OAuthTestServer;
       const salon = await linkedTokens(as(SALON), 'grace@example.com');
       const nord = await linkedTokens(as(NORD), 'grace@example.com');
-      const list = (b: Biz, token: string) => mcpCallAt(r.url(b), 'uspserver_bookings_list', {}, { authorization: `Bearer ${token}` });
+      const list = (b: Biz, token: string) =>
+        mcpCallAt(r.url(b), 'uspserver_bookings_list', {}, { authorization: `Bearer ${token}` });
       expect((await list(SALON, salon.tokens.access_token)).status).toBe(200);
       expect((await list(NORD, nord.tokens.access_token)).status).toBe(200);
       for (const [b, token] of [

@@ -14,7 +14,15 @@ import { openDeploymentDirectory } from '../../src/store/index.js';
 import { createHosting, type Hosting } from '../../src/server/hosting.js';
 import { TEST_NOW } from '../support/time.js';
 import { hostFetch } from '../support/host-fetch.js';
-import { authorizeUrl, Browser, linkedTokens, mcpCallAt, pkce, tokenRequest, type OAuthTestServer } from '../oauth/support.js';
+import {
+  authorizeUrl,
+  Browser,
+  linkedTokens,
+  mcpCallAt,
+  pkce,
+  tokenRequest,
+  type OAuthTestServer,
+} from '../oauth/support.js';
 
 const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
 const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-oauth-'));
@@ -57,7 +65,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const bookings = async (t: OAuthTestServer, token: string) => mcpCallAt(t.url, 'uspserver_bookings_list', {}, { authorization: `Bearer ${token}` });
+const bookings = async (t: OAuthTestServer, token: string) =>
+  mcpCallAt(t.url, 'uspserver_bookings_list', {}, { authorization: `Bearer ${token}` });
 
 describe("one business's OAuth means nothing at another's host", () => {
   test('an access token, a refresh token and a client of the salon are refused at Nord', async () => {
@@ -68,14 +77,22 @@ describe("one business's OAuth means nothing at another's host", () => {
     expect(crossed.status).toBe(401);
     expect(crossed.headers.get('www-authenticate') ?? '').toContain('invalid_token');
     expect(JSON.stringify(crossed.body)).not.toContain('Maple');
-    const onRest = await hostFetch(`${nord.url}/ext/usp-server/bookings`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const onRest = await hostFetch(`${nord.url}/ext/usp-server/bookings`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
     expect(onRest.status).toBe(401);
     // The salon's refresh token and client at Nord's token endpoint.
-    const refreshed = await tokenRequest(nord.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id });
+    const refreshed = await tokenRequest(nord.url, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.client_id,
+    });
     expect([400, 401]).toContain(refreshed.status);
     expect(refreshed.body.error).toMatch(/invalid_(grant|client)/);
     // The salon's client at Nord's authorization endpoint: not a client there.
-    const authorize = await new Browser(nord.url).request(authorizeUrl(nord.url, client.client_id, pkce(), { resource: `${nord.url}/mcp` }));
+    const authorize = await new Browser(nord.url).request(
+      authorizeUrl(nord.url, client.client_id, pkce(), { resource: `${nord.url}/mcp` }),
+    );
     expect(authorize.status).toBe(400);
     expect(await authorize.text()).not.toContain('Maple');
     // Nord's own client and token still work, and see none of the salon's buyer's bookings.

@@ -33,17 +33,33 @@ describe('custom domains verified by a DNS TXT record', () => {
   const failing = new Set<string>();
   const asked: string[] = [];
   const url = (host: string, path: string) => `http://${host}:${port}${path}`;
-  const op = (path: string, body?: unknown) => hostCall(url('operator.localhost', path), { method: 'POST', body, headers: { Authorization: `Bearer ${OPERATOR_KEY}` } });
+  const op = (path: string, body?: unknown) =>
+    hostCall(url('operator.localhost', path), {
+      method: 'POST',
+      body,
+      headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
+    });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'usp-operator-domains-'));
     directory = openDeploymentDirectory(join(dir, 'deployment.db'));
     directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-    directory.add({ id: NORD.id, hosts: [NORD.host], origin: NORD_FILE, addedAt: 2, definition: readFileSync(NORD_FILE, 'utf8') });
+    directory.add({
+      id: NORD.id,
+      hosts: [NORD.host],
+      origin: NORD_FILE,
+      addedAt: 2,
+      definition: readFileSync(NORD_FILE, 'utf8'),
+    });
     hosting = createHosting({
       directory,
       dataDir: dir,
-      server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+      server: {
+        sandbox: true,
+        sweepIntervalMs: 0,
+        clock: new ManualClock(TEST_NOW),
+        security: { allowLoopbackProfiles: true },
+      },
       log: recorder().log,
       operator: {
         host: 'operator.localhost',
@@ -72,7 +88,9 @@ describe('custom domains verified by a DNS TXT record', () => {
     expect(pending.txt_value).toMatch(/^usp-verify=[A-Za-z0-9_-]{20,}$/);
     expect(added.body.business.hosts).toEqual([SALON.host]);
     // Added again: the same token (the record the owner may have published stays right).
-    expect((await op(`/businesses/${SALON.id}/domains`, { domain: DOMAIN })).body.business.pending_domains[0].txt_value).toBe(pending.txt_value);
+    expect(
+      (await op(`/businesses/${SALON.id}/domains`, { domain: DOMAIN })).body.business.pending_domains[0].txt_value,
+    ).toBe(pending.txt_value);
     expect((await hostCall(url(DOMAIN, '/.well-known/usp'))).status).toBe(404);
 
     const verify = () => op(`/businesses/${SALON.id}/domains/${DOMAIN}/verify`);
@@ -110,10 +128,14 @@ describe('custom domains verified by a DNS TXT record', () => {
     expect(claimed.status, claimed.text).toBe(409);
     expect(claimed.body.detail).toContain('claimed by another business');
     expect((await op(`/businesses/${NORD.id}/domains`, { domain: 'operator.localhost' })).status).toBe(409);
-    for (const domain of ['not a domain', 'https://x.example', 42, undefined]) expect((await op(`/businesses/${NORD.id}/domains`, { domain })).status).toBe(400);
+    for (const domain of ['not a domain', 'https://x.example', 42, undefined])
+      expect((await op(`/businesses/${NORD.id}/domains`, { domain })).status).toBe(400);
     // Nord cannot verify the salon's pending domain, even with its record published.
-    const salonToken = (await hostCall(url('operator.localhost', `/businesses/${SALON.id}`), { headers: { Authorization: `Bearer ${OPERATOR_KEY}` } })).body.business
-      .pending_domains[0].txt_value;
+    const salonToken = (
+      await hostCall(url('operator.localhost', `/businesses/${SALON.id}`), {
+        headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
+      })
+    ).body.business.pending_domains[0].txt_value;
     txt.set('_usp-verify.pending.salon.localhost', [[salonToken]]);
     expect((await op(`/businesses/${NORD.id}/domains/pending.salon.localhost/verify`)).status).toBe(404);
     expect((await hostCall(url('pending.salon.localhost', '/.well-known/usp'))).status).toBe(404);

@@ -34,9 +34,16 @@ describe("the operator invites a business's owner by mail", () => {
   const clock = new ManualClock(TEST_NOW);
   const url = (host: string, path: string) => `http://${host}:${port}${path}`;
   const op = (path: string, body?: unknown) =>
-    hostCall(url('operator.localhost', path), { method: body === undefined ? 'GET' : 'POST', body, headers: { Authorization: `Bearer ${OPERATOR_KEY}` } });
+    hostCall(url('operator.localhost', path), {
+      method: body === undefined ? 'GET' : 'POST',
+      body,
+      headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
+    });
   const mailDir = () => join(dir, 'mail', NORD.id);
-  const mails = async (): Promise<ParsedMail[]> => (existsSync(mailDir()) ? Promise.all(readdirSync(mailDir()).map((f) => simpleParser(readFileSync(join(mailDir(), f))))) : []);
+  const mails = async (): Promise<ParsedMail[]> =>
+    existsSync(mailDir())
+      ? Promise.all(readdirSync(mailDir()).map((f) => simpleParser(readFileSync(join(mailDir(), f)))))
+      : [];
   /** The setup link of the n-th invitation mail (1-based), once it is written. */
   const linkOf = async (n: number): Promise<string> => {
     let found: ParsedMail[] = [];
@@ -59,8 +66,18 @@ describe("the operator invites a business's owner by mail", () => {
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
     const cookie = (page.headers.getSetCookie()[0] ?? '').split(';')[0]!;
     const token = new URL(link).searchParams.get('token')!;
-    const form = new URLSearchParams({ _csrf: csrf, token, email: OWNER, password: 'a long enough password', password_again: 'a long enough password' });
-    const res = await hostFetch(new URL('/admin/setup', link), { method: 'POST', headers: { cookie, 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+    const form = new URLSearchParams({
+      _csrf: csrf,
+      token,
+      email: OWNER,
+      password: 'a long enough password',
+      password_again: 'a long enough password',
+    });
+    const res = await hostFetch(new URL('/admin/setup', link), {
+      method: 'POST',
+      headers: { cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
     return res.status;
   };
 
@@ -125,6 +142,13 @@ describe("the operator invites a business's owner by mail", () => {
     const quiet = await op(`/businesses/${SALON.id}/invite`, { email: 'owner@maple.example' });
     expect(quiet.status, quiet.text).toBe(409);
     expect(quiet.body.detail).toContain('sends no mail');
-    expect((await hostCall(url('operator.localhost', `/businesses/${SALON.id}/invite`), { method: 'GET', headers: { Authorization: `Bearer ${OPERATOR_KEY}` } })).status).toBe(405);
+    expect(
+      (
+        await hostCall(url('operator.localhost', `/businesses/${SALON.id}/invite`), {
+          method: 'GET',
+          headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
+        })
+      ).status,
+    ).toBe(405);
   });
 });

@@ -29,7 +29,8 @@ describe('export then delete a hosted business', () => {
   let port: string;
   const url = (host: string, path: string) => `http://${host}:${port}${path}`;
   const auth = { Authorization: `Bearer ${OPERATOR_KEY}` };
-  const op = (path: string, o: { method?: string; body?: unknown } = {}) => hostCall(url('operator.localhost', path), { ...o, headers: auth });
+  const op = (path: string, o: { method?: string; body?: unknown } = {}) =>
+    hostCall(url('operator.localhost', path), { ...o, headers: auth });
   const served = async (host: string) => (await hostCall(url(host, '/.well-known/usp'))).status;
 
   beforeAll(async () => {
@@ -39,7 +40,12 @@ describe('export then delete a hosted business', () => {
     hosting = createHosting({
       directory,
       dataDir: dir,
-      server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+      server: {
+        sandbox: true,
+        sweepIntervalMs: 0,
+        clock: new ManualClock(TEST_NOW),
+        security: { allowLoopbackProfiles: true },
+      },
       log: recorder().log,
       operator: { host: 'operator.localhost', keyHashes: [hashApiKey(OPERATOR_KEY)] },
     });

@@ -42,14 +42,29 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     dir = mkdtempSync(join(tmpdir(), 'usp-operator-screen-'));
     directory = openDeploymentDirectory(join(dir, 'deployment.db'));
     directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-    directory.add({ id: NORD.id, hosts: [NORD.host], origin: NORD_FILE, addedAt: Date.now(), definition: readFileSync(NORD_FILE, 'utf8') });
+    directory.add({
+      id: NORD.id,
+      hosts: [NORD.host],
+      origin: NORD_FILE,
+      addedAt: Date.now(),
+      definition: readFileSync(NORD_FILE, 'utf8'),
+    });
     hosting = createHosting({
       directory,
       dataDir: dir,
-      server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+      server: {
+        sandbox: true,
+        sweepIntervalMs: 0,
+        clock: new ManualClock(TEST_NOW),
+        security: { allowLoopbackProfiles: true },
+      },
       serverFor: (b) => ({ mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
       log: recorder().log,
-      operator: { host: 'operator.localhost', keyHashes: [hashApiKey(KEY)], resolveTxt: async (name) => txt.get(name) ?? [] },
+      operator: {
+        host: 'operator.localhost',
+        keyHashes: [hashApiKey(KEY)],
+        resolveTxt: async (name) => txt.get(name) ?? [],
+      },
     });
     port = new URL(await hosting.listen(0, '127.0.0.1')).port;
     // Loaded, so that its health is shown.
@@ -86,7 +101,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     await page.click(`text=Suspend ${SALON.id}`);
     expect(await page.locator('tr', { hasText: SALON.id }).textContent()).toContain('suspended: Closed for renovation');
     expect(directory.get(SALON.id)).toMatchObject({ status: 'suspended', reason: 'Closed for renovation' });
-    expect(JSON.stringify((await hostCall(`http://${SALON.host}:${port}/.well-known/usp`)).body)).toContain('Closed for renovation');
+    expect(JSON.stringify((await hostCall(`http://${SALON.host}:${port}/.well-known/usp`)).body)).toContain(
+      'Closed for renovation',
+    );
     await page.click(`text=Resume ${SALON.id}`);
     expect(directory.get(SALON.id)!.status).toBe('active');
     await context.close();
@@ -96,9 +113,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     const { context, page } = await signedIn();
     await page.fill(`#owner-${SALON.id}`, 'owner@maple-pine.example');
     await page.click(`text=Invite the owner of ${SALON.id}`);
-    expect(await page.textContent('[role=status]')).toContain(`The owner of ${SALON.id} was mailed a one-time setup link.`);
+    expect(await page.textContent('[role=status]')).toContain(
+      `The owner of ${SALON.id} was mailed a one-time setup link.`,
+    );
     const folder = join(dir, 'mail', SALON.id);
-    const sent = () => (existsSync(folder) ? readdirSync(folder).map((f) => readFileSync(join(folder, f), 'utf8')) : []);
+    const sent = () =>
+      existsSync(folder) ? readdirSync(folder).map((f) => readFileSync(join(folder, f), 'utf8')) : [];
     await waitFor(() => sent().some((m) => m.includes('owner_invite')), 10_000, 'the invitation mail');
     const mail = sent().find((m) => m.includes('owner_invite'))!;
     expect(mail).toContain('owner@maple-pine.example');
@@ -154,11 +174,15 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
         const p2 = await c2.newPage();
         await p2.goto(consoleUrl());
         expect(await p2.textContent('h1')).toBe(signed ? 'Businesses' : 'Operator sign-in');
-        const overflow = await p2.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        const overflow = await p2.evaluate(
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+        );
         expect(overflow).toBeLessThanOrEqual(0);
         await p2.addScriptTag({ content: AXE });
         const result: any = await p2.evaluate('axe.run(document, { resultTypes: ["violations"] })');
-        const bad = (result.violations as any[]).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+        const bad = (result.violations as any[])
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.help}`);
         expect(bad).toEqual([]);
         await c2.close();
       }

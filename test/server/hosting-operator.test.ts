@@ -46,7 +46,12 @@ describe('the operator API of a hosting deployment', () => {
     hosting = createHosting({
       directory,
       dataDir: dir,
-      server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+      server: {
+        sandbox: true,
+        sweepIntervalMs: 0,
+        clock: new ManualClock(TEST_NOW),
+        security: { allowLoopbackProfiles: true },
+      },
       serverFor: (b) => ({ adminKeys: b.id === SALON.id ? [SALON_KEY] : [] }),
       log: recorder().log,
       operator: { host: 'operator.localhost', keyHashes: [hashApiKey(OPERATOR_KEY)] },
@@ -78,34 +83,51 @@ describe('the operator API of a hosting deployment', () => {
     const after = await op(`/businesses/${SALON.id}`);
     expect(after.status, after.text).toBe(200);
     expect(after.body.business.loaded).toBe(true);
-    expect(after.body.business.health).toMatchObject({ failing_webhook_deliveries: 0, mail_failed: 0, stale_calendars: 0 });
+    expect(after.body.business.health).toMatchObject({
+      failing_webhook_deliveries: 0,
+      mail_failed: 0,
+      stale_calendars: 0,
+    });
     expect(typeof after.body.business.health.bookings_today).toBe('number');
     expect(typeof after.body.business.health.mail_queued).toBe('number');
   });
 
   test('the operator key is nothing at a business host: its /admin refuses it, and /businesses is not there', async () => {
-    const admin = await hostCall(url(SALON.host, '/admin/bookings'), { headers: { Authorization: `Bearer ${OPERATOR_KEY}` } });
+    const admin = await hostCall(url(SALON.host, '/admin/bookings'), {
+      headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
+    });
     expect(admin.status).toBe(401);
-    const list = await hostCall(url(SALON.host, '/businesses'), { headers: { Authorization: `Bearer ${OPERATOR_KEY}` } });
+    const list = await hostCall(url(SALON.host, '/businesses'), {
+      headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
+    });
     expect(list.status).not.toBe(200);
     expect(list.text).not.toContain('loaded');
   });
 
   test('creates a business from a business file, stored under the data folder; it books at its host', async () => {
     const business = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
-    const bad = await op('/businesses', { method: 'POST', body: { business: { business: { id: 'x' } }, hosts: [NORD.host] } });
+    const bad = await op('/businesses', {
+      method: 'POST',
+      body: { business: { business: { id: 'x' } }, hosts: [NORD.host] },
+    });
     expect(bad.status, bad.text).toBe(422);
     expect(bad.body.issues.length).toBeGreaterThan(0);
-    expect((await op('/businesses', { method: 'POST', body: { business, hosts: ['operator.localhost'] } })).status).toBe(409);
+    expect(
+      (await op('/businesses', { method: 'POST', body: { business, hosts: ['operator.localhost'] } })).status,
+    ).toBe(409);
     expect((await op('/businesses', { method: 'POST', body: { business, hosts: [SALON.host] } })).status).toBe(409);
-    expect((await op('/businesses', { method: 'POST', body: { business, hosts: ['not a host:80'] } })).status).toBe(400);
+    expect((await op('/businesses', { method: 'POST', body: { business, hosts: ['not a host:80'] } })).status).toBe(
+      400,
+    );
     expect(directory.get(NORD.id)).toBeUndefined();
 
     const made = await op('/businesses', { method: 'POST', body: { business, hosts: [NORD.host] } });
     expect(made.status, made.text).toBe(201);
     expect(made.body.business).toEqual({ id: NORD.id, status: 'active', hosts: [NORD.host], loaded: false });
     expect(existsSync(join(dir, 'files', `${NORD.id}.json`))).toBe(true);
-    expect((await op('/businesses', { method: 'POST', body: { business, hosts: ['other.localhost'] } })).status).toBe(409);
+    expect((await op('/businesses', { method: 'POST', body: { business, hosts: ['other.localhost'] } })).status).toBe(
+      409,
+    );
 
     const q = await hostCall(url(NORD.host, '/availability/query'), {
       method: 'POST',
@@ -113,11 +135,18 @@ describe('the operator API of a hosting deployment', () => {
       body: { service_id: NORD.service, start_date: day(2), end_date: day(2), limit: 5 },
     });
     expect(q.status, q.text).toBe(200);
-    const r = await hostCall(url(NORD.host, '/bookings'), { method: 'POST', headers: AGENT, body: { service_id: NORD.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+    const r = await hostCall(url(NORD.host, '/bookings'), {
+      method: 'POST',
+      headers: AGENT,
+      body: { service_id: NORD.service, slot_id: q.body.slots[0].id, buyer: BUYER },
+    });
     expect(r.status, r.text).toBe(201);
     // Its health is its own store's: the confirmation and reminder wait in its mail outbox (no transport given).
     const seen = await op(`/businesses/${NORD.id}`);
-    expect(seen.body.business).toMatchObject({ loaded: true, health: { mail_failed: 0, failing_webhook_deliveries: 0 } });
+    expect(seen.body.business).toMatchObject({
+      loaded: true,
+      health: { mail_failed: 0, failing_webhook_deliveries: 0 },
+    });
     expect(seen.body.business.health.mail_queued).toBeGreaterThan(0);
   });
 
@@ -127,7 +156,9 @@ describe('the operator API of a hosting deployment', () => {
     expect(r.body.business.hosts).toEqual(['studio.localhost']);
     expect((await hostCall(url('studio.localhost', '/.well-known/usp'))).status).toBe(200);
     expect((await hostCall(url(NORD.host, '/.well-known/usp'))).status).toBe(404);
-    expect((await op(`/businesses/${NORD.id}/hosts`, { method: 'PUT', body: { hosts: [SALON.host] } })).status).toBe(409);
+    expect((await op(`/businesses/${NORD.id}/hosts`, { method: 'PUT', body: { hosts: [SALON.host] } })).status).toBe(
+      409,
+    );
   });
 
   test('suspends with a reason and resumes; unknown ids and paths are clear problems', async () => {
@@ -150,7 +181,9 @@ describe('the operator API of a hosting deployment', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.detail).toContain('biz_nobody');
     expect((await op('/admin/bookings')).status).toBe(404);
-    expect((await op(`/businesses/${SALON.id}/suspend`, { method: 'POST', body: { reason: 'a\nb' } })).status).toBe(400);
+    expect((await op(`/businesses/${SALON.id}/suspend`, { method: 'POST', body: { reason: 'a\nb' } })).status).toBe(
+      400,
+    );
     expect((await op(`/businesses/${SALON.id}`, { method: 'PATCH' })).status).toBe(405);
   });
 
@@ -173,11 +206,21 @@ describe('host serve --operator-host', () => {
       expect(flags({})).toBeUndefined();
       expect(() => flags({ 'operator-key': [OPERATOR_KEY] })).toThrow(/need --operator-host/);
       expect(() => flags({ 'operator-host': 'operator.localhost' })).toThrow(/needs --operator-key/);
-      expect(() => flags({ 'operator-host': SALON.host, 'operator-key': [OPERATOR_KEY] })).toThrow(/already reaches the business/);
-      expect(() => flags({ 'operator-host': 'op.localhost:80', 'operator-key': [OPERATOR_KEY] })).toThrow(/not a host name/);
+      expect(() => flags({ 'operator-host': SALON.host, 'operator-key': [OPERATOR_KEY] })).toThrow(
+        /already reaches the business/,
+      );
+      expect(() => flags({ 'operator-host': 'op.localhost:80', 'operator-key': [OPERATOR_KEY] })).toThrow(
+        /not a host name/,
+      );
       expect(() => flags({ 'operator-host': 'op.localhost', 'operator-key': ['short'] })).toThrow(/at least 16/);
       expect(() => flags({ 'operator-host': 'op.localhost', 'operator-key-hash': ['abc'] })).toThrow(/64 hex/);
-      expect(flags({ 'operator-host': 'Op.Localhost', 'operator-key': [OPERATOR_KEY], 'operator-key-hash': ['A'.repeat(64)] })).toEqual({
+      expect(
+        flags({
+          'operator-host': 'Op.Localhost',
+          'operator-key': [OPERATOR_KEY],
+          'operator-key-hash': ['A'.repeat(64)],
+        }),
+      ).toEqual({
         host: 'op.localhost',
         keyHashes: [hashApiKey(OPERATOR_KEY), 'a'.repeat(64)],
       });

@@ -40,7 +40,11 @@ async function book(port: string, b: typeof SALON): Promise<{ status: number; te
     const made = await hostCall(`http://${b.host}:${port}/bookings`, {
       method: 'POST',
       headers: AGENT,
-      body: { service_id: b.service, slot_id: slot.id, buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' } },
+      body: {
+        service_id: b.service,
+        slot_id: slot.id,
+        buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+      },
     });
     return { status: made.status, text: made.text };
   }
@@ -60,7 +64,8 @@ else
     const db = u.toString();
     const procs: RunningCli[] = [];
     const ports: string[] = [];
-    const host = (args: string[]) => runCli(['host', ...args, '--db', db, '--data', join(work, 'cli')], { cwd: work, timeoutMs: 30_000 });
+    const host = (args: string[]) =>
+      runCli(['host', ...args, '--db', db, '--data', join(work, 'cli')], { cwd: work, timeoutMs: 30_000 });
 
     beforeAll(async () => {
       ensureBuilt();
@@ -74,7 +79,21 @@ else
       expect(first.code, first.stderr).toBe(0);
       for (const name of ['one', 'two']) {
         const p = await startCliServer(
-          ['host', 'serve', '--db', db, '--data', join(work, name), '--port', '0', '--sandbox', '--operator-host', 'operator.localhost', '--operator-key', OPERATOR_KEY],
+          [
+            'host',
+            'serve',
+            '--db',
+            db,
+            '--data',
+            join(work, name),
+            '--port',
+            '0',
+            '--sandbox',
+            '--operator-host',
+            'operator.localhost',
+            '--operator-key',
+            OPERATOR_KEY,
+          ],
           { cwd: work },
         );
         procs.push(p);
@@ -97,7 +116,11 @@ else
       const added = await host(['add', NORD_FILE, '--host', NORD.host]);
       expect(added.code, added.stderr).toBe(0);
       for (const port of ports) {
-        await waitFor(async () => (await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).status === 200, 5000, `Nord served at :${port}`);
+        await waitFor(
+          async () => (await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).status === 200,
+          5000,
+          `Nord served at :${port}`,
+        );
         expect((await book(port, NORD)).status).toBe(201);
         expect((await book(port, SALON)).status).toBe(201);
       }
@@ -114,7 +137,10 @@ else
       });
       expect(s.status, s.text).toBe(200);
       await waitFor(
-        async () => JSON.stringify((await hostCall(`http://${NORD.host}:${two}/.well-known/usp`)).body).includes('Closed for renovation'),
+        async () =>
+          JSON.stringify((await hostCall(`http://${NORD.host}:${two}/.well-known/usp`)).body).includes(
+            'Closed for renovation',
+          ),
         3000,
         'the suspension in force at the other process',
       );
@@ -126,7 +152,14 @@ else
       const resumed = await host(['resume', NORD.id]);
       expect(resumed.code, resumed.stderr).toBe(0);
       for (const port of ports) {
-        await waitFor(async () => !JSON.stringify((await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).body).includes('renovation'), 3000, `resumed at :${port}`);
+        await waitFor(
+          async () =>
+            !JSON.stringify((await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).body).includes(
+              'renovation',
+            ),
+          3000,
+          `resumed at :${port}`,
+        );
         expect((await book(port, NORD)).status).toBe(201);
       }
     }, 60_000);
@@ -143,16 +176,29 @@ else
       expect(added.code, added.stderr).toBe(0);
       rmSync(file);
       for (const port of ports) {
-        await waitFor(async () => (await hostCall(`http://far.localhost:${port}/.well-known/usp`)).status === 200, 5000, `Far Studio served at :${port}`);
-        expect(JSON.stringify((await hostCall(`http://far.localhost:${port}/.well-known/usp`)).body)).toContain('Far Studio');
-        expect((await book(port, { id: 'biz_far_studio', host: 'far.localhost', service: NORD.service })).status).toBe(201);
+        await waitFor(
+          async () => (await hostCall(`http://far.localhost:${port}/.well-known/usp`)).status === 200,
+          5000,
+          `Far Studio served at :${port}`,
+        );
+        expect(JSON.stringify((await hostCall(`http://far.localhost:${port}/.well-known/usp`)).body)).toContain(
+          'Far Studio',
+        );
+        expect((await book(port, { id: 'biz_far_studio', host: 'far.localhost', service: NORD.service })).status).toBe(
+          201,
+        );
       }
     }, 60_000);
 
     test('a business removed by the CLI is gone from both', async () => {
       const removed = await host(['remove', NORD.id]);
       expect(removed.code, removed.stderr).toBe(0);
-      for (const port of ports) await waitFor(async () => (await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).status === 404, 3000, `Nord gone at :${port}`);
+      for (const port of ports)
+        await waitFor(
+          async () => (await hostCall(`http://${NORD.host}:${port}/.well-known/usp`)).status === 404,
+          3000,
+          `Nord gone at :${port}`,
+        );
       expect((await hostCall(`http://${SALON.host}:${ports[1]}/.well-known/usp`)).status).toBe(200);
     }, 60_000);
   });

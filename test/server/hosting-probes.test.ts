@@ -31,26 +31,45 @@ function samples(text: string): Sample[] {
     .map((l) => {
       const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(l);
       if (!m) throw new Error(`not a sample line: ${l}`);
-      const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1]!, x[2]!]));
+      const labels = Object.fromEntries(
+        [...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1]!, x[2]!]),
+      );
       return { name: m[1]!, labels, value: Number(m[3]) };
     });
 }
 
 const callsOf = (all: Sample[], business: string) =>
-  all.filter((s) => s.name === 'usp_calls_total' && s.labels.business === business && s.labels.operation === 'create_booking').reduce((n, s) => n + s.value, 0);
+  all
+    .filter(
+      (s) => s.name === 'usp_calls_total' && s.labels.business === business && s.labels.operation === 'create_booking',
+    )
+    .reduce((n, s) => n + s.value, 0);
 
 async function book(d: Deployment, b: Biz, n: number): Promise<void> {
-  const q = await hostCall(`${d.url(b)}/availability/query`, { method: 'POST', headers: AGENT, body: { service_id: b.service, start_date: day(n), end_date: day(n), limit: 1 } });
-  const r = await hostCall(`${d.url(b)}/bookings`, { method: 'POST', headers: AGENT, body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+  const q = await hostCall(`${d.url(b)}/availability/query`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { service_id: b.service, start_date: day(n), end_date: day(n), limit: 1 },
+  });
+  const r = await hostCall(`${d.url(b)}/bookings`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER },
+  });
   expect(r.status, r.text).toBe(201);
 }
 
-const metricsAt = (d: Deployment, host: string, headers: Record<string, string> = {}) => hostFetch(`${d.url(host)}/metrics`, { headers });
+const metricsAt = (d: Deployment, host: string, headers: Record<string, string> = {}) =>
+  hostFetch(`${d.url(host)}/metrics`, { headers });
 
 describe('readiness and metrics per business in host mode', () => {
   let d: Deployment;
   beforeAll(async () => {
-    d = await deployTwo({ operator: { host: OPERATOR_HOST, keyHashes: [hashApiKey(OPERATOR_KEY)] }, trustProxy: true, metricsLabelled: 1 });
+    d = await deployTwo({
+      operator: { host: OPERATOR_HOST, keyHashes: [hashApiKey(OPERATOR_KEY)] },
+      trustProxy: true,
+      metricsLabelled: 1,
+    });
     await book(d, SALON, 2);
     await book(d, NORD, 3);
     await book(d, NORD, 4);
@@ -85,7 +104,9 @@ describe('readiness and metrics per business in host mode', () => {
 
   test("the deployment's metrics: the operator's key from outside (no business's), a label per business up to the bound, the rest added up", async () => {
     expect((await metricsAt(d, OPERATOR_HOST, OUTSIDE)).status).toBe(401);
-    expect((await metricsAt(d, OPERATOR_HOST, { ...OUTSIDE, Authorization: `Bearer ${KEYS[SALON.id]}` })).status).toBe(401);
+    expect((await metricsAt(d, OPERATOR_HOST, { ...OUTSIDE, Authorization: `Bearer ${KEYS[SALON.id]}` })).status).toBe(
+      401,
+    );
     expect((await metricsAt(d, '127.0.0.1', OUTSIDE)).status).toBe(401);
     // Nord used last: with a bound of one label, it has its own; the salon is counted under _other.
     await hostCall(`${d.url(NORD)}/.well-known/usp`);
@@ -98,7 +119,9 @@ describe('readiness and metrics per business in host mode', () => {
     expect(callsOf(all, '_other')).toBe(1);
     expect(all.find((s) => s.name === 'usp_hosting_businesses' && s.labels.status === 'active')?.value).toBe(2);
     expect(all.find((s) => s.name === 'usp_hosting_businesses_loaded')?.value).toBe(2);
-    expect(all.some((s) => s.name === 'usp_process_resident_memory_bytes' || s.name === 'usp_nodejs_heap_size_used_bytes')).toBe(true);
+    expect(
+      all.some((s) => s.name === 'usp_process_resident_memory_bytes' || s.name === 'usp_nodejs_heap_size_used_bytes'),
+    ).toBe(true);
   });
 
   test("/readyz: each business's host answers its own store's readiness; other names the deployment's, naming no business", async () => {

@@ -55,7 +55,11 @@ async function book(name: string, serviceId: string): Promise<string> {
     const made = await hostCall(`http://${name}:${port}/bookings`, {
       method: 'POST',
       headers: AGENT,
-      body: { service_id: serviceId, slot_id: slot.id, buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' } },
+      body: {
+        service_id: serviceId,
+        slot_id: slot.id,
+        buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+      },
     });
     expect(made.status, made.text).toBe(201);
     return made.body.booking.id as string;
@@ -65,10 +69,31 @@ async function book(name: string, serviceId: string): Promise<string> {
 
 beforeAll(async () => {
   ensureBuilt();
-  registry = await startRegistryCli(['--port', '0', '--db', ':memory:', '--allow-loopback-profiles', '--no-rate-limit', '--require-auth']);
+  registry = await startRegistryCli([
+    '--port',
+    '0',
+    '--db',
+    ':memory:',
+    '--allow-loopback-profiles',
+    '--no-rate-limit',
+    '--require-auth',
+  ]);
   expect((await host(['add', NORD_FILE, '--host', 'nord.localhost'])).code).toBe(0);
   served = await startCliServer(
-    ['host', 'serve', '--data', data, '--port', '0', '--register-with', registry.url, '--directory-scan', '1', '--allow-loopback-profiles', '--sandbox'],
+    [
+      'host',
+      'serve',
+      '--data',
+      data,
+      '--port',
+      '0',
+      '--register-with',
+      registry.url,
+      '--directory-scan',
+      '1',
+      '--allow-loopback-profiles',
+      '--sandbox',
+    ],
     { cwd: work, env, timeoutMs: 30_000 },
   );
   port = new URL(served.url).port;
@@ -83,24 +108,43 @@ afterAll(async () => {
 
 describe('host serve --register-with registers every hosted business', () => {
   test('both businesses are found at the registry, each at its own origin', { timeout: 60_000 }, async () => {
-    const nord = await eventually(async () => (await registered('nord.localhost'))[0], 30_000, 'Nord Studio is registered');
+    const nord = await eventually(
+      async () => (await registered('nord.localhost'))[0],
+      30_000,
+      'Nord Studio is registered',
+    );
     expect(nord.name).toBe('Nord Studio');
-    const salon = await eventually(async () => (await registered('salon.localhost'))[0], 30_000, 'the salon (added while serving) is registered');
+    const salon = await eventually(
+      async () => (await registered('salon.localhost'))[0],
+      30_000,
+      'the salon (added while serving) is registered',
+    );
     expect(salon.name).toBe('Maple & Pine Salon and Studio');
     expect(served.stderr()).toMatch(/registered with the registry/);
   });
 
-  test("a service added on a business's dashboard is found at the registry soon after", { timeout: 90_000 }, async () => {
+  test("a service added on a business's dashboard is found at the registry soon after", {
+    timeout: 90_000,
+  }, async () => {
     await eventually(async () => (await registered('nord.localhost'))[0], 30_000, 'Nord Studio is registered');
     const owner = { email: 'owner@nord.example', password: 'a long enough password' };
-    const made = await runCli(['admin-user', 'add', owner.email, '--config', NORD_FILE, '--db', join(data, 'businesses', 'biz_nord_studio.db')], {
-      cwd: work,
-      env: { ...env, USP_ADMIN_PASSWORD: owner.password },
-      timeoutMs: 30_000,
-    });
+    const made = await runCli(
+      ['admin-user', 'add', owner.email, '--config', NORD_FILE, '--db', join(data, 'businesses', 'biz_nord_studio.db')],
+      {
+        cwd: work,
+        env: { ...env, USP_ADMIN_PASSWORD: owner.password },
+        timeoutMs: 30_000,
+      },
+    );
     expect(made.code, made.stderr).toBe(0);
     const dash = await signInDashboard(`http://nord.localhost:${port}`, owner.email, owner.password, hostFetch);
-    const saved = await dash.post('/admin/ui/services', { _csrf: dash.csrf, name: 'Deep Tissue Massage', template: 'svc_nord_trim', amount: '900', minutes: '60' });
+    const saved = await dash.post('/admin/ui/services', {
+      _csrf: dash.csrf,
+      name: 'Deep Tissue Massage',
+      template: 'svc_nord_trim',
+      amount: '900',
+      minutes: '60',
+    });
     expect(decodeURIComponent(saved.headers.get('location') ?? '')).toMatch(/ok=saved/);
     const logged = () =>
       served
@@ -116,7 +160,9 @@ describe('host serve --register-with registers every hosted business', () => {
           headers: { 'Content-Type': 'application/json' },
           body: JSON.stringify({ query: 'massage' }),
         });
-        return ((await res.json()) as { services: Array<Record<string, any>> }).services.find((x) => x.service_id === 'svc_deep_tissue_massage');
+        return ((await res.json()) as { services: Array<Record<string, any>> }).services.find(
+          (x) => x.service_id === 'svc_deep_tissue_massage',
+        );
       },
       30_000,
       'the new service is indexed',
@@ -138,7 +184,9 @@ describe('host serve --register-with registers every hosted business', () => {
 });
 
 describe('host remove --export', () => {
-  test('exports the bookings, removes the registration, frees the name and deletes the store', { timeout: 90_000 }, async () => {
+  test('exports the bookings, removes the registration, frees the name and deletes the store', {
+    timeout: 90_000,
+  }, async () => {
     await eventually(async () => (await registered('salon.localhost'))[0], 30_000, 'the salon is registered');
     await eventually(async () => (await registered('nord.localhost'))[0], 30_000, 'Nord Studio is registered');
     const booking = await book('salon.localhost', 'svc_haircut');
@@ -157,7 +205,9 @@ describe('host remove --export', () => {
     const gone = await hostCall(`http://salon.localhost:${port}/.well-known/usp`);
     expect(gone.status).toBe(404);
     expect(existsSync(join(data, 'businesses', 'biz_maple_pine.db'))).toBe(false);
-    expect(JSON.parse((await host(['list', '--json'])).stdout).map((b: { id: string }) => b.id)).toEqual(['biz_nord_studio']);
+    expect(JSON.parse((await host(['list', '--json'])).stdout).map((b: { id: string }) => b.id)).toEqual([
+      'biz_nord_studio',
+    ]);
     // The other business stays registered and served.
     expect(await registered('nord.localhost')).toHaveLength(1);
     expect((await hostCall(`http://nord.localhost:${port}/.well-known/usp`)).status).toBe(200);

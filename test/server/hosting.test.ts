@@ -28,7 +28,10 @@ import { PG_URL, schemaName } from '../pg/helpers.js';
 /** The PostgreSQL schemas the deployments made (a prefix per deployment), dropped at the end. */
 const pgSchemas: string[] = [];
 const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
-const KEYS: Record<string, string> = { biz_maple_pine: 'salon-admin-key-0123456789', biz_nord_studio: 'nord-admin-key-0123456789' };
+const KEYS: Record<string, string> = {
+  biz_maple_pine: 'salon-admin-key-0123456789',
+  biz_nord_studio: 'nord-admin-key-0123456789',
+};
 const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut', name: 'Maple & Pine' };
 const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim', name: 'Nord Studio' };
 type Biz = typeof SALON;
@@ -56,7 +59,12 @@ async function deploy(db: string | undefined, o: { maxLoaded?: number } = {}): P
     dataDir: dir,
     db,
     schemaPrefix: `${schemaPrefix}_`,
-    server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW), security: { allowLoopbackProfiles: true } },
+    server: {
+      sandbox: true,
+      sweepIntervalMs: 0,
+      clock: new ManualClock(TEST_NOW),
+      security: { allowLoopbackProfiles: true },
+    },
     // Each business's admin key, and its mail in a folder of its own, as `host serve --mail-dir` gives it.
     serverFor: (b) => ({ adminKeys: [KEYS[b.id]!], mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
     log: log.log,
@@ -75,14 +83,23 @@ async function undeploy(d: Deployment | undefined): Promise<void> {
 const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
 
 async function bookOverRest(d: Deployment, b: Biz, n = 2): Promise<{ id: string; credential: string }> {
-  const q = await hostCall(`${d.url(b)}/availability/query`, { method: 'POST', headers: AGENT, body: { service_id: b.service, start_date: day(n), end_date: day(n), limit: 5 } });
+  const q = await hostCall(`${d.url(b)}/availability/query`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { service_id: b.service, start_date: day(n), end_date: day(n), limit: 5 },
+  });
   expect(q.status, q.text).toBe(200);
-  const r = await hostCall(`${d.url(b)}/bookings`, { method: 'POST', headers: AGENT, body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+  const r = await hostCall(`${d.url(b)}/bookings`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { service_id: b.service, slot_id: q.body.slots[0].id, buyer: BUYER },
+  });
   expect(r.status, r.text).toBe(201);
   return { id: r.body.booking.id, credential: r.body.booking_scoped_credential.value };
 }
 
-const adminGet = (d: Deployment, b: Biz, path: string, key: string) => hostCall(`${d.url(b)}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+const adminGet = (d: Deployment, b: Biz, path: string, key: string) =>
+  hostCall(`${d.url(b)}${path}`, { headers: { Authorization: `Bearer ${key}` } });
 
 /** The services of the business's bookings on days 2 to 4 (or those given), as its admin API lists them. */
 async function listed(d: Deployment, b: Biz, on = [2, 3, 4]): Promise<string[]> {
@@ -95,8 +112,18 @@ async function setUpOwner(d: Deployment, b: Biz, token: string): Promise<number>
   const page = await hostFetch(`${d.url(b)}/admin/setup?token=${token}`);
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
   const cookie = (page.headers.getSetCookie()[0] ?? '').split(';')[0]!;
-  const form = new URLSearchParams({ _csrf: csrf, token, email: 'owner@nord-studio.example', password: 'a long enough password', password_again: 'a long enough password' });
-  const res = await hostFetch(`${d.url(b)}/admin/setup`, { method: 'POST', headers: { cookie, 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  const form = new URLSearchParams({
+    _csrf: csrf,
+    token,
+    email: 'owner@nord-studio.example',
+    password: 'a long enough password',
+    password_again: 'a long enough password',
+  });
+  const res = await hostFetch(`${d.url(b)}/admin/setup`, {
+    method: 'POST',
+    headers: { cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: form.toString(),
+  });
   return res.status;
 }
 
@@ -140,7 +167,8 @@ function suite(engine: string, db: () => string | undefined) {
       const r = await hostCall(`${d.url('nobody.localhost')}/.well-known/usp`);
       expect(r.status).toBe(404);
       expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
-      for (const word of [SALON.id, NORD.id, SALON.name, NORD.name, SALON.host, NORD.host]) expect(r.text).not.toContain(word);
+      for (const word of [SALON.id, NORD.id, SALON.name, NORD.name, SALON.host, NORD.host])
+        expect(r.text).not.toContain(word);
     });
 
     test('a booking on each over REST and over MCP lands in its own store only', async () => {
@@ -152,7 +180,10 @@ function suite(engine: string, db: () => string | undefined) {
       ] as const) {
         const client = await mcpClient(d, b);
         try {
-          const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: b.service, start_date: day(3), end_date: day(3), ...meta } });
+          const q: any = await client.callTool({
+            name: 'usp_availability_query',
+            arguments: { service_id: b.service, start_date: day(3), end_date: day(3), ...meta },
+          });
           expect(q.isError ?? false).toBe(false);
           const made: any = await client.callTool({
             name: 'usp_bookings_create',
@@ -160,7 +191,10 @@ function suite(engine: string, db: () => string | undefined) {
           });
           expect(made.isError ?? false, JSON.stringify(made)).toBe(false);
           // The other business's service is not offered here.
-          const crossed: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: other.service, start_date: day(3), end_date: day(3), ...meta } });
+          const crossed: any = await client.callTool({
+            name: 'usp_availability_query',
+            arguments: { service_id: other.service, start_date: day(3), end_date: day(3), ...meta },
+          });
           expect(crossed.structuredContent?.slots ?? []).toEqual([]);
         } finally {
           await client.close();
@@ -178,7 +212,11 @@ function suite(engine: string, db: () => string | undefined) {
         const folder = join(d.dir, 'mail', b.id);
         return existsSync(folder) ? readdirSync(folder).map((f) => readFileSync(join(folder, f), 'utf8')) : [];
       };
-      await waitFor(() => mailOf(SALON).length > 0 && mailOf(NORD).length > 0, 10_000, 'mail written for both businesses');
+      await waitFor(
+        () => mailOf(SALON).length > 0 && mailOf(NORD).length > 0,
+        10_000,
+        'mail written for both businesses',
+      );
       for (const [b, other] of [
         [SALON, NORD],
         [NORD, SALON],
@@ -195,7 +233,10 @@ function suite(engine: string, db: () => string | undefined) {
       const client = new Client({ name: 'usp-hosting-test', version: '1.0.0' });
       await client.connect(new SSEClientTransport(new URL('/sse', d.url(NORD)), { fetch: hostFetch }));
       try {
-        const q: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: NORD.service, start_date: day(7), end_date: day(7), ...meta } });
+        const q: any = await client.callTool({
+          name: 'usp_availability_query',
+          arguments: { service_id: NORD.service, start_date: day(7), end_date: day(7), ...meta },
+        });
         const made: any = await client.callTool({
           name: 'usp_bookings_create',
           arguments: { service_id: NORD.service, slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta },
@@ -231,7 +272,11 @@ function suite(engine: string, db: () => string | undefined) {
       // Admin API: the salon's admin key at Nord's host.
       expect((await adminGet(d, NORD, '/admin/bookings', KEYS[SALON.id]!)).status).toBe(401);
       // A platform key the salon issued: good at the salon, no key at Nord.
-      const issued = await hostCall(`${d.url(SALON)}/admin/api-keys`, { method: 'POST', headers: { Authorization: `Bearer ${KEYS[SALON.id]}` }, body: { label: 'Salon app' } });
+      const issued = await hostCall(`${d.url(SALON)}/admin/api-keys`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${KEYS[SALON.id]}` },
+        body: { label: 'Salon app' },
+      });
       expect(issued.status).toBe(201);
       const asPlatform = (b: Biz) =>
         hostCall(`${d.url(b)}/availability/query`, {
@@ -254,7 +299,8 @@ function suite(engine: string, db: () => string | undefined) {
       });
       expect([401, 403, 404]).toContain(withCredential.status);
       // Buyer pages: the salon's booking page with its own credential, at the salon and at Nord.
-      const page = (b: Biz) => hostCall(`${d.url(b)}/booking/${salon.id}?token=${salon.credential}`, { headers: { Accept: 'text/html' } });
+      const page = (b: Biz) =>
+        hostCall(`${d.url(b)}/booking/${salon.id}?token=${salon.credential}`, { headers: { Accept: 'text/html' } });
       const own = await page(SALON);
       expect(own.status).toBe(200);
       expect(own.text).toContain('214 Hudson Street');
@@ -265,7 +311,9 @@ function suite(engine: string, db: () => string | undefined) {
       // MCP: the salon's booking id at Nord's MCP endpoint.
       const client = await mcpClient(d, NORD);
       try {
-        const got: any = await client.callTool({ name: 'usp_bookings_get', arguments: { booking_id: salon.id, ...meta } }).catch((err) => err);
+        const got: any = await client
+          .callTool({ name: 'usp_bookings_get', arguments: { booking_id: salon.id, ...meta } })
+          .catch((err) => err);
         expect([got.code, got.data?.code]).toEqual([-32602, 'booking_not_found']);
         expect(`${got.message} ${JSON.stringify(got.data)}`).not.toContain(SALON.name);
       } finally {
@@ -280,8 +328,18 @@ function suite(engine: string, db: () => string | undefined) {
         expect(sessionId).toBeTruthy();
         const crossed = await hostFetch(`${d.url(NORD)}/mcp`, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'usp_bookings_get', arguments: { booking_id: salon.id, ...meta } } }),
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+            'Mcp-Session-Id': sessionId,
+            'Mcp-Protocol-Version': '2025-06-18',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'usp_bookings_get', arguments: { booking_id: salon.id, ...meta } },
+          }),
         });
         expect(crossed.status).toBe(404);
         expect(await crossed.text()).not.toContain(SALON.name);
@@ -290,12 +348,16 @@ function suite(engine: string, db: () => string | undefined) {
       }
       // Nothing changed: Nord has the bookings it had, the salon's booking is still confirmed.
       expect(await listed(d, NORD)).toEqual(nordBefore);
-      const still = await hostCall(`${d.url(SALON)}/bookings/${salon.id}`, { headers: { ...AGENT, Authorization: `Bearer ${salon.credential}` } });
+      const still = await hostCall(`${d.url(SALON)}/bookings/${salon.id}`, {
+        headers: { ...AGENT, Authorization: `Bearer ${salon.credential}` },
+      });
       expect(still.body.booking.status).toBe('confirmed');
     });
 
     test("a dashboard cookie, a setup link and an idempotency key of one business mean nothing at the other's host", async () => {
-      await d.hosting.pool.use(SALON.id, (server) => addBusinessUser(server.store, 'owner@maple-pine.example', 'a long enough password', TEST_NOW));
+      await d.hosting.pool.use(SALON.id, (server) =>
+        addBusinessUser(server.store, 'owner@maple-pine.example', 'a long enough password', TEST_NOW),
+      );
       const dash = await signInDashboard(d.url(SALON), 'owner@maple-pine.example', 'a long enough password', hostFetch);
       expect((await dash.get('/admin')).status).toBe(200);
       // The salon's cookie at Nord's dashboard: sent to sign in, nothing shown.
@@ -303,7 +365,9 @@ function suite(engine: string, db: () => string | undefined) {
       expect(crossed.status).toBe(303);
       expect(crossed.headers.get('location')).toMatch(/\/admin\/login/);
       // Nord's one-time setup link (logged when it was opened, naming its own origin) opens at Nord only.
-      const offer = d.log.lines.find((l) => l.fields?.business === NORD.id && l.msg.startsWith('dashboard: no account yet'));
+      const offer = d.log.lines.find(
+        (l) => l.fields?.business === NORD.id && l.msg.startsWith('dashboard: no account yet'),
+      );
       const link = /(http:\S+\/admin\/setup\?token=\S+)/.exec(offer?.msg ?? '')?.[1];
       expect(link?.startsWith(`${d.url(NORD)}/admin/setup?token=`)).toBe(true);
       const token = new URL(link!).searchParams.get('token')!;
@@ -372,8 +436,12 @@ function suite(engine: string, db: () => string | undefined) {
       expect(d.hosting.loaded).toEqual([NORD.id]);
       await bookOverRest(d, SALON);
       expect(d.hosting.loaded).toEqual([SALON.id]);
-      expect(d.log.lines.some((l) => l.msg === 'business closed, least recently used' && l.fields?.business === NORD.id)).toBe(true);
-      const again = await hostCall(`${d.url(NORD)}/bookings/${nord.id}`, { headers: { ...AGENT, Authorization: `Bearer ${nord.credential}` } });
+      expect(
+        d.log.lines.some((l) => l.msg === 'business closed, least recently used' && l.fields?.business === NORD.id),
+      ).toBe(true);
+      const again = await hostCall(`${d.url(NORD)}/bookings/${nord.id}`, {
+        headers: { ...AGENT, Authorization: `Bearer ${nord.credential}` },
+      });
       expect(again.status, again.text).toBe(200);
       expect(again.body.booking.status).toBe('confirmed');
       expect(d.hosting.loaded).toEqual([NORD.id]);

@@ -49,26 +49,46 @@ const audOf = (d: Deployment, b: Biz) => `${d.url(b)}/.well-known/usp`;
 
 /** A 2026-07-28 MCP client at a business's host, naming the platform on every request. */
 async function modernClient(d: Deployment, b: Biz): Promise<Client> {
-  const client = new Client({ name: 'isolation-matrix', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', d.url(b)), { fetch: hostFetch, requestInit: { headers: AGENT } }));
+  const client = new Client(
+    { name: 'isolation-matrix', version: '1' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', d.url(b)), { fetch: hostFetch, requestInit: { headers: AGENT } }),
+  );
   return client;
 }
 
 async function issueAtSalon(d: Deployment): Promise<Issued> {
   const at = d.url(SALON);
   const admin = { Authorization: `Bearer ${KEYS[SALON.id]}` };
-  const q = await hostCall(`${at}/availability/query`, { method: 'POST', headers: AGENT, body: { service_id: SALON.service, start_date: day(2), end_date: day(2), limit: 5 } });
-  const made = await hostCall(`${at}/bookings`, { method: 'POST', headers: AGENT, body: { service_id: SALON.service, slot_id: q.body.slots[0].id, buyer: BUYER } });
+  const q = await hostCall(`${at}/availability/query`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { service_id: SALON.service, start_date: day(2), end_date: day(2), limit: 5 },
+  });
+  const made = await hostCall(`${at}/bookings`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { service_id: SALON.service, slot_id: q.body.slots[0].id, buyer: BUYER },
+  });
   expect(made.status, made.text).toBe(201);
   const key = await hostCall(`${at}/admin/api-keys`, { method: 'POST', headers: admin, body: { label: 'Salon app' } });
   expect(key.status, key.text).toBe(201);
-  const sub = await hostCall(`${at}/services/feed/subscriptions`, { method: 'POST', headers: AGENT, body: { callback_url: 'http://127.0.0.1:9/catalog' } });
+  const sub = await hostCall(`${at}/services/feed/subscriptions`, {
+    method: 'POST',
+    headers: AGENT,
+    body: { callback_url: 'http://127.0.0.1:9/catalog' },
+  });
   expect(sub.status, sub.text).toBe(201);
   const feed = await hostCall(`${at}/admin/resources/_business/calendar-feed`, { headers: admin });
   expect(feed.status, feed.text).toBe(200);
   const client = await modernClient(d, SALON);
   try {
-    const slots: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: SALON.service, start_date: day(3), end_date: day(3), ...meta } });
+    const slots: any = await client.callTool({
+      name: 'usp_availability_query',
+      arguments: { service_id: SALON.service, start_date: day(3), end_date: day(3), ...meta },
+    });
     const booked: any = await client.callTool({
       name: 'usp_bookings_create',
       arguments: { service_id: SALON.service, slot_id: slots.structuredContent.slots[0].id, buyer: BUYER, ...meta },
@@ -77,14 +97,19 @@ async function issueAtSalon(d: Deployment): Promise<Issued> {
     const session = await sessionThatBooked(d);
     const account = await accountAtSalon(d);
     const owner = { email: 'owner@maple-pine.example', password: 'a long enough password' };
-    await d.hosting.pool.use(SALON.id, (server) => addBusinessUser(server.store, owner.email, owner.password, TEST_NOW));
+    await d.hosting.pool.use(SALON.id, (server) =>
+      addBusinessUser(server.store, owner.email, owner.password, TEST_NOW),
+    );
     const dash = await signInDashboard(d.url(SALON), owner.email, owner.password, hostFetch);
     const home = await dash.get('/admin');
     expect(home.status).toBe(200);
     expect(await home.text()).toContain('Maple');
     const pop = createPopKey();
     const popArgs = { service_id: SALON.service, slot_id: slots.structuredContent.slots[1].id, buyer: BUYER, ...meta };
-    const popBooked: any = await client.callTool({ name: 'usp_bookings_create', arguments: withMcpProof(pop, 'usp_bookings_create', popArgs, audOf(d, SALON), { iat: IAT }) });
+    const popBooked: any = await client.callTool({
+      name: 'usp_bookings_create',
+      arguments: withMcpProof(pop, 'usp_bookings_create', popArgs, audOf(d, SALON), { iat: IAT }),
+    });
     expect(popBooked.isError ?? false, JSON.stringify(popBooked)).toBe(false);
     return {
       dashboardCookie: dash.cookies(),
@@ -107,10 +132,18 @@ const ACCOUNT = { email: 'grace@example.com', password: 'correct horse battery' 
 /** A buyer links an assistant at the salon (signing up), then signs in to the salon's account page: its cookie, the assistant's refresh token. */
 async function accountAtSalon(d: Deployment): Promise<Issued['account']> {
   // The OAuth helpers call the global fetch: theirs reaches `*.localhost` here.
-  const { client, tokens } = await linkedTokens({ url: d.url(SALON), codes: d.codes } as unknown as OAuthTestServer, ACCOUNT.email, { password: ACCOUNT.password });
+  const { client, tokens } = await linkedTokens(
+    { url: d.url(SALON), codes: d.codes } as unknown as OAuthTestServer,
+    ACCOUNT.email,
+    { password: ACCOUNT.password },
+  );
   const login = await hostFetch(`${d.url(SALON)}/account`);
   const csrfCookie = login.headers.getSetCookie().map((c) => c.split(';')[0]!);
-  const form = new URLSearchParams({ csrf: csrfOf(await login.text()), email: ACCOUNT.email, password: ACCOUNT.password });
+  const form = new URLSearchParams({
+    csrf: csrfOf(await login.text()),
+    email: ACCOUNT.email,
+    password: ACCOUNT.password,
+  });
   const signedIn = await hostFetch(`${d.url(SALON)}/account/login`, {
     method: 'POST',
     headers: { cookie: csrfCookie.join('; '), 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -128,7 +161,10 @@ async function sessionThatBooked(d: Deployment): Promise<Issued['session']> {
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', d.url(SALON)), { fetch: hostFetch });
   const client = new Client({ name: 'isolation-matrix', version: '1' });
   await client.connect(transport);
-  const slots: any = await client.callTool({ name: 'usp_availability_query', arguments: { service_id: SALON.service, start_date: day(4), end_date: day(4), ...meta } });
+  const slots: any = await client.callTool({
+    name: 'usp_availability_query',
+    arguments: { service_id: SALON.service, start_date: day(4), end_date: day(4), ...meta },
+  });
   const booked: any = await client.callTool({
     name: 'usp_bookings_create',
     arguments: { service_id: SALON.service, slot_id: slots.structuredContent.slots[0].id, buyer: BUYER, ...meta },
@@ -144,24 +180,38 @@ async function sessionThatBooked(d: Deployment): Promise<Issued['session']> {
 const inSession = (d: Deployment, b: Biz, sessionId: string, method: string, params: unknown) =>
   hostFetch(`${d.url(b)}/mcp`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'Mcp-Session-Id': sessionId,
+      'Mcp-Protocol-Version': '2025-06-18',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
 
 /** Read inside a business, past the router (so a broken route cannot hide a change). */
 async function inside(d: Deployment, b: Biz, path: string, headers: Record<string, string>): Promise<any> {
-  const res = await d.hosting.pool.use(b.id, async (server): Promise<Response> => server.app.fetch(new Request(`${d.url(b)}${path}`, { headers }), {}));
+  const res = await d.hosting.pool.use(
+    b.id,
+    async (server): Promise<Response> => server.app.fetch(new Request(`${d.url(b)}${path}`, { headers }), {}),
+  );
   return { status: res.status, body: await res.json() };
 }
 
 /** Both businesses' bookings (id and status, days 2 to 4) and the salon's feed subscription. */
 async function state(d: Deployment, issued: Issued): Promise<unknown> {
   const bookings = async (b: Biz) => {
-    const days = await Promise.all([2, 3, 4].map((n) => inside(d, b, `/admin/bookings?date=${day(n)}`, { Authorization: `Bearer ${KEYS[b.id]}` })));
+    const days = await Promise.all(
+      [2, 3, 4].map((n) => inside(d, b, `/admin/bookings?date=${day(n)}`, { Authorization: `Bearer ${KEYS[b.id]}` })),
+    );
     return days.flatMap((r) => r.body.bookings.map((x: any) => `${x.booking.id}:${x.booking.status}`));
   };
   const sub = await inside(d, SALON, `/services/feed/subscriptions/${issued.subscription}`, AGENT);
-  return { salon: await bookings(SALON), nord: await bookings(NORD), subscription: [sub.status, sub.body.subscription?.status] };
+  return {
+    salon: await bookings(SALON),
+    nord: await bookings(NORD),
+    subscription: [sub.status, sub.body.subscription?.status],
+  };
 }
 
 const refusedCall = (p: Promise<unknown>) =>
@@ -182,7 +232,9 @@ const ROWS: Row[] = [
     door: 'admin API',
     holds: 'an admin key',
     run: async (d) => {
-      const r = await hostCall(`${d.url(NORD)}/admin/bookings?date=${day(2)}`, { headers: { Authorization: `Bearer ${KEYS[SALON.id]}` } });
+      const r = await hostCall(`${d.url(NORD)}/admin/bookings?date=${day(2)}`, {
+        headers: { Authorization: `Bearer ${KEYS[SALON.id]}` },
+      });
       expect(r.status).toBe(401);
     },
   },
@@ -190,7 +242,9 @@ const ROWS: Row[] = [
     door: 'admin API',
     holds: "a calendar feed's address (the admin API gives it)",
     run: async (d, issued) => {
-      const r = await hostCall(`${d.url(NORD)}/admin/resources/_business/calendar-feed`, { headers: { Authorization: `Bearer ${KEYS[SALON.id]}` } });
+      const r = await hostCall(`${d.url(NORD)}/admin/resources/_business/calendar-feed`, {
+        headers: { Authorization: `Bearer ${KEYS[SALON.id]}` },
+      });
       expect(r.status).toBe(401);
       expect(r.text).not.toContain(issued.calendarFeed.searchParams.get('token'));
     },
@@ -237,7 +291,9 @@ const ROWS: Row[] = [
     door: 'buyer pages',
     holds: "a booking page's link",
     run: async (d, issued) => {
-      const r = await hostCall(`${d.url(NORD)}/booking/${issued.booking.id}?token=${issued.booking.credential}`, { headers: { Accept: 'text/html' } });
+      const r = await hostCall(`${d.url(NORD)}/booking/${issued.booking.id}?token=${issued.booking.credential}`, {
+        headers: { Accept: 'text/html' },
+      });
       expect(r.status).toBe(404);
       expect(r.text).not.toContain('214 Hudson Street');
       expect(r.text).not.toContain(SALON.name);
@@ -259,7 +315,9 @@ const ROWS: Row[] = [
     run: async (d, issued) => {
       const client = await modernClient(d, NORD);
       try {
-        const got = await refusedCall(client.callTool({ name: 'usp_bookings_get', arguments: { booking_id: issued.booking.id, ...meta } }));
+        const got = await refusedCall(
+          client.callTool({ name: 'usp_bookings_get', arguments: { booking_id: issued.booking.id, ...meta } }),
+        );
         expect([got.refused, got.code, got.data?.code]).toEqual([true, -32602, 'booking_not_found']);
       } finally {
         await client.close();
@@ -287,7 +345,10 @@ const ROWS: Row[] = [
       try {
         const args = { booking_id: issued.pop.booking, ...meta };
         const got = await refusedCall(
-          client.callTool({ name: 'usp_bookings_get', arguments: withMcpProof(issued.pop.key, 'usp_bookings_get', args, audOf(d, SALON), { iat: IAT }) }),
+          client.callTool({
+            name: 'usp_bookings_get',
+            arguments: withMcpProof(issued.pop.key, 'usp_bookings_get', args, audOf(d, SALON), { iat: IAT }),
+          }),
         );
         expect([got.refused, got.data?.code], JSON.stringify(got)).toEqual([true, 'pop_proof_invalid']);
         expect(JSON.stringify(got)).not.toContain(BUYER.email);
@@ -302,7 +363,11 @@ const ROWS: Row[] = [
     run: async (d, issued) => {
       const client = await modernClient(d, NORD);
       try {
-        const got = await refusedCall(client.listen({ resourceSubscriptions: [issued.webhookResource] }).then(async (sub) => void (await sub.close())));
+        const got = await refusedCall(
+          client
+            .listen({ resourceSubscriptions: [issued.webhookResource] })
+            .then(async (sub) => void (await sub.close())),
+        );
         expect(got.refused, JSON.stringify(got)).toBe(true);
         expect(got.data?.code ?? got.message).toMatch(/resource_not_found|No resource/);
       } finally {
@@ -317,7 +382,10 @@ const SIGNED_IN_ROWS: Row[] = [
     door: 'dashboard',
     holds: "the owner's dashboard cookie",
     run: async (d, issued) => {
-      const r = await hostFetch(`${d.url(NORD)}/admin`, { headers: { cookie: issued.dashboardCookie, Accept: 'text/html' }, redirect: 'manual' });
+      const r = await hostFetch(`${d.url(NORD)}/admin`, {
+        headers: { cookie: issued.dashboardCookie, Accept: 'text/html' },
+        redirect: 'manual',
+      });
       expect(r.status).toBe(303);
       expect(r.headers.get('location')).toMatch(/\/admin\/login/);
       expect(await r.text()).not.toContain('Maple');
@@ -338,7 +406,11 @@ const SIGNED_IN_ROWS: Row[] = [
     door: 'OAuth and account pages',
     holds: "an assistant's refresh token and client",
     run: async (d, issued) => {
-      const r = await tokenRequest(d.url(NORD), { grant_type: 'refresh_token', refresh_token: issued.account.refreshToken, client_id: issued.account.clientId });
+      const r = await tokenRequest(d.url(NORD), {
+        grant_type: 'refresh_token',
+        refresh_token: issued.account.refreshToken,
+        client_id: issued.account.clientId,
+      });
       expect([400, 401]).toContain(r.status);
       expect(r.body.error).toMatch(/invalid_(grant|client)/);
     },
@@ -393,15 +465,27 @@ describe("the isolation matrix: what the salon issued, at Nord's host", () => {
     await undeploy(d);
   });
 
-  test.each(ROWS.map((r) => [r.door, r.holds, r] as const))('%s x %s: refused, nothing changed', async (_door, _holds, row) => {
-    expect(await outcome(d, issued, row)).toBeUndefined();
-  });
+  test.each(ROWS.map((r) => [r.door, r.holds, r] as const))(
+    '%s x %s: refused, nothing changed',
+    async (_door, _holds, row) => {
+      expect(await outcome(d, issued, row)).toBeUndefined();
+    },
+  );
 
   test("after the matrix, no log line of Nord's carries what the salon issued; each business's server logs under its own id", () => {
-    const secrets = [issued.booking.id, issued.booking.credential, issued.platformKey, issued.subscription, issued.account.email, issued.account.refreshToken, issued.session.id];
+    const secrets = [
+      issued.booking.id,
+      issued.booking.credential,
+      issued.platformKey,
+      issued.subscription,
+      issued.account.email,
+      issued.account.refreshToken,
+      issued.session.id,
+    ];
     const nordLines = d.log.lines.filter((l) => l.fields?.business === NORD.id);
     expect(nordLines.length).toBeGreaterThan(0);
-    for (const line of nordLines) for (const secret of secrets) expect(JSON.stringify(line), line.msg).not.toContain(secret);
+    for (const line of nordLines)
+      for (const secret of secrets) expect(JSON.stringify(line), line.msg).not.toContain(secret);
     // Every line of a business's server names it.
     const opened = d.log.lines.filter((l) => l.msg === 'business opened').map((l) => l.fields?.business);
     expect(opened.sort()).toEqual([SALON.id, NORD.id].sort());
@@ -420,7 +504,8 @@ describe("the matrix catches a broken check: one door's paths at Nord's host rou
       try {
         const issued = await issueAtSalon(d);
         const failing: string[] = [];
-        for (const row of ROWS) if ((await outcome(d, issued, row)) !== undefined) failing.push(`${row.door} x ${row.holds}`);
+        for (const row of ROWS)
+          if ((await outcome(d, issued, row)) !== undefined) failing.push(`${row.door} x ${row.holds}`);
         const own = ROWS.filter((r) => r.door === door).map((r) => `${r.door} x ${r.holds}`);
         expect(failing).toEqual(expect.arrayContaining(own));
         // The other doors' rows still hold: the break is the door's alone.

@@ -14,14 +14,27 @@ describe('buyer notes and cancellation reasons are redacted at every log level',
   let t: TestServer;
   const lines: string[] = [];
   beforeAll(async () => {
-    const log = createLogger({ level: 'debug', format: 'json', destination: { write: (l: string) => void lines.push(l) } });
+    const log = createLogger({
+      level: 'debug',
+      format: 'json',
+      destination: { write: (l: string) => void lines.push(l) },
+    });
     t = await startTestServer({ log });
   });
   afterAll(() => t?.close());
 
   test('a booking with notes, cancelled with a reason, leaves neither text in a debug-level log', async () => {
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3) });
-    const b = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER, notes: NOTES });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(3),
+      end_date: day(3),
+    });
+    const b = await t.call('POST', '/bookings', {
+      service_id: 'svc_haircut',
+      slot_id: q.body.slots[0].id,
+      buyer: BUYER,
+      notes: NOTES,
+    });
     expect(b.status).toBe(201);
     const c = await t.call('POST', `/bookings/${b.body.booking.id}/cancel`, { reason: REASON });
     expect(c.status).toBe(200);
@@ -30,7 +43,8 @@ describe('buyer notes and cancellation reasons are redacted at every log level',
     // The debug lines with the calls' input are there (the test would prove nothing without them).
     expect(log).toContain('"msg":"call received"');
     expect(log).toContain('"operation":"cancel_booking"');
-    for (const text of [NOTES, REASON, 'lavender', 'grandmother']) expect(log, `${text} appears in the log`).not.toContain(text);
+    for (const text of [NOTES, REASON, 'lavender', 'grandmother'])
+      expect(log, `${text} appears in the log`).not.toContain(text);
   });
 
   test("the members are redacted wherever they sit; the server's own top-level reason (why the database is away) stays", () => {

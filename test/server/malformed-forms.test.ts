@@ -10,7 +10,8 @@ describe('a malformed multipart body gets a 400 HTML page and a log line in ever
   let t: TestServer;
   const logged: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> = [];
   beforeAll(async () => {
-    const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => void logged.push({ level, msg, fields });
+    const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+      void logged.push({ level, msg, fields });
     t = await startTestServer({ log: { info: at('info'), warn: at('warn'), error: at('error') } });
   });
   afterAll(() => t?.close());
@@ -31,7 +32,13 @@ describe('a malformed multipart body gets a 400 HTML page and a log line in ever
       const html = await res.text();
       expect(html).toMatch(/^<!doctype html>/i);
       expect(html).toContain('The form could not be read');
-      expect(logged).toContainEqual(expect.objectContaining({ level: 'warn', msg: 'malformed request body', fields: expect.objectContaining({ door, path }) }));
+      expect(logged).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          msg: 'malformed request body',
+          fields: expect.objectContaining({ door, path }),
+        }),
+      );
     });
   }
 });

@@ -15,14 +15,28 @@ import { demoBusiness } from '../support/server.js';
 
 /** A server with options the shared test server does not take (a proxy, rate limits). */
 async function startWith(extra: Partial<ServerOptions>): Promise<{ url: string; server: UspServer }> {
-  const server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, adminKeys: [ADMIN_KEY], sweepIntervalMs: 0, ...extra });
+  const server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: true,
+    log: silentLogger,
+    adminKeys: [ADMIN_KEY],
+    sweepIntervalMs: 0,
+    ...extra,
+  });
   return { url: await server.listen(0, '127.0.0.1'), server };
 }
 
 interface Family {
   name: string;
   type: string;
-  metrics: Array<{ labels?: Record<string, string>; value?: string; buckets?: Record<string, string>; count?: string; sum?: string }>;
+  metrics: Array<{
+    labels?: Record<string, string>;
+    value?: string;
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }>;
 }
 
 /** The last scrape's text (the parser drops the labels of histogram samples, so those are read from it). */
@@ -60,20 +74,33 @@ describe('GET /metrics serves calls, bookings, holds, the outbox, deliveries, se
 
   it('a booking through REST and an unavailable slot show up as calls by door, operation and outcome, with a latency histogram and the booking counted by status', async () => {
     t = await startTestServer();
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(2),
+      end_date: day(2),
+    });
     const slot = q.body.slots[0];
-    expect((await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER })).status).toBe(201);
+    expect(
+      (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER })).status,
+    ).toBe(201);
     const again = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER });
     expect(again.body.messages[0].code).toBe('slot_unavailable');
-    const held = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: q.body.slots[q.body.slots.length - 1].id });
+    const held = await t.call('POST', '/availability/holds', {
+      service_id: 'svc_haircut',
+      slot_id: q.body.slots[q.body.slots.length - 1].id,
+    });
     expect(held.status, JSON.stringify(held.body)).toBe(201);
     expect((await t.call('POST', '/bookings', { service_id: 'svc_haircut' })).status).toBe(400);
 
     const f = await scrape(t.url);
     expect(f.get('usp_calls_total')?.type).toBe('COUNTER');
     expect(value(f, 'usp_calls_total', { door: 'rest', operation: 'create_booking', outcome: 'ok' })).toBe(1);
-    expect(value(f, 'usp_calls_total', { door: 'rest', operation: 'create_booking', outcome: 'slot_unavailable' })).toBe(1);
-    expect(value(f, 'usp_calls_total', { door: 'rest', operation: 'create_booking', outcome: 'invalid_request' })).toBe(1);
+    expect(
+      value(f, 'usp_calls_total', { door: 'rest', operation: 'create_booking', outcome: 'slot_unavailable' }),
+    ).toBe(1);
+    expect(value(f, 'usp_calls_total', { door: 'rest', operation: 'create_booking', outcome: 'invalid_request' })).toBe(
+      1,
+    );
     expect(value(f, 'usp_calls_total', { door: 'rest', operation: 'query_availability', outcome: 'ok' })).toBe(1);
     expect(f.get('usp_call_duration_seconds')?.type).toBe('HISTOGRAM');
     const series = 'door="rest",operation="create_booking",outcome="ok"';
@@ -96,18 +123,28 @@ describe('GET /metrics serves calls, bookings, holds, the outbox, deliveries, se
     t = { close: () => s.server.close() } as TestServer;
     let refused = 0;
     for (let i = 0; i < 6; i++) {
-      const r = await fetch(`${s.url}/services/list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      const r = await fetch(`${s.url}/services/list`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       if (r.status === 429) refused++;
     }
     expect(refused).toBeGreaterThan(0);
     const f = await scrape(s.url);
     expect(value(f, 'usp_rate_limit_refusals_total', { door: 'rest', operation: 'list_services' })).toBe(refused);
-    expect(value(f, 'usp_calls_total', { door: 'rest', operation: 'list_services', outcome: 'rate_limited' })).toBe(refused);
+    expect(value(f, 'usp_calls_total', { door: 'rest', operation: 'list_services', outcome: 'rate_limited' })).toBe(
+      refused,
+    );
   });
 
   it('while the database does not answer, /metrics still answers 200: the database gauges keep their last values and are marked stale', async () => {
     t = await startTestServer();
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(2),
+      end_date: day(2),
+    });
     await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: BUYER });
     expect(value(await scrape(t.url), 'usp_bookings', { status: 'confirmed' })).toBe(1);
     const store = t.server.store;
@@ -136,7 +173,9 @@ describe('/metrics is open to loopback peers and needs an admin API key from any
     const refused = await fetch(`${url}/metrics`, { headers: outside });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toBe('Bearer');
-    expect((await fetch(`${url}/metrics`, { headers: { ...outside, Authorization: 'Bearer not-the-key' } })).status).toBe(401);
+    expect(
+      (await fetch(`${url}/metrics`, { headers: { ...outside, Authorization: 'Bearer not-the-key' } })).status,
+    ).toBe(401);
     const f = await scrape(url, { ...outside, Authorization: `Bearer ${ADMIN_KEY}` });
     expect(f.has('usp_calls_total')).toBe(true);
     // Forwarded for a loopback client (a sidecar through the proxy): open.
@@ -152,7 +191,12 @@ describe('/readyz names the database, the migrations and the dispatcher', () => 
     t = await startTestServer();
     const ok = await fetch(`${t.url}/readyz`);
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ status: 'ready', database: 'sqlite', migrations: 'applied', dispatcher: 'running' });
+    expect(await ok.json()).toEqual({
+      status: 'ready',
+      database: 'sqlite',
+      migrations: 'applied',
+      dispatcher: 'running',
+    });
     await t.server.dispatcher.stop(0);
     const down = await fetch(`${t.url}/readyz`);
     expect(down.status).toBe(503);
@@ -166,7 +210,9 @@ describe('/readyz names the database, the migrations and the dispatcher', () => 
     db.prepare('DELETE FROM schema_migrations WHERE version = (SELECT MAX(version) FROM schema_migrations)').run();
     const r = await fetch(`${t.url}/readyz`);
     expect(r.status).toBe(503);
-    expect(((await r.json()) as { reason: string }).reason).toMatch(/^migrations not applied \(schema at \d+ of \d+\)$/);
+    expect(((await r.json()) as { reason: string }).reason).toMatch(
+      /^migrations not applied \(schema at \d+ of \d+\)$/,
+    );
   });
 });
 

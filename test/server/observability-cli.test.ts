@@ -16,7 +16,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const PLATFORM = 'https://platform.example/profiles/agent.json';
 
-async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+async function post(
+  url: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const res = await fetch(url + path, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'USP-Agent': `profile="${PLATFORM}"`, ...headers },
@@ -30,11 +35,20 @@ async function post(url: string, path: string, body: unknown, headers: Record<st
   }
 }
 
-async function slots(url: string, serviceId: string, days: number[]): Promise<Array<{ id: string; start: string; resources?: Array<{ id: string }> }>> {
+async function slots(
+  url: string,
+  serviceId: string,
+  days: number[],
+): Promise<Array<{ id: string; start: string; resources?: Array<{ id: string }> }>> {
   const out = [];
   for (const d of days) {
     const date = nyDate(Date.now(), d);
-    const r = await post(url, '/availability/query', { service_id: serviceId, start_date: date, end_date: date, limit: 500 });
+    const r = await post(url, '/availability/query', {
+      service_id: serviceId,
+      start_date: date,
+      end_date: date,
+      limit: 500,
+    });
     expect(r.status).toBe(200);
     out.push(...r.body.slots);
   }
@@ -43,20 +57,53 @@ async function slots(url: string, serviceId: string, days: number[]): Promise<Ar
 
 describe('logs: one structured line per call, and no buyer personal data at any level', () => {
   it('bookings through REST and MCP with names, e-mails and phones leave none of them in a debug-level log', async () => {
-    const s = await startServeCli(['--demo', '--db', join(dir, 'pii.db'), '--port', '0', '--log-level', 'debug', '--no-rate-limit']);
+    const s = await startServeCli([
+      '--demo',
+      '--db',
+      join(dir, 'pii.db'),
+      '--port',
+      '0',
+      '--log-level',
+      'debug',
+      '--no-rate-limit',
+    ]);
     const buyers = [
-      { first_name: 'Zephyrine', last_name: 'Quillbottom', email: 'zephyrine.quillbottom@example.org', phone_number: '+1 212 555 0187' },
-      { first_name: 'Barnabus', last_name: 'Thistlewood', email: 'b.thistlewood@example.net', phone_number: '+44 20 7946 0958' },
-      { first_name: 'Oriella', last_name: 'Vantongeren', email: 'oriella@mail.example.com', phone_number: '212-555-0142' },
+      {
+        first_name: 'Zephyrine',
+        last_name: 'Quillbottom',
+        email: 'zephyrine.quillbottom@example.org',
+        phone_number: '+1 212 555 0187',
+      },
+      {
+        first_name: 'Barnabus',
+        last_name: 'Thistlewood',
+        email: 'b.thistlewood@example.net',
+        phone_number: '+44 20 7946 0958',
+      },
+      {
+        first_name: 'Oriella',
+        last_name: 'Vantongeren',
+        email: 'oriella@mail.example.com',
+        phone_number: '212-555-0142',
+      },
     ];
     try {
       // Slots on different days never overlap.
-      const free = [(await slots(s.url, 'svc_haircut', [3]))[0], (await slots(s.url, 'svc_haircut', [4]))[0], (await slots(s.url, 'svc_haircut', [5]))[0]];
+      const free = [
+        (await slots(s.url, 'svc_haircut', [3]))[0],
+        (await slots(s.url, 'svc_haircut', [4]))[0],
+        (await slots(s.url, 'svc_haircut', [5]))[0],
+      ];
       // REST: a booking with every personal field, its free-text notes quoting the e-mail and phone.
       const rest = await post(
         s.url,
         '/bookings',
-        { service_id: 'svc_haircut', slot_id: free[0].id, buyer: buyers[0], notes: `reach me at ${buyers[0].email} or ${buyers[0].phone_number}` },
+        {
+          service_id: 'svc_haircut',
+          slot_id: free[0].id,
+          buyer: buyers[0],
+          notes: `reach me at ${buyers[0].email} or ${buyers[0].phone_number}`,
+        },
         { 'USP-Correlation-Id': 'corr-rest-1' },
       );
       expect(rest.status).toBe(201);
@@ -90,7 +137,9 @@ describe('logs: one structured line per call, and no buyer personal data at any 
       .filter(Boolean)
       .map((l) => JSON.parse(l) as Record<string, any>);
     // The debug lines are there (the test would prove nothing at info level).
-    expect(lines.some((l) => l.level === 'debug' && l.msg === 'call received' && l.operation === 'create_booking')).toBe(true);
+    expect(
+      lines.some((l) => l.level === 'debug' && l.msg === 'call received' && l.operation === 'create_booking'),
+    ).toBe(true);
     for (const b of buyers) {
       for (const value of [b.first_name, b.last_name, b.email, b.phone_number, b.email.split('@')[0]]) {
         expect(log, `${value} appears in the log`).not.toContain(value);
@@ -99,9 +148,18 @@ describe('logs: one structured line per call, and no buyer personal data at any 
     // One line per call with the correlation id, operation, door, principal, outcome and duration.
     const calls = lines.filter((l) => l.msg === 'call');
     const restCall = calls.find((l) => l.correlation_id === 'corr-rest-1');
-    expect(restCall).toMatchObject({ level: 'info', operation: 'create_booking', door: 'rest', outcome: 'ok', principal: expect.any(String) });
+    expect(restCall).toMatchObject({
+      level: 'info',
+      operation: 'create_booking',
+      door: 'rest',
+      outcome: 'ok',
+      principal: expect.any(String),
+    });
     expect(typeof restCall!.duration_ms).toBe('number');
-    expect(calls.find((l) => l.door === 'mcp' && l.operation === 'create_booking')).toMatchObject({ outcome: 'ok', correlation_id: expect.any(String) });
+    expect(calls.find((l) => l.door === 'mcp' && l.operation === 'create_booking')).toMatchObject({
+      outcome: 'ok',
+      correlation_id: expect.any(String),
+    });
     expect(calls.find((l) => l.door === 'rest' && l.outcome === 'invalid_request')).toBeDefined();
   }, 60_000);
 });
@@ -124,7 +182,9 @@ describe('SIGTERM during a burst of bookings loses none', () => {
     const s = await startServeCli(['--demo', '--db', db, '--port', '0', '--no-rate-limit', '--shutdown-timeout', '5']);
     const free = spread(await slots(s.url, 'svc_haircut', [4, 5, 6, 7, 8])).slice(0, 60);
     expect(free.length).toBeGreaterThanOrEqual(30);
-    const exit = new Promise<{ code: number | null; at: number }>((r) => s.child.once('exit', (code) => r({ code, at: Date.now() })));
+    const exit = new Promise<{ code: number | null; at: number }>((r) =>
+      s.child.once('exit', (code) => r({ code, at: Date.now() })),
+    );
     let answered = 0;
     let signalled = 0;
     let afterSignal = 0;
@@ -166,7 +226,9 @@ describe('SIGTERM during a burst of bookings loses none', () => {
     try {
       const stored = new Set((conn.prepare('SELECT id FROM bookings').all() as Array<{ id: string }>).map((r) => r.id));
       for (const id of promised) expect(stored.has(id), `booking ${id} was answered 201 but is not stored`).toBe(true);
-      const held = conn.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND lease_until_ms > ?`).get(Date.now()) as { n: number };
+      const held = conn
+        .prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending' AND lease_until_ms > ?`)
+        .get(Date.now()) as { n: number };
       expect(held.n).toBe(0);
     } finally {
       conn.close();

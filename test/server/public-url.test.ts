@@ -27,10 +27,19 @@ async function post(base: string, path: string, body: unknown, headers: Record<s
 
 /** Book the demo's paid massage: its answer carries the checkout link (actions[0].continue_url). */
 async function paidBookingContinueUrl(base: string): Promise<string> {
-  const q = await post(base, '/availability/query', { service_id: 'svc_massage_60', start_date: inThreeDays(), end_date: inThreeDays() });
+  const q = await post(base, '/availability/query', {
+    service_id: 'svc_massage_60',
+    start_date: inThreeDays(),
+    end_date: inThreeDays(),
+  });
   expect(q.status).toBe(200);
   const slot = q.body.slots[0];
-  const b = await post(base, '/bookings', { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER }, { 'Idempotency-Key': crypto.randomUUID() });
+  const b = await post(
+    base,
+    '/bookings',
+    { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER },
+    { 'Idempotency-Key': crypto.randomUUID() },
+  );
   expect(b.status).toBe(201);
   return b.body.booking.actions[0].continue_url;
 }
@@ -72,15 +81,31 @@ describe('the public origin is one a platform and a buyer can reach', () => {
 
     let s: RunningCli = await startServeCli(['--config', config, '--sandbox', '--port', '0', '--db', ':memory:']);
     try {
-      expect(restAndMcpEndpoints(await (await fetch(`${s.url}/.well-known/usp`)).json())).toEqual(['https://from-the-file.example', 'https://from-the-file.example/mcp']);
+      expect(restAndMcpEndpoints(await (await fetch(`${s.url}/.well-known/usp`)).json())).toEqual([
+        'https://from-the-file.example',
+        'https://from-the-file.example/mcp',
+      ]);
       expect((await paidBookingContinueUrl(s.url)).startsWith('https://from-the-file.example/checkout/')).toBe(true);
     } finally {
       await s.stop();
     }
 
-    s = await startServeCli(['--config', config, '--sandbox', '--port', '0', '--db', ':memory:', '--public-url', 'https://salon.example/']);
+    s = await startServeCli([
+      '--config',
+      config,
+      '--sandbox',
+      '--port',
+      '0',
+      '--db',
+      ':memory:',
+      '--public-url',
+      'https://salon.example/',
+    ]);
     try {
-      expect(restAndMcpEndpoints(await (await fetch(`${s.url}/.well-known/usp`)).json())).toEqual(['https://salon.example', 'https://salon.example/mcp']);
+      expect(restAndMcpEndpoints(await (await fetch(`${s.url}/.well-known/usp`)).json())).toEqual([
+        'https://salon.example',
+        'https://salon.example/mcp',
+      ]);
       expect((await paidBookingContinueUrl(s.url)).startsWith('https://salon.example/checkout/')).toBe(true);
     } finally {
       await s.stop();
@@ -88,7 +113,18 @@ describe('the public origin is one a platform and a buyer can reach', () => {
   });
 
   it('outside sandbox and loopback, the server refuses to start without an https public URL', async () => {
-    const base = ['serve', '--demo', '--require-auth', '--host', '0.0.0.0', '--trust-proxy', '--port', '0', '--db', ':memory:'];
+    const base = [
+      'serve',
+      '--demo',
+      '--require-auth',
+      '--host',
+      '0.0.0.0',
+      '--trust-proxy',
+      '--port',
+      '0',
+      '--db',
+      ':memory:',
+    ];
     const none = await runCli(base);
     expect(none.code).not.toBe(0);
     expect(none.stderr.trim().split('\n')).toEqual([
@@ -101,7 +137,11 @@ describe('the public origin is one a platform and a buyer can reach', () => {
     const s = await startServeCli([...base.slice(1), '--public-url', 'https://salon.example']);
     try {
       const port = new URL(s.url).port;
-      const profile = await (await fetch(`http://127.0.0.1:${port}/.well-known/usp`, { headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'salon.example' } })).json();
+      const profile = await (
+        await fetch(`http://127.0.0.1:${port}/.well-known/usp`, {
+          headers: { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'salon.example' },
+        })
+      ).json();
       expect(restAndMcpEndpoints(profile)).toEqual(['https://salon.example', 'https://salon.example/mcp']);
     } finally {
       await s.stop();
@@ -111,7 +151,10 @@ describe('the public origin is one a platform and a buyer can reach', () => {
   it('on loopback, authentication required or not, the http listening address is the public origin', async () => {
     const s = await startServeCli(['--demo', '--require-auth', '--port', '0', '--db', ':memory:']);
     try {
-      expect(restAndMcpEndpoints(await (await fetch(`${s.url}/.well-known/usp`)).json())).toEqual([s.url, `${s.url}/mcp`]);
+      expect(restAndMcpEndpoints(await (await fetch(`${s.url}/.well-known/usp`)).json())).toEqual([
+        s.url,
+        `${s.url}/mcp`,
+      ]);
     } finally {
       await s.stop();
     }

@@ -15,7 +15,14 @@ const PLATFORM = 'https://platform.example';
 const OTHER = 'https://elsewhere.example';
 
 async function start(corsOrigins?: string[]): Promise<{ server: UspServer; url: string }> {
-  const server = await createUspServer({ business: demoBusiness(), db: ':memory:', sandbox: true, log: silentLogger, sweepIntervalMs: 0, corsOrigins });
+  const server = await createUspServer({
+    business: demoBusiness(),
+    db: ':memory:',
+    sandbox: true,
+    log: silentLogger,
+    sweepIntervalMs: 0,
+    corsOrigins,
+  });
   return { server, url: await server.listen(0, '127.0.0.1') };
 }
 
@@ -28,7 +35,12 @@ const preflight = (url: string, origin: string) =>
       'Access-Control-Request-Headers': 'content-type, dpop, usp-agent, idempotency-key, signature, signature-input',
     },
   });
-const actual = (url: string, origin: string) => fetch(`${url}/services/list`, { method: 'POST', headers: { Origin: origin, 'Content-Type': 'application/json' }, body: '{}' });
+const actual = (url: string, origin: string) =>
+  fetch(`${url}/services/list`, {
+    method: 'POST',
+    headers: { Origin: origin, 'Content-Type': 'application/json' },
+    body: '{}',
+  });
 
 let listed: { server: UspServer; url: string };
 beforeAll(async () => {
@@ -44,9 +56,21 @@ describe('CORS on the REST door', () => {
     expect(r.status).toBe(204);
     expect(r.headers.get('access-control-allow-origin')).toBe(PLATFORM);
     expect(r.headers.get('access-control-allow-credentials')).toBe('true');
-    expect(r.headers.get('access-control-allow-methods')?.split(', ')).toEqual(expect.arrayContaining(['GET', 'POST', 'PATCH', 'DELETE']));
+    expect(r.headers.get('access-control-allow-methods')?.split(', ')).toEqual(
+      expect.arrayContaining(['GET', 'POST', 'PATCH', 'DELETE']),
+    );
     const allowed = (r.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(', ');
-    for (const h of ['content-type', 'authorization', 'dpop', 'usp-agent', 'idempotency-key', 'if-match', 'signature', 'signature-input', 'content-digest'])
+    for (const h of [
+      'content-type',
+      'authorization',
+      'dpop',
+      'usp-agent',
+      'idempotency-key',
+      'if-match',
+      'signature',
+      'signature-input',
+      'content-digest',
+    ])
       expect(allowed, h).toContain(h);
     expect(r.headers.get('access-control-max-age')).toBe('600');
     expect(r.headers.get('vary')).toContain('Origin');
@@ -57,7 +81,8 @@ describe('CORS on the REST door', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('access-control-allow-origin')).toBe(PLATFORM);
     const exposed = r.headers.get('access-control-expose-headers') ?? '';
-    for (const h of ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'USP-Correlation-Id', 'WWW-Authenticate']) expect(exposed).toContain(h);
+    for (const h of ['ETag', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'USP-Correlation-Id', 'WWW-Authenticate'])
+      expect(exposed).toContain(h);
   });
 
   test('an origin not allowed gets no CORS header, on the preflight and on the request', async () => {

@@ -15,7 +15,9 @@ vi.mock('../../src/domain/slot-id.js', async (importOriginal) => {
   return {
     ...real,
     slotTag: (serviceId: string, resourceIds: readonly string[]) =>
-      collide.on && serviceId === 'svc_massage_60' && resourceIds[0] === 'res_therapist_dana' ? 'AAAAAAAA' : real.slotTag(serviceId, resourceIds),
+      collide.on && serviceId === 'svc_massage_60' && resourceIds[0] === 'res_therapist_dana'
+        ? 'AAAAAAAA'
+        : real.slotTag(serviceId, resourceIds),
   };
 });
 
@@ -23,7 +25,8 @@ const { BusinessFileError, parseBusinessFile } = await import('../../src/server/
 const { compileBusiness } = await import('../../src/operations/business.js');
 const { SlotTagClash } = await import('../../src/domain/slot-tags.js');
 
-const demo = () => JSON.parse(readFileSync(fileURLToPath(new URL('../../src/server/demo-business.json', import.meta.url)), 'utf8'));
+const demo = () =>
+  JSON.parse(readFileSync(fileURLToPath(new URL('../../src/server/demo-business.json', import.meta.url)), 'utf8'));
 
 afterEach(() => {
   collide.on = false;

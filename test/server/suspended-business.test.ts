@@ -48,7 +48,9 @@ describe('a business its operator suspended takes no booking and says why', () =
     const svc = (await t.call('GET', '/services/svc_haircut')).body.service;
     expect(svc.status).toBe('suspended');
     expect(svc.description.plain).toContain(REASON);
-    const entry = (await t.call('GET', '/.well-known/usp')).body.usp.capabilities['dev.usp-protocol.services.bookings'][0];
+    const entry = (await t.call('GET', '/.well-known/usp')).body.usp.capabilities[
+      'dev.usp-protocol.services.bookings'
+    ][0];
     expect(entry.business_suspended.reason).toBe(REASON);
     expect(entry.suspended_services.map((s: { service_id: string }) => s.service_id)).toContain('svc_haircut');
     // The stored catalog's feed says what the services say (republished at once, not at the next start).
@@ -58,7 +60,11 @@ describe('a business its operator suspended takes no booking and says why', () =
     const feed = (await t.call('GET', '/services/feed', undefined, { profile: null })).body;
     expect(feed.items.find((i: { data: { id: string } }) => i.data.id === 'svc_haircut').data.status).toBe('suspended');
 
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(4), end_date: day(4) });
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(4),
+      end_date: day(4),
+    });
     expect([q.status, q.body.slots, codes(q.body)]).toEqual([200, [], ['slot_unavailable']]);
     expect(said(q.body)).toContain(REASON);
     const h = await t.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: later.id });
@@ -68,7 +74,11 @@ describe('a business its operator suspended takes no booking and says why', () =
     expect([b.status, b.body.booking, codes(b.body)]).toEqual([200, undefined, ['slot_unavailable']]);
     expect(said(b.body)).toContain(REASON);
     const quote = await t.call('GET', `/ext/usp-server/bookings/${bookingId}/quote?change=reschedule`);
-    expect([quote.status, quote.body.quote?.allowed, quote.body.quote?.reason]).toEqual([200, false, 'service_unavailable']);
+    expect([quote.status, quote.body.quote?.allowed, quote.body.quote?.reason]).toEqual([
+      200,
+      false,
+      'service_unavailable',
+    ]);
     expect(quote.body.quote.summary).toContain(REASON);
     const r = await t.call('POST', `/bookings/${bookingId}/reschedule`, { slot_id: later.id });
     expect([r.status, codes(r.body)]).toEqual([200, ['slot_unavailable']]);
@@ -88,7 +98,10 @@ describe('a business its operator suspended takes no booking and says why', () =
 
     // Reads, the business's own admin API and cancellations go on.
     expect((await t.call('GET', `/bookings/${bookingId}`)).body.booking.status).toBe('confirmed');
-    const listed = await t.call('GET', `/admin/bookings?date=${day(3)}`, undefined, { apiKey: ADMIN_KEY, profile: null });
+    const listed = await t.call('GET', `/admin/bookings?date=${day(3)}`, undefined, {
+      apiKey: ADMIN_KEY,
+      profile: null,
+    });
     expect(listed.status).toBe(200);
     expect(JSON.stringify(listed.body)).toContain(bookingId);
     const cancelled = await t.call('POST', `/bookings/${bookingId}/cancel`, {});
@@ -97,16 +110,23 @@ describe('a business its operator suspended takes no booking and says why', () =
     // Opened again: the services, the profile and the feed are as before, and a booking is taken.
     await t.server.setSuspended(undefined);
     expect((await t.call('GET', '/services/svc_haircut')).body.service.status).toBe('active');
-    expect((await t.call('GET', '/.well-known/usp')).body.usp.capabilities['dev.usp-protocol.services.bookings'][0].business_suspended).toBeUndefined();
+    expect(
+      (await t.call('GET', '/.well-known/usp')).body.usp.capabilities['dev.usp-protocol.services.bookings'][0]
+        .business_suspended,
+    ).toBeUndefined();
     const feedAgain = (await t.call('GET', '/services/feed', undefined, { profile: null })).body;
-    expect(feedAgain.items.find((i: { data: { id: string } }) => i.data.id === 'svc_haircut').data.status).toBe('active');
+    expect(feedAgain.items.find((i: { data: { id: string } }) => i.data.id === 'svc_haircut').data.status).toBe(
+      'active',
+    );
     const again = await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: later.id, buyer: BUYER });
     expect([again.status, again.body.booking.status]).toEqual([201, 'confirmed']);
   });
 
   it('set at composition (ServerOptions.suspended): the profile says so from the first request, and no booking is taken', async () => {
     t = await startTestServer({ suspended: { reason: REASON } });
-    const entry = (await t.call('GET', '/.well-known/usp')).body.usp.capabilities['dev.usp-protocol.services.bookings'][0];
+    const entry = (await t.call('GET', '/.well-known/usp')).body.usp.capabilities[
+      'dev.usp-protocol.services.bookings'
+    ][0];
     expect(entry.business_suspended.message).toContain(REASON);
     const feed = (await t.call('GET', '/services/feed', undefined, { profile: null })).body;
     expect(feed.items.length).toBeGreaterThan(0);
@@ -118,9 +138,19 @@ describe('a business its operator suspended takes no booking and says why', () =
   it('MCP (official SDK client over Streamable HTTP): the tool texts name the reason; usp_bookings_get and usp_bookings_cancel work', async () => {
     t = await startTestServer();
     mcp = await connectMcp('v2', 'http', t.url);
-    const q = await mcp.call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(3), end_date: day(3), ...meta() });
+    const q = await mcp.call('usp_availability_query', {
+      service_id: 'svc_haircut',
+      start_date: day(3),
+      end_date: day(3),
+      ...meta(),
+    });
     const slotId = q.structuredContent.slots[0].id;
-    const made = await mcp.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slotId, buyer: BUYER, ...meta(undefined, { idempotency_key: randomUUID() }) });
+    const made = await mcp.call('usp_bookings_create', {
+      service_id: 'svc_haircut',
+      slot_id: slotId,
+      buyer: BUYER,
+      ...meta(undefined, { idempotency_key: randomUUID() }),
+    });
     const bookingId = made.structuredContent.booking.id;
 
     await t.server.setSuspended(REASON);
@@ -130,14 +160,31 @@ describe('a business its operator suspended takes no booking and says why', () =
     const svc = text(await mcp.call('usp_services_get', { service_id: 'svc_haircut', ...meta() }));
     expect(svc).toContain('This service is suspended.');
     expect(svc).toContain(REASON);
-    const q2 = text(await mcp.call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(4), end_date: day(4), ...meta() }));
+    const q2 = text(
+      await mcp.call('usp_availability_query', {
+        service_id: 'svc_haircut',
+        start_date: day(4),
+        end_date: day(4),
+        ...meta(),
+      }),
+    );
     expect(q2).toContain('[slot_unavailable]');
     expect(q2).toContain(REASON);
-    const b = text(await mcp.call('usp_bookings_create', { service_id: 'svc_haircut', slot_id: slotId, buyer: BUYER, ...meta(undefined, { idempotency_key: randomUUID() }) }));
+    const b = text(
+      await mcp.call('usp_bookings_create', {
+        service_id: 'svc_haircut',
+        slot_id: slotId,
+        buyer: BUYER,
+        ...meta(undefined, { idempotency_key: randomUUID() }),
+      }),
+    );
     expect(b).toContain('[slot_unavailable]');
     expect(b).toContain(REASON);
     expect(text(await mcp.call('usp_bookings_get', { booking_id: bookingId, ...meta() }))).toContain(bookingId);
-    const cancelled = await mcp.call('usp_bookings_cancel', { booking_id: bookingId, ...meta(undefined, { idempotency_key: randomUUID() }) });
+    const cancelled = await mcp.call('usp_bookings_cancel', {
+      booking_id: bookingId,
+      ...meta(undefined, { idempotency_key: randomUUID() }),
+    });
     expect(cancelled.structuredContent.booking.status).toBe('canceled');
     expect(text(cancelled)).toMatch(/cancel/i);
   });

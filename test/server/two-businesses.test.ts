@@ -34,7 +34,13 @@ let urlFirst: string;
 let urlSecond: string;
 
 beforeAll(async () => {
-  const common = { db: ':memory:', sandbox: true, sweepIntervalMs: 0, oauth: false as const, clock: new ManualClock(TEST_NOW) };
+  const common = {
+    db: ':memory:',
+    sandbox: true,
+    sweepIntervalMs: 0,
+    oauth: false as const,
+    clock: new ManualClock(TEST_NOW),
+  };
   // The second business is composed for its scope (store, snapshot, policy) only: it never listens.
   second = await createUspServer({ ...common, business: secondBusiness(), log: secondLog.log });
   first = await createUspServer({
@@ -52,7 +58,12 @@ afterAll(async () => {
   await second?.close();
 });
 
-async function rest(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function rest(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { 'Content-Type': 'application/json', 'USP-Agent': `profile="${PLATFORM}"` },
@@ -62,7 +73,12 @@ async function rest(base: string, method: string, path: string, body?: unknown):
 }
 
 async function bookOverRest(base: string, serviceId: string): Promise<string> {
-  const q = await rest(base, 'POST', '/availability/query', { service_id: serviceId, start_date: day(2), end_date: day(2), limit: 5 });
+  const q = await rest(base, 'POST', '/availability/query', {
+    service_id: serviceId,
+    start_date: day(2),
+    end_date: day(2),
+    limit: 5,
+  });
   expect(q.status).toBe(200);
   const r = await rest(base, 'POST', '/bookings', { service_id: serviceId, slot_id: q.body.slots[0].id, buyer: BUYER });
   expect(r.status).toBe(201);
@@ -72,9 +88,19 @@ async function bookOverRest(base: string, serviceId: string): Promise<string> {
 async function bookOverMcp(base: string, serviceId: string): Promise<string> {
   const conn = await connectMcp('v2', 'http', base);
   try {
-    const q = await conn.call('usp_availability_query', { service_id: serviceId, start_date: day(3), end_date: day(3), ...meta() });
+    const q = await conn.call('usp_availability_query', {
+      service_id: serviceId,
+      start_date: day(3),
+      end_date: day(3),
+      ...meta(),
+    });
     expect(q.isError ?? false).toBe(false);
-    const b = await conn.call('usp_bookings_create', { service_id: serviceId, slot_id: q.structuredContent.slots[0].id, buyer: BUYER, ...meta() });
+    const b = await conn.call('usp_bookings_create', {
+      service_id: serviceId,
+      slot_id: q.structuredContent.slots[0].id,
+      buyer: BUYER,
+      ...meta(),
+    });
     expect(b.isError ?? false).toBe(false);
     // The words describe the business the call was for.
     return b.structuredContent.booking.id;
@@ -83,7 +109,8 @@ async function bookOverMcp(base: string, serviceId: string): Promise<string> {
   }
 }
 
-const storedServices = async (server: UspServer) => (await server.store.read((tx) => tx.bookings.recent(100))).map((r) => r.booking.service_id).sort();
+const storedServices = async (server: UspServer) =>
+  (await server.store.read((tx) => tx.bookings.recent(100))).map((r) => r.booking.service_id).sort();
 
 describe('two businesses in one process, through the same pipeline and doors', () => {
   test('a booking on each, over REST and over MCP, lands only in its own store', async () => {
@@ -93,11 +120,16 @@ describe('two businesses in one process, through the same pipeline and doors', (
     expect(await storedServices(first)).toEqual(['svc_haircut', 'svc_haircut']);
     expect(await storedServices(second)).toEqual(['svc_second_trim', 'svc_second_trim']);
     // The first business's service is unknown at the second's host, and the reverse.
-    const crossed = await rest(urlSecond, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(2), end_date: day(2) });
+    const crossed = await rest(urlSecond, 'POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(2),
+      end_date: day(2),
+    });
     expect(crossed.body.slots ?? []).toEqual([]);
     expect(await storedServices(second)).toEqual(['svc_second_trim', 'svc_second_trim']);
     // Every call went through the first server's pipeline (its log line), none through the second's.
-    const calls = (lines: typeof firstLog.lines) => lines.filter((l) => l.msg === 'call' && l.fields?.operation === 'create_booking').length;
+    const calls = (lines: typeof firstLog.lines) =>
+      lines.filter((l) => l.msg === 'call' && l.fields?.operation === 'create_booking').length;
     expect(calls(firstLog.lines)).toBe(4);
     expect(calls(secondLog.lines)).toBe(0);
   });

@@ -11,7 +11,16 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { HoldRecord } from '../../src/domain/records.js';
 import type { ClaimRow, IdempotencyRecord, OutboxEvent, Store, Tx } from '../../src/store/port.js';
 import type { RegistryBusinessRow, RegistryServiceRow } from '../../src/store/registry-port.js';
-import { booking, claim, hold, idempotencyRecord as idem, outboxEvent, storedService as service, subscription, waitlistEntry as entry } from '../support/records.js';
+import {
+  booking,
+  claim,
+  hold,
+  idempotencyRecord as idem,
+  outboxEvent,
+  storedService as service,
+  subscription,
+  waitlistEntry as entry,
+} from '../support/records.js';
 import { TEST_NOW as NOW } from '../support/time.js';
 import { definitionCheckContract } from './definition-check-contract.js';
 import { mailContract } from './mail-contract.js';
@@ -20,9 +29,14 @@ const MIN = 60_000;
 
 /** An outbox event created and due at `createdMs`, with a nested payload (JSON round trips). */
 const event = (id: string, createdMs: number): OutboxEvent =>
-  outboxEvent(id, { payload: { booking_id: 'bkg_1', nested: { n: 1, list: [1, 'two', null] } }, created_ms: createdMs, due_ms: createdMs });
+  outboxEvent(id, {
+    payload: { booking_id: 'bkg_1', nested: { n: 1, list: [1, 'two', null] } },
+    created_ms: createdMs,
+    due_ms: createdMs,
+  });
 
-const byOwnerResource = (a: ClaimRow, b: ClaimRow) => (a.owner_id === b.owner_id ? a.resource_id.localeCompare(b.resource_id) : a.owner_id.localeCompare(b.owner_id));
+const byOwnerResource = (a: ClaimRow, b: ClaimRow) =>
+  a.owner_id === b.owner_id ? a.resource_id.localeCompare(b.resource_id) : a.owner_id.localeCompare(b.owner_id);
 const ids = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
 const sorted = (xs: string[]) => [...xs].sort();
 const tick = (ms = 5) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -43,7 +57,11 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     describe('registry: registrations and their indexed services', () => {
-      const reg = (id: string, lat: number | null, url = `https://${id}.example/.well-known/usp`): RegistryBusinessRow => ({
+      const reg = (
+        id: string,
+        lat: number | null,
+        url = `https://${id}.example/.well-known/usp`,
+      ): RegistryBusinessRow => ({
         id,
         profile_url: url,
         deployment_mode: 'standalone',
@@ -78,7 +96,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         result: { service_id: serviceId },
         indexed_ms: NOW,
       });
-      const box = (lat: number) => ({ center: { lat, lng: -74, radiusKm: 5 }, bbox: { minLat: lat - 0.1, maxLat: lat + 0.1, minLng: -74.1, maxLng: -73.9 } });
+      const box = (lat: number) => ({
+        center: { lat, lng: -74, radiusKm: 5 },
+        bbox: { minLat: lat - 0.1, maxLat: lat + 0.1, minLng: -74.1, maxLng: -73.9 },
+      });
 
       test('a location search finds what lies within the radius, through the spatial index, and never a row without a point', async () => {
         await write(async (tx) => {
@@ -91,13 +112,17 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
             await tx.registry.replaceServices(id, [svcRow(id, `svc_${id}`, lat)]);
           }
         });
-        expect((await read((tx) => tx.registry.searchBusinesses(box(40.7), 0, 10))).map((b) => b.id)).toEqual(['reg_a']);
-        expect((await read((tx) => tx.registry.searchServices(box(41.7), 0, 10))).map((h) => h.service.service_id)).toEqual(['svc_reg_b']);
-        expect((await read((tx) => tx.registry.searchServices({ categories: ['cat_hair'] }, 0, 10))).map((h) => h.service.service_id).sort()).toEqual([
-          'svc_reg_a',
-          'svc_reg_b',
-          'svc_reg_c',
+        expect((await read((tx) => tx.registry.searchBusinesses(box(40.7), 0, 10))).map((b) => b.id)).toEqual([
+          'reg_a',
         ]);
+        expect(
+          (await read((tx) => tx.registry.searchServices(box(41.7), 0, 10))).map((h) => h.service.service_id),
+        ).toEqual(['svc_reg_b']);
+        expect(
+          (await read((tx) => tx.registry.searchServices({ categories: ['cat_hair'] }, 0, 10)))
+            .map((h) => h.service.service_id)
+            .sort(),
+        ).toEqual(['svc_reg_a', 'svc_reg_b', 'svc_reg_c']);
       });
 
       test('put replaces a registration by id; remove takes its services and terms along', async () => {
@@ -126,13 +151,21 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
     describe('claims.active() returns the unexpired claims on the asked resources that overlap [from, to)', () => {
       test('a claim on a resource that was not asked about is not returned', async () => {
-        await write((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_2', 'res_bob', 100, 200)]));
+        await write((tx) =>
+          tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_2', 'res_bob', 100, 200)]),
+        );
         const rows = await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW));
         expect(rows.map((r) => r.owner_id)).toEqual(['bkg_1']);
       });
 
       test('claims on any of several asked resources are returned', async () => {
-        await write((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_2', 'res_bob', 100, 200), claim('bkg_3', 'res_carol', 100, 200)]));
+        await write((tx) =>
+          tx.claims.add([
+            claim('bkg_1', 'res_alice', 100, 200),
+            claim('bkg_2', 'res_bob', 100, 200),
+            claim('bkg_3', 'res_carol', 100, 200),
+          ]),
+        );
         const rows = await read((tx) => tx.claims.active(['res_alice', 'res_carol'], 0, 1000, NOW));
         expect(sorted(rows.map((r) => r.owner_id))).toEqual(['bkg_1', 'bkg_3']);
       });
@@ -164,7 +197,12 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         const DAY = 24 * 60 * MIN;
         await write((tx) => tx.claims.add([claim('bkg_short', 'res_alice', 0, 15 * MIN)]));
         // Added later and far longer than any claim before it: three days.
-        await write((tx) => tx.claims.add([claim('bkg_long', 'res_alice', 10 * DAY, 13 * DAY), claim('bkg_after', 'res_alice', 20 * DAY, 20 * DAY + MIN)]));
+        await write((tx) =>
+          tx.claims.add([
+            claim('bkg_long', 'res_alice', 10 * DAY, 13 * DAY),
+            claim('bkg_after', 'res_alice', 20 * DAY, 20 * DAY + MIN),
+          ]),
+        );
         await write((tx) => tx.claims.purgeEnded(5 * DAY, NOW));
         for (const [from, to] of [
           [12 * DAY, 12 * DAY + MIN],
@@ -199,7 +237,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
       test('a returned claim carries every field as written, is_hold as a boolean', async () => {
         const rows = [
-          claim('hld_1', 'res_alice', 100, 200, { is_hold: true, spots: 3, expires_at_ms: NOW + MIN, slot_key: 'svc_yoga|100', service_id: 'svc_yoga' }),
+          claim('hld_1', 'res_alice', 100, 200, {
+            is_hold: true,
+            spots: 3,
+            expires_at_ms: NOW + MIN,
+            slot_key: 'svc_yoga|100',
+            service_id: 'svc_yoga',
+          }),
           claim('bkg_1', 'res_alice', 150, 250),
         ];
         await write((tx) => tx.claims.add(rows));
@@ -210,7 +254,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
     describe('claims are written and moved per owner', () => {
       test('removeOwner deletes every claim of that owner and no other', async () => {
-        await write((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200), claim('bkg_1', 'res_room', 100, 200), claim('bkg_2', 'res_alice', 300, 400)]));
+        await write((tx) =>
+          tx.claims.add([
+            claim('bkg_1', 'res_alice', 100, 200),
+            claim('bkg_1', 'res_room', 100, 200),
+            claim('bkg_2', 'res_alice', 300, 400),
+          ]),
+        );
         await write((tx) => tx.claims.removeOwner('bkg_1'));
         const rows = await read((tx) => tx.claims.active(['res_alice', 'res_room'], 0, 1000, NOW));
         expect(rows.map((r) => r.owner_id)).toEqual(['bkg_2']);
@@ -224,7 +274,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           ]),
         );
         await write((tx) => tx.claims.transfer('hld_1', 'bkg_1', NOW + 30 * MIN));
-        const rows = (await read((tx) => tx.claims.active(['res_alice', 'res_room'], 0, 1000, NOW))).sort(byOwnerResource);
+        const rows = (await read((tx) => tx.claims.active(['res_alice', 'res_room'], 0, 1000, NOW))).sort(
+          byOwnerResource,
+        );
         expect(rows).toEqual([
           claim('bkg_1', 'res_alice', 100, 200, { is_hold: false, expires_at_ms: NOW + 30 * MIN, spots: 2 }),
           claim('bkg_1', 'res_room', 100, 200, { is_hold: false, expires_at_ms: NOW + 30 * MIN, spots: 2 }),
@@ -232,7 +284,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
 
       test('a transfer with a null expiry keeps the claim after the hold would have expired', async () => {
-        await write((tx) => tx.claims.add([claim('hld_1', 'res_alice', 100, 200, { is_hold: true, expires_at_ms: NOW + MIN })]));
+        await write((tx) =>
+          tx.claims.add([claim('hld_1', 'res_alice', 100, 200, { is_hold: true, expires_at_ms: NOW + MIN })]),
+        );
         await write((tx) => tx.claims.transfer('hld_1', 'bkg_1', null));
         const later = await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW + 60 * MIN));
         expect(later).toEqual([claim('bkg_1', 'res_alice', 100, 200)]);
@@ -240,10 +294,15 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
       test('setExpiry changes only that owner; a null expiry makes its claims count until removed', async () => {
         await write((tx) =>
-          tx.claims.add([claim('bkg_1', 'res_alice', 100, 200, { expires_at_ms: NOW + MIN }), claim('bkg_2', 'res_alice', 300, 400, { expires_at_ms: NOW + MIN })]),
+          tx.claims.add([
+            claim('bkg_1', 'res_alice', 100, 200, { expires_at_ms: NOW + MIN }),
+            claim('bkg_2', 'res_alice', 300, 400, { expires_at_ms: NOW + MIN }),
+          ]),
         );
         await write((tx) => tx.claims.setExpiry('bkg_1', NOW - 1));
-        expect((await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW))).map((r) => r.owner_id)).toEqual(['bkg_2']);
+        expect((await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW))).map((r) => r.owner_id)).toEqual([
+          'bkg_2',
+        ]);
 
         await write((tx) => tx.claims.setExpiry('bkg_1', null));
         const muchLater = await read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW + 24 * 60 * MIN));
@@ -329,7 +388,12 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
     describe('bookings are stored whole and found by id, by hold, by recency and by expiry', () => {
       test('insert then get returns the same record; an unknown id returns null', async () => {
-        const rec = booking('bkg_1', { holdId: 'hld_1', notes: 'window seat', status: 'pending', expiresAtMs: NOW + MIN });
+        const rec = booking('bkg_1', {
+          holdId: 'hld_1',
+          notes: 'window seat',
+          status: 'pending',
+          expiresAtMs: NOW + MIN,
+        });
         await write((tx) => tx.bookings.insert(rec));
         expect(await read((tx) => tx.bookings.get('bkg_1'))).toEqual(rec);
         expect(await read((tx) => tx.bookings.get('bkg_nope'))).toBeNull();
@@ -360,9 +424,16 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           await tx.bookings.insert(booking('bkg_2', { createdMs: NOW - 2 * MIN, status: 'canceled' }));
           await tx.bookings.insert(booking('bkg_3', { createdMs: NOW - MIN, status: 'confirmed' }));
         });
-        expect((await read((tx) => tx.bookings.recent(10))).map((r) => r.booking.id)).toEqual(['bkg_3', 'bkg_2', 'bkg_1']);
+        expect((await read((tx) => tx.bookings.recent(10))).map((r) => r.booking.id)).toEqual([
+          'bkg_3',
+          'bkg_2',
+          'bkg_1',
+        ]);
         expect((await read((tx) => tx.bookings.recent(2))).map((r) => r.booking.id)).toEqual(['bkg_3', 'bkg_2']);
-        expect((await read((tx) => tx.bookings.recent(10, 'confirmed'))).map((r) => r.booking.id)).toEqual(['bkg_3', 'bkg_1']);
+        expect((await read((tx) => tx.bookings.recent(10, 'confirmed'))).map((r) => r.booking.id)).toEqual([
+          'bkg_3',
+          'bkg_1',
+        ]);
       });
 
       test('updating an older booking does not move it ahead in recent', async () => {
@@ -384,7 +455,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           await tx.bookings.insert(booking('bkg_confirmed_past', { status: 'confirmed', expiresAtMs: NOW - MIN }));
           await tx.bookings.insert(booking('bkg_canceled_past', { status: 'canceled', expiresAtMs: NOW - MIN }));
         });
-        expect(sorted(await read((tx) => tx.bookings.expiredPending(NOW, 10)))).toEqual(['bkg_action_now', 'bkg_pending_past']);
+        expect(sorted(await read((tx) => tx.bookings.expiredPending(NOW, 10)))).toEqual([
+          'bkg_action_now',
+          'bkg_pending_past',
+        ]);
         expect(await read((tx) => tx.bookings.expiredPending(NOW, 1))).toHaveLength(1);
       });
 
@@ -400,7 +474,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         const rec = hold('hld_1', { buyerKey: 'ada@example.com' });
         await write((tx) => tx.holds.insert(rec));
         expect(await read((tx) => tx.holds.get('hld_1'))).toEqual(rec);
-        const converted: HoldRecord = { hold: { ...rec.hold, status: 'converted' }, priv: { ...rec.priv, booking_id: 'bkg_1' } };
+        const converted: HoldRecord = {
+          hold: { ...rec.hold, status: 'converted' },
+          priv: { ...rec.priv, booking_id: 'bkg_1' },
+        };
         await write((tx) => tx.holds.update(converted));
         expect(await read((tx) => tx.holds.get('hld_1'))).toEqual(converted);
         expect(await read((tx) => tx.holds.get('hld_nope'))).toBeNull();
@@ -418,7 +495,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           await tx.holds.insert(hold('hld_released', { principal: 'P', buyerKey: 'x', status: 'released' }));
           await tx.holds.insert(hold('hld_expired', { principal: 'P', buyerKey: 'x', expiresAtMs: NOW }));
         });
-        const count = (p: string | null, b: string | null, s = 'svc_cut') => read((tx) => tx.holds.countActive(p, b, s, NOW));
+        const count = (p: string | null, b: string | null, s = 'svc_cut') =>
+          read((tx) => tx.holds.countActive(p, b, s, NOW));
         expect(await count('P', 'x')).toBe(2);
         expect(await count('P', 'y')).toBe(1);
         expect(await count('P', null)).toBe(1);
@@ -450,7 +528,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           await tx.waitlist.insert(entry('wl_q1', { principal: 'Q', createdMs: 50 }));
           await tx.waitlist.insert(entry('wl_a', { principal: 'P', createdMs: 100 }));
           await tx.waitlist.insert(entry('wl_anon', { principal: null, createdMs: 150 }));
-          await tx.waitlist.insert(entry('wl_d', { principal: 'P', createdMs: 300, status: 'offered', offerExpiresMs: NOW + MIN }));
+          await tx.waitlist.insert(
+            entry('wl_d', { principal: 'P', createdMs: 300, status: 'offered', offerExpiresMs: NOW + MIN }),
+          );
           await tx.waitlist.insert(entry('wl_c', { principal: 'P', createdMs: 200 }));
           await tx.waitlist.insert(entry('wl_q2', { principal: 'Q', createdMs: 250 }));
         });
@@ -468,13 +548,24 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
       test('list returns only the caller’s entries, ordered by creation then id', async () => {
         await seed();
-        expect(ids((await read((tx) => tx.waitlist.list({ principal: 'P', limit: 50 }))).map((r) => r.entry))).toEqual(['wl_a', 'wl_b', 'wl_c', 'wl_d', 'wl_e']);
-        expect(ids((await read((tx) => tx.waitlist.list({ principal: 'Q', limit: 50 }))).map((r) => r.entry))).toEqual(['wl_q1', 'wl_q2']);
+        expect(ids((await read((tx) => tx.waitlist.list({ principal: 'P', limit: 50 }))).map((r) => r.entry))).toEqual([
+          'wl_a',
+          'wl_b',
+          'wl_c',
+          'wl_d',
+          'wl_e',
+        ]);
+        expect(ids((await read((tx) => tx.waitlist.list({ principal: 'Q', limit: 50 }))).map((r) => r.entry))).toEqual([
+          'wl_q1',
+          'wl_q2',
+        ]);
       });
 
       test('an anonymous caller (null principal) sees only entries made without a principal', async () => {
         await seed();
-        expect(ids((await read((tx) => tx.waitlist.list({ principal: null, limit: 50 }))).map((r) => r.entry))).toEqual(['wl_anon']);
+        expect(ids((await read((tx) => tx.waitlist.list({ principal: null, limit: 50 }))).map((r) => r.entry))).toEqual(
+          ['wl_anon'],
+        );
       });
 
       test('walking pages after the last (created_ms, id) returns every entry exactly once, ties included', async () => {
@@ -489,7 +580,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           after = { afterCreatedMs: last.priv.created_ms, afterId: last.entry.id };
         }
         expect(seen).toEqual(['wl_a', 'wl_b', 'wl_c', 'wl_d', 'wl_e']);
-        expect(ids((await read((tx) => tx.waitlist.list({ principal: 'P', limit: 2, afterCreatedMs: 100, afterId: 'wl_a' }))).map((r) => r.entry))).toEqual(['wl_b', 'wl_c']);
+        expect(
+          ids(
+            (
+              await read((tx) => tx.waitlist.list({ principal: 'P', limit: 2, afterCreatedMs: 100, afterId: 'wl_a' }))
+            ).map((r) => r.entry),
+          ),
+        ).toEqual(['wl_b', 'wl_c']);
       });
 
       test('list filters by service and by status', async () => {
@@ -514,7 +611,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         await write((tx) => tx.waitlist.insert(entry('wl_1')));
         await write((tx) => tx.waitlist.update(entry('wl_1', { status: 'removed' })));
         expect(await read((tx) => tx.waitlist.byService('svc_class', ['waiting']))).toEqual([]);
-        expect((await read((tx) => tx.waitlist.byService('svc_class', ['removed']))).map((r) => r.entry.id)).toEqual(['wl_1']);
+        expect((await read((tx) => tx.waitlist.byService('svc_class', ['removed']))).map((r) => r.entry.id)).toEqual([
+          'wl_1',
+        ]);
       });
 
       test('expiredOffers lists offered entries whose offer window passed, up to the limit', async () => {
@@ -554,7 +653,11 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
       test('put on an existing scope replaces the record', async () => {
         await write((tx) => tx.idempotency.put(idem('s1', NOW - MIN, { first: true })));
-        const second: IdempotencyRecord = { ...idem('s1', NOW + MIN, { second: true }), request_hash: 'other', status: 200 };
+        const second: IdempotencyRecord = {
+          ...idem('s1', NOW + MIN, { second: true }),
+          request_hash: 'other',
+          status: 200,
+        };
         await write((tx) => tx.idempotency.put(second));
         expect(await read((tx) => tx.idempotency.get('s1', NOW))).toEqual(second);
       });
@@ -599,7 +702,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           await tx.catalog.upsert(service('svc_a', 100));
           await tx.catalog.upsert(service('svc_d', 200));
         });
-        const feed = (afterMs: number, afterId: string, limit: number) => read((tx) => tx.catalog.feed(afterMs, afterId, limit));
+        const feed = (afterMs: number, afterId: string, limit: number) =>
+          read((tx) => tx.catalog.feed(afterMs, afterId, limit));
         expect(ids(await feed(-1, '', 10))).toEqual(['svc_c', 'svc_a', 'svc_b', 'svc_d', 'svc_e']);
         expect((await feed(-1, '', 10))[0]).toEqual(service('svc_c', 50, { deleted: true }));
         expect(ids(await feed(-1, '', 2))).toEqual(['svc_c', 'svc_a']);
@@ -659,7 +763,8 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           await tx.subscriptions.insert(subscription('sub_3', 'paused'));
           await tx.subscriptions.insert(subscription('sub_4', 'canceled'));
         });
-        const active = async () => sorted((await read((tx) => tx.subscriptions.active())).map((r) => r.subscription.id));
+        const active = async () =>
+          sorted((await read((tx) => tx.subscriptions.active())).map((r) => r.subscription.id));
         expect(await active()).toEqual(['sub_1', 'sub_2']);
         await write(async (tx) => {
           await tx.subscriptions.update(subscription('sub_1', 'canceled'));
@@ -710,7 +815,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
 
       test('a second event with the same event_id is rejected and the first is kept', async () => {
         await write((tx) => tx.outbox.add(event('evt_1', NOW - MIN)));
-        await expect(write((tx) => tx.outbox.add({ ...event('evt_1', NOW), event: 'booking.canceled' }))).rejects.toThrow();
+        await expect(
+          write((tx) => tx.outbox.add({ ...event('evt_1', NOW), event: 'booking.canceled' })),
+        ).rejects.toThrow();
         expect(await read((tx) => tx.outbox.recent(10))).toEqual([event('evt_1', NOW - MIN)]);
       });
     });
@@ -721,20 +828,29 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         await write(async (tx) => {
           await tx.outbox.add(event('evt_old_1', NOW - 9 * DAY));
           await tx.outbox.add(event('evt_old_2', NOW - 8 * DAY));
-          await tx.outbox.add({ ...event('evt_old_reminder', NOW - 9 * DAY), order_key: 'bkg_c', event: 'booking.reminder' });
+          await tx.outbox.add({
+            ...event('evt_old_reminder', NOW - 9 * DAY),
+            order_key: 'bkg_c',
+            event: 'booking.reminder',
+          });
           await tx.outbox.add(event('evt_old_pending', NOW - 8 * DAY));
           await tx.outbox.add(event('evt_new', NOW - DAY));
         });
         const due = await read((tx) => tx.outbox.due(NOW, 10));
         await write(async (tx) => {
-          await tx.outbox.markDispatched(due.filter((e) => !['evt_old_pending', 'evt_old_reminder'].includes(e.event_id)).map((e) => e.seq));
+          await tx.outbox.markDispatched(
+            due.filter((e) => !['evt_old_pending', 'evt_old_reminder'].includes(e.event_id)).map((e) => e.seq),
+          );
           await tx.outbox.cancelScheduled('bkg_c', 'booking.reminder');
         });
         const cutoff = NOW - 7 * DAY;
         expect(await write((tx) => tx.outbox.purgeDispatched(cutoff, 2))).toBe(2);
         expect(await write((tx) => tx.outbox.purgeDispatched(cutoff, 2))).toBe(1);
         expect(await write((tx) => tx.outbox.purgeDispatched(cutoff, 2))).toBe(0);
-        expect(sorted((await read((tx) => tx.outbox.recent(10))).map((e) => e.event_id))).toEqual(['evt_new', 'evt_old_pending']);
+        expect(sorted((await read((tx) => tx.outbox.recent(10))).map((e) => e.event_id))).toEqual([
+          'evt_new',
+          'evt_old_pending',
+        ]);
       });
 
       test('purgeCredentials deletes credentials that expired before the cutoff and keeps live ones', async () => {
@@ -806,7 +922,11 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           deliveries_leased: 2,
         });
         // A minute later the hold has expired, the scheduled event is due and the leases have lapsed.
-        expect(await read((tx) => tx.bookings.gauges(NOW + MIN))).toMatchObject({ active_holds: 0, outbox_due: 2, deliveries_leased: 0 });
+        expect(await read((tx) => tx.bookings.gauges(NOW + MIN))).toMatchObject({
+          active_holds: 0,
+          outbox_due: 2,
+          deliveries_leased: 0,
+        });
       });
 
       test('releaseLeases frees the leases it names, so another worker can claim those deliveries at once', async () => {
@@ -818,7 +938,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         expect(await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []))).toEqual([]);
         await write((tx) => tx.webhooks.releaseLeases([leased[0].id]));
         expect((await read((tx) => tx.bookings.gauges(NOW))).deliveries_leased).toBe(1);
-        expect((await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []))).map((d) => d.id)).toEqual([leased[0].id]);
+        expect((await write((tx) => tx.webhooks.claimDue(NOW, 2, NOW + MIN, []))).map((d) => d.id)).toEqual([
+          leased[0].id,
+        ]);
       });
     });
 
@@ -840,14 +962,25 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         await write(async (tx) => {
           await tx.definition.put({ kind: 'service', id: 'b', position: 1, data: { id: 'b', name: 'Second' } });
           await tx.definition.put({ kind: 'service', id: 'a', position: 0, data: { id: 'a', name: 'First' } });
-          await tx.definition.put({ kind: 'resource', id: 'r', position: 0, data: { id: 'r', schedule: { monday: [{ opens: '09:00', closes: '17:00' }] } } });
+          await tx.definition.put({
+            kind: 'resource',
+            id: 'r',
+            position: 0,
+            data: { id: 'r', schedule: { monday: [{ opens: '09:00', closes: '17:00' }] } },
+          });
           await tx.definition.put({ kind: 'location', id: 'l', position: 0, data: { id: 'l' } });
           await tx.definition.put({ kind: 'business', id: 'business', position: 0, data: { business: { id: 'x' } } });
           expect(await tx.definition.bump()).toBe(1);
         });
         expect(await store.definitionVersion()).toBe(1);
         const rows = await read((tx) => tx.definition.entries());
-        expect(rows.map((e) => `${e.kind}:${e.id}`)).toEqual(['business:business', 'location:l', 'resource:r', 'service:a', 'service:b']);
+        expect(rows.map((e) => `${e.kind}:${e.id}`)).toEqual([
+          'business:business',
+          'location:l',
+          'resource:r',
+          'service:a',
+          'service:b',
+        ]);
         expect(rows[2].data).toEqual({ id: 'r', schedule: { monday: [{ opens: '09:00', closes: '17:00' }] } });
         await write(async (tx) => {
           await tx.definition.put({ kind: 'service', id: 'a', position: 2, data: { id: 'a', name: 'Renamed' } });
@@ -894,7 +1027,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
       test('a stored record reads back by id and by uid until its expiry instant, then reads null', async () => {
         await write((tx) => tx.oauth.upsert(rec('c1', { uid: 'u1' })));
-        expect(await read((tx) => tx.oauth.find('AuthorizationCode', 'c1', NOW))).toEqual({ ...rec('c1', { uid: 'u1' }), consumedMs: null });
+        expect(await read((tx) => tx.oauth.find('AuthorizationCode', 'c1', NOW))).toEqual({
+          ...rec('c1', { uid: 'u1' }),
+          consumedMs: null,
+        });
         expect((await read((tx) => tx.oauth.findByUid('AuthorizationCode', 'u1', NOW)))?.id).toBe('c1');
         expect(await read((tx) => tx.oauth.find('AccessToken', 'c1', NOW))).toBeNull();
         expect(await read((tx) => tx.oauth.find('AuthorizationCode', 'c1', NOW + MIN))).toBeNull();
@@ -933,7 +1069,14 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     describe('accounts keeps buyer accounts (one per email) and the bookings made for them', () => {
-      const account = (id: string, email: string) => ({ id, email, password_hash: 'scrypt$x', name: 'Ada', phone: null, created_ms: NOW });
+      const account = (id: string, email: string) => ({
+        id,
+        email,
+        password_hash: 'scrypt$x',
+        name: 'Ada',
+        phone: null,
+        created_ms: NOW,
+      });
       test('a second account with the same email is refused and the first is kept', async () => {
         expect(await write((tx) => tx.accounts.create(account('acc_1', 'ada@example.com')))).toBe(true);
         expect(await write((tx) => tx.accounts.create(account('acc_2', 'ada@example.com')))).toBe(false);
@@ -943,7 +1086,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       test("a new password hash replaces the account's and nothing else; an unknown account is not created", async () => {
         await write((tx) => tx.accounts.create(account('acc_pw', 'pw@example.com')));
         expect(await write((tx) => tx.accounts.setPassword('acc_pw', 'scrypt$new'))).toBe(true);
-        expect(await read((tx) => tx.accounts.byId('acc_pw'))).toEqual({ ...account('acc_pw', 'pw@example.com'), password_hash: 'scrypt$new' });
+        expect(await read((tx) => tx.accounts.byId('acc_pw'))).toEqual({
+          ...account('acc_pw', 'pw@example.com'),
+          password_hash: 'scrypt$new',
+        });
         expect(await write((tx) => tx.accounts.setPassword('acc_nobody', 'scrypt$new'))).toBe(false);
         expect(await read((tx) => tx.accounts.byId('acc_nobody'))).toBeNull();
       });
@@ -957,7 +1103,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         });
         const page1 = await read((tx) => tx.accounts.bookings('acc_1', 2));
         expect(page1.map((b) => b.bookingId)).toEqual(['bkg_c', 'bkg_b']);
-        const page2 = await read((tx) => tx.accounts.bookings('acc_1', 2, { createdMs: page1[1].createdMs, bookingId: page1[1].bookingId }));
+        const page2 = await read((tx) =>
+          tx.accounts.bookings('acc_1', 2, { createdMs: page1[1].createdMs, bookingId: page1[1].bookingId }),
+        );
         expect(page2.map((b) => b.bookingId)).toEqual(['bkg_a']);
         expect(await read((tx) => tx.accounts.owns('acc_1', 'bkg_a'))).toBe(true);
         expect(await read((tx) => tx.accounts.owns('acc_1', 'bkg_z'))).toBe(false);
@@ -971,7 +1119,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     });
 
     describe('payments keeps provider jobs (leased, each once), applied provider events and provider ids', () => {
-      const job = (id: string, bookingId = 'bkg_1') => ({ id, kind: 'checkout' as const, booking_id: bookingId, payload: { amount: 5000, nested: { a: [1] } }, created_ms: NOW });
+      const job = (id: string, bookingId = 'bkg_1') => ({
+        id,
+        kind: 'checkout' as const,
+        booking_id: bookingId,
+        payload: { amount: 5000, nested: { a: [1] } },
+        created_ms: NOW,
+      });
 
       test('a job enqueued twice is one job; a leased job is not claimed again until its lease lapses', async () => {
         await write(async (tx) => {
@@ -979,9 +1133,13 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           await tx.payments.enqueue({ ...job('checkout:act_1'), payload: { other: true } });
         });
         const first = await write((tx) => tx.payments.claimDue(NOW, 10, NOW + MIN));
-        expect(first.map((j) => [j.id, j.status, j.attempts, j.payload])).toEqual([['checkout:act_1', 'pending', 0, { amount: 5000, nested: { a: [1] } }]]);
+        expect(first.map((j) => [j.id, j.status, j.attempts, j.payload])).toEqual([
+          ['checkout:act_1', 'pending', 0, { amount: 5000, nested: { a: [1] } }],
+        ]);
         expect(await write((tx) => tx.payments.claimDue(NOW + 1000, 10, NOW + 2 * MIN))).toEqual([]);
-        expect(ids(await write((tx) => tx.payments.claimDue(NOW + MIN, 10, NOW + 3 * MIN)))).toEqual(['checkout:act_1']);
+        expect(ids(await write((tx) => tx.payments.claimDue(NOW + MIN, 10, NOW + 3 * MIN)))).toEqual([
+          'checkout:act_1',
+        ]);
       });
 
       test('finish() records the outcome: a done job is never due again, a retried one is due at its next attempt', async () => {
@@ -991,8 +1149,20 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         });
         await write(async (tx) => {
           await tx.payments.claimDue(NOW, 10, NOW + MIN);
-          await tx.payments.finish('a', { status: 'done', attempts: 1, next_attempt_ms: NOW, last_error: null, result: { session: 'cs_1' } });
-          await tx.payments.finish('b', { status: 'pending', attempts: 1, next_attempt_ms: NOW + 5000, last_error: 'HTTP 500', result: null });
+          await tx.payments.finish('a', {
+            status: 'done',
+            attempts: 1,
+            next_attempt_ms: NOW,
+            last_error: null,
+            result: { session: 'cs_1' },
+          });
+          await tx.payments.finish('b', {
+            status: 'pending',
+            attempts: 1,
+            next_attempt_ms: NOW + 5000,
+            last_error: 'HTTP 500',
+            result: null,
+          });
         });
         expect(await write((tx) => tx.payments.claimDue(NOW + 4999, 10, NOW + MIN))).toEqual([]);
         expect(ids(await write((tx) => tx.payments.claimDue(NOW + 5000, 10, NOW + MIN)))).toEqual(['b']);
@@ -1139,7 +1309,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
           await tx.kv.set('k', 'committed');
           await tx.outbox.add(event('evt_1', NOW));
         });
-        const seen = await read(async (tx) => ({ k: await tx.kv.get('k'), events: (await tx.outbox.recent(5)).length }));
+        const seen = await read(async (tx) => ({
+          k: await tx.kv.get('k'),
+          events: (await tx.outbox.recent(5)).length,
+        }));
         expect(seen).toEqual({ k: 'committed', events: 1 });
       });
     });
@@ -1147,7 +1320,9 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
     describe('business users', () => {
       test('hasUsers is false on a new store and true once a user is put', async () => {
         expect(await read((tx) => tx.admin.hasUsers())).toBe(false);
-        await write((tx) => tx.admin.putUser({ email: 'owner@example.com', password_hash: 'scrypt$x', created_ms: NOW }));
+        await write((tx) =>
+          tx.admin.putUser({ email: 'owner@example.com', password_hash: 'scrypt$x', created_ms: NOW }),
+        );
         expect(await read((tx) => tx.admin.hasUsers())).toBe(true);
         expect((await read((tx) => tx.admin.user('owner@example.com')))?.email).toBe('owner@example.com');
       });

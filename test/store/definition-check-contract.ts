@@ -34,7 +34,9 @@ export function definitionCheckContract(store: () => Store): void {
   test('verifyVersion in a transaction that sends nothing else is still checked', async () => {
     const v = await bump();
     await expect(write((tx) => tx.definition.verifyVersion(v))).resolves.toBeUndefined();
-    await expect(write((tx) => tx.definition.verifyVersion(v + 1))).rejects.toMatchObject({ name: 'DefinitionChanged' });
+    await expect(write((tx) => tx.definition.verifyVersion(v + 1))).rejects.toMatchObject({
+      name: 'DefinitionChanged',
+    });
   });
 
   test('together answers each read as it would alone, in the order given; one that fails fails the transaction after every branch settled', async () => {

@@ -9,7 +9,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { DirectoryClash, openDeploymentDirectory, openDeploymentDirectoryAt, type DeploymentDirectory } from '../../src/store/index.js';
+import {
+  DirectoryClash,
+  openDeploymentDirectory,
+  openDeploymentDirectoryAt,
+  type DeploymentDirectory,
+} from '../../src/store/index.js';
 import { PG_URL, adminClient, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
 import { waitFor } from '../support/time.js';
 
@@ -36,7 +41,13 @@ function directoryContract(name: string, deployment: () => { open: Opener; done:
     test('a business added is found by id, by any of its names in any case, and in the list', async () => {
       await a.add({ id: 'biz_rosa', hosts: ['Rosa.localhost', 'book.rosa.example'], origin: 'demo', addedAt: 2 });
       await a.add({ id: 'biz_nord', hosts: ['nord.localhost'], origin: '/files/nord.json', addedAt: 1 });
-      expect(a.get('biz_rosa')).toEqual({ id: 'biz_rosa', hosts: ['rosa.localhost', 'book.rosa.example'], status: 'active', origin: 'demo', addedAt: 2 });
+      expect(a.get('biz_rosa')).toEqual({
+        id: 'biz_rosa',
+        hosts: ['rosa.localhost', 'book.rosa.example'],
+        status: 'active',
+        origin: 'demo',
+        addedAt: 2,
+      });
       expect(a.byHost('BOOK.rosa.example')?.id).toBe('biz_rosa');
       expect(a.byHost('other.localhost')).toBeUndefined();
       expect(a.list().map((x) => x.id)).toEqual(['biz_nord', 'biz_rosa']);
@@ -45,16 +56,22 @@ function directoryContract(name: string, deployment: () => { open: Opener; done:
 
     test('an id or a host name already held is a clash that changes nothing', async () => {
       await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1 });
-      await expect(Promise.resolve().then(() => a.add({ id: 'biz_rosa', hosts: ['x.localhost'], origin: 'demo', addedAt: 2 }))).rejects.toBeInstanceOf(DirectoryClash);
-      await expect(Promise.resolve().then(() => a.add({ id: 'biz_nord', hosts: ['nord.localhost', 'ROSA.localhost'], origin: 'demo', addedAt: 2 }))).rejects.toBeInstanceOf(
-        DirectoryClash,
-      );
+      await expect(
+        Promise.resolve().then(() => a.add({ id: 'biz_rosa', hosts: ['x.localhost'], origin: 'demo', addedAt: 2 })),
+      ).rejects.toBeInstanceOf(DirectoryClash);
+      await expect(
+        Promise.resolve().then(() =>
+          a.add({ id: 'biz_nord', hosts: ['nord.localhost', 'ROSA.localhost'], origin: 'demo', addedAt: 2 }),
+        ),
+      ).rejects.toBeInstanceOf(DirectoryClash);
       expect(a.get('biz_nord')).toBeUndefined();
       expect(a.byHost('nord.localhost')).toBeUndefined();
       expect(a.byHost('x.localhost')).toBeUndefined();
       expect(a.get('biz_rosa')?.hosts).toEqual(['rosa.localhost']);
       await a.add({ id: 'biz_nord', hosts: ['nord.localhost'], origin: 'demo', addedAt: 3 });
-      await expect(Promise.resolve().then(() => a.setHosts('biz_nord', ['n2.localhost', 'rosa.localhost']))).rejects.toBeInstanceOf(DirectoryClash);
+      await expect(
+        Promise.resolve().then(() => a.setHosts('biz_nord', ['n2.localhost', 'rosa.localhost'])),
+      ).rejects.toBeInstanceOf(DirectoryClash);
       expect(a.get('biz_nord')?.hosts).toEqual(['nord.localhost']);
       expect(a.byHost('n2.localhost')).toBeUndefined();
       await a.setHosts('biz_nord', ['N2.localhost', 'nord.localhost']);
@@ -62,7 +79,13 @@ function directoryContract(name: string, deployment: () => { open: Opener; done:
     });
 
     test("a business file's text is kept for every process, read on demand", async () => {
-      await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: '/elsewhere/rosa.json', addedAt: 1, definition: '{"business":{"id":"biz_rosa"}}' });
+      await a.add({
+        id: 'biz_rosa',
+        hosts: ['rosa.localhost'],
+        origin: '/elsewhere/rosa.json',
+        addedAt: 1,
+        definition: '{"business":{"id":"biz_rosa"}}',
+      });
       await a.add({ id: 'biz_demo', hosts: ['demo.localhost'], origin: 'demo', addedAt: 2 });
       expect(await b.definitionOf('biz_rosa')).toBe('{"business":{"id":"biz_rosa"}}');
       expect(await b.definitionOf('biz_demo')).toBeUndefined();
@@ -82,10 +105,26 @@ function directoryContract(name: string, deployment: () => { open: Opener; done:
 
     test('a removed business frees its names and forgets its registrations', async () => {
       await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1 });
-      await a.recordRegistration('biz_rosa', 'http://registry.localhost/', 'reg_1', 'http://rosa.localhost/.well-known/usp');
-      await a.recordRegistration('biz_rosa', 'http://registry.localhost/', 'reg_2', 'http://rosa.localhost/.well-known/usp');
+      await a.recordRegistration(
+        'biz_rosa',
+        'http://registry.localhost/',
+        'reg_1',
+        'http://rosa.localhost/.well-known/usp',
+      );
+      await a.recordRegistration(
+        'biz_rosa',
+        'http://registry.localhost/',
+        'reg_2',
+        'http://rosa.localhost/.well-known/usp',
+      );
       await a.recordRegistration('biz_none', 'http://registry.localhost/', 'reg_3', 'http://x/');
-      expect(a.registrationsOf('biz_rosa')).toEqual([{ registry: 'http://registry.localhost/', registrationId: 'reg_2', profileUrl: 'http://rosa.localhost/.well-known/usp' }]);
+      expect(a.registrationsOf('biz_rosa')).toEqual([
+        {
+          registry: 'http://registry.localhost/',
+          registrationId: 'reg_2',
+          profileUrl: 'http://rosa.localhost/.well-known/usp',
+        },
+      ]);
       expect(a.registrationsOf('biz_none')).toEqual([]);
       expect(await a.remove('biz_rosa')).toBe(true);
       expect(await a.remove('biz_rosa')).toBe(false);
@@ -98,19 +137,37 @@ function directoryContract(name: string, deployment: () => { open: Opener; done:
     test('a custom domain is pending (reaching nothing) until confirmed, one business at a time, freed with its business', async () => {
       await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1 });
       await a.add({ id: 'biz_nord', hosts: ['nord.localhost'], origin: 'demo', addedAt: 2 });
-      expect(await a.claimDomain('biz_rosa', 'Book.Rosa.example', 'tok-1', 10)).toEqual({ name: 'book.rosa.example', token: 'tok-1', claimedAt: 10 });
+      expect(await a.claimDomain('biz_rosa', 'Book.Rosa.example', 'tok-1', 10)).toEqual({
+        name: 'book.rosa.example',
+        token: 'tok-1',
+        claimedAt: 10,
+      });
       // Claimed again by its business: the same claim, its token kept.
-      expect(await a.claimDomain('biz_rosa', 'book.rosa.example', 'tok-2', 11)).toEqual({ name: 'book.rosa.example', token: 'tok-1', claimedAt: 10 });
-      await expect(Promise.resolve().then(() => a.claimDomain('biz_nord', 'book.rosa.example', 'tok-3', 12))).rejects.toBeInstanceOf(DirectoryClash);
-      await expect(Promise.resolve().then(() => a.claimDomain('biz_nord', 'rosa.localhost', 'tok-4', 12))).rejects.toBeInstanceOf(DirectoryClash);
-      expect(await a.domainClaimsOf('biz_rosa')).toEqual([{ name: 'book.rosa.example', token: 'tok-1', claimedAt: 10 }]);
+      expect(await a.claimDomain('biz_rosa', 'book.rosa.example', 'tok-2', 11)).toEqual({
+        name: 'book.rosa.example',
+        token: 'tok-1',
+        claimedAt: 10,
+      });
+      await expect(
+        Promise.resolve().then(() => a.claimDomain('biz_nord', 'book.rosa.example', 'tok-3', 12)),
+      ).rejects.toBeInstanceOf(DirectoryClash);
+      await expect(
+        Promise.resolve().then(() => a.claimDomain('biz_nord', 'rosa.localhost', 'tok-4', 12)),
+      ).rejects.toBeInstanceOf(DirectoryClash);
+      expect(await a.domainClaimsOf('biz_rosa')).toEqual([
+        { name: 'book.rosa.example', token: 'tok-1', claimedAt: 10 },
+      ]);
       expect(await a.domainClaimsOf('biz_nord')).toEqual([]);
       expect(a.byHost('book.rosa.example')).toBeUndefined();
       expect(await a.confirmDomain('biz_nord', 'book.rosa.example')).toBe(false);
       expect(await a.confirmDomain('biz_rosa', 'BOOK.rosa.example')).toBe(true);
       expect(a.get('biz_rosa')?.hosts).toEqual(['rosa.localhost', 'book.rosa.example']);
       expect(a.byHost('book.rosa.example')?.id).toBe('biz_rosa');
-      await waitFor(() => b.byHost('book.rosa.example')?.id === 'biz_rosa', 3000, 'the confirmed domain seen by the other process');
+      await waitFor(
+        () => b.byHost('book.rosa.example')?.id === 'biz_rosa',
+        3000,
+        'the confirmed domain seen by the other process',
+      );
       expect(await a.domainClaimsOf('biz_rosa')).toEqual([]);
       expect(await a.confirmDomain('biz_rosa', 'book.rosa.example')).toBe(false);
       await a.claimDomain('biz_nord', 'nord.example', 'tok-5', 13);
@@ -123,29 +180,62 @@ function directoryContract(name: string, deployment: () => { open: Opener; done:
       await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1 });
       await waitFor(() => b.byHost('rosa.localhost')?.id === 'biz_rosa', 3000, 'the add seen by the other process');
       await a.setStatus('biz_rosa', 'suspended', 'Closed today');
-      await waitFor(() => b.byHost('rosa.localhost')?.status === 'suspended', 3000, 'the suspension seen by the other process');
+      await waitFor(
+        () => b.byHost('rosa.localhost')?.status === 'suspended',
+        3000,
+        'the suspension seen by the other process',
+      );
       expect(b.get('biz_rosa')?.reason).toBe('Closed today');
       await b.setStatus('biz_rosa', 'active');
       await waitFor(() => a.get('biz_rosa')?.status === 'active', 3000, 'the resumption seen back');
       await b.setHosts('biz_rosa', ['rosa2.localhost']);
-      await waitFor(() => a.byHost('rosa2.localhost')?.id === 'biz_rosa' && a.byHost('rosa.localhost') === undefined, 3000, 'the new names seen');
-      await b.recordRegistration('biz_rosa', 'http://registry.localhost/', 'reg_9', 'http://rosa2.localhost/.well-known/usp');
+      await waitFor(
+        () => a.byHost('rosa2.localhost')?.id === 'biz_rosa' && a.byHost('rosa.localhost') === undefined,
+        3000,
+        'the new names seen',
+      );
+      await b.recordRegistration(
+        'biz_rosa',
+        'http://registry.localhost/',
+        'reg_9',
+        'http://rosa2.localhost/.well-known/usp',
+      );
       await waitFor(() => a.registrationsOf('biz_rosa').length === 1, 3000, 'the registration seen');
       await a.remove('biz_rosa');
-      await waitFor(() => b.get('biz_rosa') === undefined && b.byHost('rosa2.localhost') === undefined, 3000, 'the removal seen');
+      await waitFor(
+        () => b.get('biz_rosa') === undefined && b.byHost('rosa2.localhost') === undefined,
+        3000,
+        'the removal seen',
+      );
       expect(b.list()).toEqual([]);
     });
 
     test('a Stripe connected account is kept per business: well formed, never two businesses, seen by every process', async () => {
       const attempt = (f: () => unknown) => Promise.resolve().then(f);
-      await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1, paymentAccount: 'acct_1RosaA' });
+      await a.add({
+        id: 'biz_rosa',
+        hosts: ['rosa.localhost'],
+        origin: 'demo',
+        addedAt: 1,
+        paymentAccount: 'acct_1RosaA',
+      });
       await a.add({ id: 'biz_nord', hosts: ['nord.localhost'], origin: 'demo', addedAt: 2 });
       expect(a.get('biz_rosa')?.paymentAccount).toBe('acct_1RosaA');
       expect(a.byPaymentAccount('acct_1RosaA')?.id).toBe('biz_rosa');
-      await expect(attempt(() => a.setPaymentAccount('biz_nord', 'acct_1RosaA'))).rejects.toBeInstanceOf(DirectoryClash);
-      await expect(attempt(() => a.add({ id: 'biz_lina', hosts: ['lina.localhost'], origin: 'demo', addedAt: 3, paymentAccount: 'acct_1RosaA' }))).rejects.toBeInstanceOf(
+      await expect(attempt(() => a.setPaymentAccount('biz_nord', 'acct_1RosaA'))).rejects.toBeInstanceOf(
         DirectoryClash,
       );
+      await expect(
+        attempt(() =>
+          a.add({
+            id: 'biz_lina',
+            hosts: ['lina.localhost'],
+            origin: 'demo',
+            addedAt: 3,
+            paymentAccount: 'acct_1RosaA',
+          }),
+        ),
+      ).rejects.toBeInstanceOf(DirectoryClash);
       expect(a.get('biz_lina')).toBeUndefined();
       for (const bad of ['acct_', 'acct_1-x', 'cus_123', 'acct_1 ', ''])
         await expect(
@@ -155,9 +245,17 @@ function directoryContract(name: string, deployment: () => { open: Opener; done:
       expect(a.get('biz_nord')?.paymentAccount).toBeUndefined();
       expect(await a.setPaymentAccount('biz_none', 'acct_1None')).toBe(false);
       expect(await a.setPaymentAccount('biz_nord', 'acct_1NordB')).toBe(true);
-      await waitFor(() => b.byPaymentAccount('acct_1NordB')?.id === 'biz_nord', 3000, 'the account seen by the other process');
+      await waitFor(
+        () => b.byPaymentAccount('acct_1NordB')?.id === 'biz_nord',
+        3000,
+        'the account seen by the other process',
+      );
       expect(await b.setPaymentAccount('biz_rosa', undefined)).toBe(true);
-      await waitFor(() => a.byPaymentAccount('acct_1RosaA') === undefined && a.get('biz_rosa')?.paymentAccount === undefined, 3000, 'the account forgotten');
+      await waitFor(
+        () => a.byPaymentAccount('acct_1RosaA') === undefined && a.get('biz_rosa')?.paymentAccount === undefined,
+        3000,
+        'the account forgotten',
+      );
       // Forgotten, the account may go to another business.
       expect(await a.setPaymentAccount('biz_nord', 'acct_1RosaA')).toBe(true);
       expect(a.byPaymentAccount('acct_1NordB')).toBeUndefined();
@@ -200,7 +298,8 @@ else {
       const opened = await Promise.all([d.open(), d.open(), d.open()]);
       try {
         await opened[0]!.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1 });
-        for (const x of opened) await waitFor(() => x.get('biz_rosa') !== undefined, 3000, 'every process sees the business');
+        for (const x of opened)
+          await waitFor(() => x.get('biz_rosa') !== undefined, 3000, 'every process sees the business');
       } finally {
         for (const x of opened) await x.close();
         await d.done();
@@ -216,7 +315,9 @@ else {
         await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1 });
         await waitFor(() => b.get('biz_rosa') !== undefined, 3000, 'b sees the business');
         // Cut every LISTEN connection on the directory's channel (both processes'), then suspend through a.
-        const cut = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'LISTEN "${d.schema}"'`);
+        const cut = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'LISTEN "${d.schema}"'`,
+        );
         expect(cut.rowCount).toBe(2);
         await a.setStatus('biz_rosa', 'suspended', 'Closed');
         await waitFor(() => b.get('biz_rosa')?.status === 'suspended', 15_000, 'b catches up after reconnecting');

@@ -20,8 +20,22 @@ export function frontDeskContract(name: string, open: () => Promise<Store>): voi
     });
 
     test('a client note is written, replaced, read back and deleted', async () => {
-      await write((tx) => tx.frontdesk.putClientNote({ client_key: 'email:ada@example.com', note: 'Prefers mornings', updated_ms: NOW, updated_by: 'user:a' }));
-      await write((tx) => tx.frontdesk.putClientNote({ client_key: 'email:ada@example.com', note: 'Allergic to latex', updated_ms: NOW + 1, updated_by: 'user:b' }));
+      await write((tx) =>
+        tx.frontdesk.putClientNote({
+          client_key: 'email:ada@example.com',
+          note: 'Prefers mornings',
+          updated_ms: NOW,
+          updated_by: 'user:a',
+        }),
+      );
+      await write((tx) =>
+        tx.frontdesk.putClientNote({
+          client_key: 'email:ada@example.com',
+          note: 'Allergic to latex',
+          updated_ms: NOW + 1,
+          updated_by: 'user:b',
+        }),
+      );
       expect(await store.read((tx) => tx.frontdesk.clientNote('email:ada@example.com'))).toEqual({
         client_key: 'email:ada@example.com',
         note: 'Allergic to latex',
@@ -51,15 +65,20 @@ export function frontDeskContract(name: string, open: () => Promise<Store>): voi
       rec.booking.buyer = { first_name: 'Erased', last_name: 'Erased', email: 'erased@erased.invalid' };
       await write((tx) => tx.frontdesk.rewrite('bookings', 'bkg_1', JSON.stringify(rec)));
       expect((await store.read((tx) => tx.bookings.get('bkg_1')))!.booking.buyer.email).toBe('erased@erased.invalid');
-      expect((await store.read((tx) => tx.frontdesk.mentioning('bookings', ['ada@example.com'], 10))).map((r) => r.key)).toEqual(['bkg_3']);
+      expect(
+        (await store.read((tx) => tx.frontdesk.mentioning('bookings', ['ada@example.com'], 10))).map((r) => r.key),
+      ).toEqual(['bkg_3']);
     });
 
     test('integer-keyed tables (the outbox) page by number, not by text', async () => {
       await write(async (tx) => {
-        for (let i = 1; i <= 12; i++) await tx.outbox.add(outboxEvent(`evt_${i}`, { payload: { buyer: { email: 'ada@example.com' } } }));
+        for (let i = 1; i <= 12; i++)
+          await tx.outbox.add(outboxEvent(`evt_${i}`, { payload: { buyer: { email: 'ada@example.com' } } }));
       });
       const first = await store.read((tx) => tx.frontdesk.mentioning('outbox_events', ['ada@example.com'], 10));
-      const rest = await store.read((tx) => tx.frontdesk.mentioning('outbox_events', ['ada@example.com'], 10, first[first.length - 1].key));
+      const rest = await store.read((tx) =>
+        tx.frontdesk.mentioning('outbox_events', ['ada@example.com'], 10, first[first.length - 1].key),
+      );
       expect(first.length + rest.length).toBe(12);
       expect(new Set([...first, ...rest].map((r) => r.key)).size).toBe(12);
     });
@@ -86,8 +105,22 @@ export function frontDeskContract(name: string, open: () => Promise<Store>): voi
 
     test('deleting an account removes it, its booking links and its authorization records, and no one else’s', async () => {
       await write(async (tx) => {
-        await tx.accounts.create({ id: 'acc_1', email: 'ada@example.com', password_hash: 'x', name: 'Ada', phone: null, created_ms: NOW });
-        await tx.accounts.create({ id: 'acc_2', email: 'grace@example.com', password_hash: 'x', name: 'Grace', phone: null, created_ms: NOW });
+        await tx.accounts.create({
+          id: 'acc_1',
+          email: 'ada@example.com',
+          password_hash: 'x',
+          name: 'Ada',
+          phone: null,
+          created_ms: NOW,
+        });
+        await tx.accounts.create({
+          id: 'acc_2',
+          email: 'grace@example.com',
+          password_hash: 'x',
+          name: 'Grace',
+          phone: null,
+          created_ms: NOW,
+        });
         await tx.accounts.linkBooking('acc_1', 'bkg_1', NOW);
         const rec = (id: string, accountId: string | null, payload: Record<string, unknown>) => ({
           model: 'Session',

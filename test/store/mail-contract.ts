@@ -22,13 +22,17 @@ export function mailContract(write: Run, read: Run): void {
 
     test('a message queued twice under one key is one message; a leased message is not claimed again until its lease lapses', async () => {
       await write((tx) => tx.mail.enqueue(msg('evt_1|booking_confirmed|ada@example.com')));
-      await write((tx) => tx.mail.enqueue({ ...msg('evt_1|booking_confirmed|ada@example.com'), payload: { other: true } }));
+      await write((tx) =>
+        tx.mail.enqueue({ ...msg('evt_1|booking_confirmed|ada@example.com'), payload: { other: true } }),
+      );
       const first = await write((tx) => tx.mail.claimDue(NOW, 10, NOW + MIN));
       expect(first.map((m) => [m.id, m.status, m.attempts, m.payload])).toEqual([
         ['evt_1|booking_confirmed|ada@example.com', 'queued', 0, { booking: { id: 'bkg_1', nested: [1] } }],
       ]);
       expect(await write((tx) => tx.mail.claimDue(NOW + 1000, 10, NOW + 2 * MIN))).toEqual([]);
-      expect(ids(await write((tx) => tx.mail.claimDue(NOW + MIN, 10, NOW + 3 * MIN)))).toEqual(['evt_1|booking_confirmed|ada@example.com']);
+      expect(ids(await write((tx) => tx.mail.claimDue(NOW + MIN, 10, NOW + 3 * MIN)))).toEqual([
+        'evt_1|booking_confirmed|ada@example.com',
+      ]);
     });
 
     test('the outbox is split by channel: a message names its channel (email unless it says), and each channel leases only its own', async () => {
@@ -55,7 +59,9 @@ export function mailContract(write: Run, read: Run): void {
         await tx.mail.enqueue(msg('c1', { subject: 'bkg_r' }));
       });
       expect(ids(await write((tx) => tx.mail.claimDue(NOW, 10, NOW + MIN)))).toContain('c1');
-      await write((tx) => tx.mail.finish('c1', { status: 'sent', attempts: 1, due_ms: NOW, sent_ms: NOW + 5, last_error: null }));
+      await write((tx) =>
+        tx.mail.finish('c1', { status: 'sent', attempts: 1, due_ms: NOW, sent_ms: NOW + 5, last_error: null }),
+      );
       expect(await write((tx) => tx.mail.cancelQueued('bkg_r', 'booking_confirmed'))).toBe(0);
       expect(await write((tx) => tx.mail.cancelQueued('bkg_r', 'reminder'))).toBe(1);
       expect(ids(await write((tx) => tx.mail.claimDue(NOW + 20 * MIN, 10, NOW + 30 * MIN)))).not.toContain('r1');
@@ -71,8 +77,20 @@ export function mailContract(write: Run, read: Run): void {
         await tx.mail.enqueue(msg('a'));
         await tx.mail.enqueue(msg('b', { subject: 'bkg_2' }));
         await tx.mail.claimDue(NOW, 10, NOW + MIN);
-        await tx.mail.finish('a', { status: 'queued', attempts: 1, due_ms: NOW + 5000, sent_ms: null, last_error: 'connection refused' });
-        await tx.mail.finish('b', { status: 'failed', attempts: 1, due_ms: NOW, sent_ms: null, last_error: '550 mailbox unavailable' });
+        await tx.mail.finish('a', {
+          status: 'queued',
+          attempts: 1,
+          due_ms: NOW + 5000,
+          sent_ms: null,
+          last_error: 'connection refused',
+        });
+        await tx.mail.finish('b', {
+          status: 'failed',
+          attempts: 1,
+          due_ms: NOW,
+          sent_ms: null,
+          last_error: '550 mailbox unavailable',
+        });
       });
       expect(await write((tx) => tx.mail.claimDue(NOW + 4999, 10, NOW + MIN))).toEqual([]);
       expect(ids(await write((tx) => tx.mail.claimDue(NOW + 5000, 10, NOW + MIN)))).toEqual(['a']);
@@ -82,13 +100,24 @@ export function mailContract(write: Run, read: Run): void {
     });
 
     test('recent() lists the latest messages newest first, whatever their state, up to the limit', async () => {
-      const later = (id: string, minutes: number) => ({ ...msg(id, { subject: 'bkg_recent' }), created_ms: NOW + 1000 * MIN + minutes * MIN });
+      const later = (id: string, minutes: number) => ({
+        ...msg(id, { subject: 'bkg_recent' }),
+        created_ms: NOW + 1000 * MIN + minutes * MIN,
+      });
       await write(async (tx) => {
         await tx.mail.enqueue(later('n1', 1));
         await tx.mail.enqueue(later('n2', 2));
         await tx.mail.enqueue(later('n3', 3));
       });
-      await write((tx) => tx.mail.finish('n2', { status: 'failed', attempts: 1, due_ms: NOW, sent_ms: null, last_error: '550 no such user' }));
+      await write((tx) =>
+        tx.mail.finish('n2', {
+          status: 'failed',
+          attempts: 1,
+          due_ms: NOW,
+          sent_ms: null,
+          last_error: '550 no such user',
+        }),
+      );
       const recent = await read((tx) => tx.mail.recent(2));
       expect(recent.map((m) => [m.id, m.status, m.last_error])).toEqual([
         ['n3', 'queued', null],
@@ -108,15 +137,30 @@ export function mailContract(write: Run, read: Run): void {
 
     test("a buyer's erasure takes their address out of every message, its key included, and cancels what was not sent", async () => {
       await write(async (tx) => {
-        await tx.mail.enqueue({ ...msg('e1|booking_confirmed|Eve@Example.com', { subject: 'bkg_e' }), recipient: 'Eve@Example.com', payload: { name: 'Eve' } });
+        await tx.mail.enqueue({
+          ...msg('e1|booking_confirmed|Eve@Example.com', { subject: 'bkg_e' }),
+          recipient: 'Eve@Example.com',
+          payload: { name: 'Eve' },
+        });
         await tx.mail.enqueue({
           ...msg('e2|reminder|Eve@Example.com', { subject: 'bkg_e', kind: 'reminder', due: NOW + 60 * MIN }),
           recipient: 'Eve@Example.com',
           payload: { name: 'Eve' },
         });
       });
-      await write((tx) => tx.mail.finish('e1|booking_confirmed|Eve@Example.com', { status: 'sent', attempts: 1, due_ms: NOW, sent_ms: NOW, last_error: null }));
-      expect((await read((tx) => tx.mail.forRecipient('eve@example.com'))).map((m) => m.kind)).toEqual(['booking_confirmed', 'reminder']);
+      await write((tx) =>
+        tx.mail.finish('e1|booking_confirmed|Eve@Example.com', {
+          status: 'sent',
+          attempts: 1,
+          due_ms: NOW,
+          sent_ms: NOW,
+          last_error: null,
+        }),
+      );
+      expect((await read((tx) => tx.mail.forRecipient('eve@example.com'))).map((m) => m.kind)).toEqual([
+        'booking_confirmed',
+        'reminder',
+      ]);
       expect(await write((tx) => tx.mail.eraseRecipient('eve@example.com'))).toBe(2);
       expect(await read((tx) => tx.mail.forRecipient('eve@example.com'))).toEqual([]);
       const left = await read((tx) => tx.mail.forSubject('bkg_e'));

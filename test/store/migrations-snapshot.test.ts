@@ -15,7 +15,10 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { adminClient, dropSchema, noteSkipped, PG_URL, schemaName, urlWithSchema } from '../pg/helpers.js';
 
-const fixture = JSON.parse(readFileSync(new URL('./fixtures/migrations-main.json', import.meta.url), 'utf8')) as { postgres: string[]; sqlite: string[] };
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/migrations-main.json', import.meta.url), 'utf8')) as {
+  postgres: string[];
+  sqlite: string[];
+};
 
 /** SQL as the engine reads it: comments dropped, whitespace collapsed (none of it is inside a literal). */
 function normalize(sql: string): string {
@@ -56,34 +59,41 @@ describe('migrations rendered from the shared schema', () => {
       await store.ping();
       await store.close();
       const reopened = new Database(path, { readonly: true });
-      const versions = reopened.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as { version: number }[];
+      const versions = reopened.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as {
+        version: number;
+      }[];
       reopened.close();
       expect(versions.map((v) => v.version)).toEqual(SQLITE_MIGRATIONS.map((_, i) => i + 1));
     }
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it.skipIf(!PG_URL)(PG_URL ? 'postgres: a schema half-migrated by the old statements finishes migrating and opens' : noteSkipped('postgres migrations'), async () => {
-    const schema = schemaName('mig_snapshot');
-    const applied = fixture.postgres.length - 4;
-    const c = await adminClient(schema);
-    try {
-      await c.query(`CREATE SCHEMA "${schema}"`);
-      await c.query('CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public');
-      await c.query('CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public');
-      await c.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL)');
-      for (const [i, sql] of fixture.postgres.slice(0, applied).entries()) {
-        await c.query(sql);
-        await c.query('INSERT INTO schema_migrations (version, applied_ms) VALUES ($1, 0)', [i + 1]);
+  it.skipIf(!PG_URL)(
+    PG_URL
+      ? 'postgres: a schema half-migrated by the old statements finishes migrating and opens'
+      : noteSkipped('postgres migrations'),
+    async () => {
+      const schema = schemaName('mig_snapshot');
+      const applied = fixture.postgres.length - 4;
+      const c = await adminClient(schema);
+      try {
+        await c.query(`CREATE SCHEMA "${schema}"`);
+        await c.query('CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public');
+        await c.query('CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public');
+        await c.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL)');
+        for (const [i, sql] of fixture.postgres.slice(0, applied).entries()) {
+          await c.query(sql);
+          await c.query('INSERT INTO schema_migrations (version, applied_ms) VALUES ($1, 0)', [i + 1]);
+        }
+        const store = await openPostgresStore({ url: urlWithSchema(schema) });
+        await store.ping();
+        await store.close();
+        const versions = await c.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+        expect(versions.rows.map((v) => v.version)).toEqual(POSTGRES_MIGRATIONS.map((_, i) => i + 1));
+      } finally {
+        await c.end();
+        await dropSchema(schema);
       }
-      const store = await openPostgresStore({ url: urlWithSchema(schema) });
-      await store.ping();
-      await store.close();
-      const versions = await c.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
-      expect(versions.rows.map((v) => v.version)).toEqual(POSTGRES_MIGRATIONS.map((_, i) => i + 1));
-    } finally {
-      await c.end();
-      await dropSchema(schema);
-    }
-  });
+    },
+  );
 });

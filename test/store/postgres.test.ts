@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type pg from 'pg';
 import { openSqliteStore } from '../../src/store/index.js';
 import type { Store, Tx } from '../../src/store/port.js';
-import { ClaimConflict, openPostgresStore, type PostgresEventChannel } from '../../src/store/postgres/postgres-store.js';
+import {
+  ClaimConflict,
+  openPostgresStore,
+  type PostgresEventChannel,
+} from '../../src/store/postgres/postgres-store.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PG_URL, adminClient, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
 import { storeContract } from './contract.js';
@@ -65,13 +69,18 @@ function parityCases(name: string, open: () => Promise<Store>): void {
       expect(await write((tx) => tx.outbox.markDispatched(seqs))).toEqual([]);
       expect((await read((tx) => tx.outbox.due(NOW, 10))).map((e) => e.event_id)).toEqual([]);
       expect((await read((tx) => tx.outbox.due(NOW + MIN, 10))).map((e) => e.event_id)).toEqual(['evt_o2']);
-      expect((await read((tx) => tx.outbox.bySeq([seqs[1], 999_999, seqs[0]]))).map((e) => e.event_id)).toEqual(['evt_o3', 'evt_o1']);
+      expect((await read((tx) => tx.outbox.bySeq([seqs[1], 999_999, seqs[0]]))).map((e) => e.event_id)).toEqual([
+        'evt_o3',
+        'evt_o1',
+      ]);
     });
 
     test('cancelScheduled withdraws only pending events of that key and name', async () => {
       await write(async (tx) => {
         await tx.outbox.add(event('evt_r1', { event: 'booking.reminder', order_key: 'bkg_r', due_ms: NOW + 60 * MIN }));
-        await tx.outbox.add(event('evt_r2', { event: 'booking.reminder', order_key: 'bkg_other', due_ms: NOW + 60 * MIN }));
+        await tx.outbox.add(
+          event('evt_r2', { event: 'booking.reminder', order_key: 'bkg_other', due_ms: NOW + 60 * MIN }),
+        );
       });
       expect(await write((tx) => tx.outbox.cancelScheduled('bkg_r', 'booking.reminder'))).toBe(1);
       expect(await write((tx) => tx.outbox.cancelScheduled('bkg_r', 'booking.reminder'))).toBe(0);
@@ -89,10 +98,20 @@ function parityCases(name: string, open: () => Promise<Store>): void {
       });
       const first = await write((tx) => tx.webhooks.claimDue(NOW, 10, NOW + MIN, ['https://c.example/hook']));
       expect(first.map((d) => d.event_id)).toEqual(['evt_w1', 'evt_w3']);
-      expect(first[0]).toMatchObject({ status: 'pending', attempts: 0, seq: 1, target_url: 'https://a.example/hook', delivered_ms: null });
+      expect(first[0]).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        seq: 1,
+        target_url: 'https://a.example/hook',
+        delivered_ms: null,
+      });
       expect(first[0]).not.toHaveProperty('lease_until_ms');
       // Leased: not handed out again until the lease runs out.
-      expect((await write((tx) => tx.webhooks.claimDue(NOW, 10, NOW + MIN, ['https://c.example/hook']))).map((d) => d.event_id)).toEqual([]);
+      expect(
+        (await write((tx) => tx.webhooks.claimDue(NOW, 10, NOW + MIN, ['https://c.example/hook']))).map(
+          (d) => d.event_id,
+        ),
+      ).toEqual([]);
       await write((tx) =>
         tx.webhooks.recordAttempt(
           { delivery_id: first[0].id, attempt: 1, at_ms: NOW, status_code: 200, latency_ms: 12, error: null },
@@ -102,23 +121,42 @@ function parityCases(name: string, open: () => Promise<Store>): void {
       const next = await write((tx) => tx.webhooks.claimDue(NOW, 10, NOW + MIN, []));
       expect(next.map((d) => d.event_id)).toEqual(['evt_w2', 'evt_w4']);
       const delivered = (await read((tx) => tx.webhooks.list({ status: 'delivered', limit: 10 })))[0];
-      expect(delivered).toMatchObject({ event_id: 'evt_w1', attempts: 1, delivered_ms: NOW, last_status: 200, last_latency_ms: 12 });
-      expect(await read((tx) => tx.webhooks.attempts(first[0].id))).toEqual([{ delivery_id: first[0].id, attempt: 1, at_ms: NOW, status_code: 200, latency_ms: 12, error: null }]);
+      expect(delivered).toMatchObject({
+        event_id: 'evt_w1',
+        attempts: 1,
+        delivered_ms: NOW,
+        last_status: 200,
+        last_latency_ms: 12,
+      });
+      expect(await read((tx) => tx.webhooks.attempts(first[0].id))).toEqual([
+        { delivery_id: first[0].id, attempt: 1, at_ms: NOW, status_code: 200, latency_ms: 12, error: null },
+      ]);
       // A lease that ran out (at its end instant) makes the delivery claimable again.
-      expect((await write((tx) => tx.webhooks.claimDue(NOW + MIN, 10, NOW + 2 * MIN, []))).map((d) => d.event_id)).toEqual(['evt_w2', 'evt_w3', 'evt_w4']);
+      expect(
+        (await write((tx) => tx.webhooks.claimDue(NOW + MIN, 10, NOW + 2 * MIN, []))).map((d) => d.event_id),
+      ).toEqual(['evt_w2', 'evt_w3', 'evt_w4']);
     });
 
     test('failed deliveries return to the queue on retry', async () => {
       await write((tx) => tx.webhooks.add(delivery('evt_f1', 10, 'https://f.example/hook', 'bkg_f')));
-      const [d] = await write((tx) => tx.webhooks.claimDue(NOW, 10, NOW + MIN, ['https://a.example/hook', 'https://c.example/hook']));
+      const [d] = await write((tx) =>
+        tx.webhooks.claimDue(NOW, 10, NOW + MIN, ['https://a.example/hook', 'https://c.example/hook']),
+      );
       expect(d.event_id).toBe('evt_f1');
       await write((tx) =>
-        tx.webhooks.recordAttempt({ delivery_id: d.id, attempt: 1, at_ms: NOW, status_code: 500, latency_ms: 3, error: 'HTTP 500' }, { status: 'failed', next_attempt_ms: NOW }),
+        tx.webhooks.recordAttempt(
+          { delivery_id: d.id, attempt: 1, at_ms: NOW, status_code: 500, latency_ms: 3, error: 'HTTP 500' },
+          { status: 'failed', next_attempt_ms: NOW },
+        ),
       );
-      expect((await read((tx) => tx.webhooks.list({ status: 'failed', limit: 10 }))).map((x) => x.event_id)).toEqual(['evt_f1']);
+      expect((await read((tx) => tx.webhooks.list({ status: 'failed', limit: 10 }))).map((x) => x.event_id)).toEqual([
+        'evt_f1',
+      ]);
       expect(await write((tx) => tx.webhooks.retry(d.id, NOW + 1))).toBe(1);
       expect(await write((tx) => tx.webhooks.retry(null, NOW + 1))).toBe(0);
-      expect((await read((tx) => tx.webhooks.list({ status: 'pending', limit: 50 }))).map((x) => x.event_id)).toContain('evt_f1');
+      expect((await read((tx) => tx.webhooks.list({ status: 'pending', limit: 50 }))).map((x) => x.event_id)).toContain(
+        'evt_f1',
+      );
     });
 
     test('a jti is accepted once until its record expires; a profile binding is kept on first use', async () => {
@@ -132,7 +170,15 @@ function parityCases(name: string, open: () => Promise<Store>): void {
     });
 
     test('credentials are found by hash and revoked per resource', async () => {
-      const c = { value_hash: 'h1', resource_kind: 'booking' as const, resource_id: 'bkg_c', jkt: null, principal: 'P', expires_ms: NOW + MIN, revoked: false };
+      const c = {
+        value_hash: 'h1',
+        resource_kind: 'booking' as const,
+        resource_id: 'bkg_c',
+        jkt: null,
+        principal: 'P',
+        expires_ms: NOW + MIN,
+        revoked: false,
+      };
       await write((tx) => tx.security.putCredential(c));
       expect(await read((tx) => tx.security.credential('h1'))).toEqual(c);
       await write((tx) => tx.security.revokeCredentials('bkg_c'));
@@ -227,7 +273,10 @@ if (!PG_URL) {
       try {
         const versions = await admin.query(`SELECT version FROM "${s}".schema_migrations ORDER BY version`);
         expect(versions.rows.map((r) => r.version)).toEqual(POSTGRES_MIGRATIONS.map((_, i) => i + 1));
-        const t = await admin.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1`, [s]);
+        const t = await admin.query(
+          `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1`,
+          [s],
+        );
         // The listed tables, schema_migrations and claim_span (a one-row bound, never truncated).
         expect(t.rows[0].n).toBe(tables.length + 2);
         // Each store works on the one schema.
@@ -258,7 +307,9 @@ if (!PG_URL) {
       const store = await fresh();
       try {
         await store.transaction((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200)]));
-        const err = await store.transaction((tx) => tx.claims.add([claim('bkg_2', 'res_alice', 150, 250)])).catch((e) => e);
+        const err = await store
+          .transaction((tx) => tx.claims.add([claim('bkg_2', 'res_alice', 150, 250)]))
+          .catch((e) => e);
         expect(err).toBeInstanceOf(ClaimConflict);
         expect(err.code).toBe('23P01');
         const rows = await store.read((tx) => tx.claims.active(['res_alice'], 0, 1000, NOW));
@@ -290,9 +341,15 @@ if (!PG_URL) {
       const store = await fresh();
       try {
         await store.transaction((tx) => tx.claims.add([claim('bkg_1', 'res_alice', 100, 200)]));
-        await store.transaction((tx) => tx.claims.add([claim('hld_1', 'res_alice', 150, 250, { is_hold: true, expires_at_ms: NOW })]));
-        await expect(store.transaction((tx) => tx.claims.transfer('hld_1', 'bkg_2', null))).rejects.toBeInstanceOf(ClaimConflict);
-        await expect(store.transaction((tx) => tx.claims.setExpiry('hld_1', null))).rejects.toBeInstanceOf(ClaimConflict);
+        await store.transaction((tx) =>
+          tx.claims.add([claim('hld_1', 'res_alice', 150, 250, { is_hold: true, expires_at_ms: NOW })]),
+        );
+        await expect(store.transaction((tx) => tx.claims.transfer('hld_1', 'bkg_2', null))).rejects.toBeInstanceOf(
+          ClaimConflict,
+        );
+        await expect(store.transaction((tx) => tx.claims.setExpiry('hld_1', null))).rejects.toBeInstanceOf(
+          ClaimConflict,
+        );
       } finally {
         await store.close();
       }
@@ -390,7 +447,9 @@ if (!PG_URL) {
     test('one proof jti presented to two stores at once is accepted once', async () => {
       const [a, b] = await Promise.all([fresh(), open()]);
       try {
-        const tries = Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).transaction((tx) => tx.security.claimJti('jti_race', NOW, NOW + MIN)));
+        const tries = Array.from({ length: 20 }, (_, i) =>
+          (i % 2 ? a : b).transaction((tx) => tx.security.claimJti('jti_race', NOW, NOW + MIN)),
+        );
         expect((await Promise.all(tries)).filter(Boolean)).toHaveLength(1);
       } finally {
         await Promise.all([a.close(), b.close()]);
@@ -422,7 +481,8 @@ if (!PG_URL) {
       const [a, b] = await Promise.all([fresh(), open()]);
       try {
         await a.transaction(async (tx) => {
-          for (let i = 0; i < 30; i++) await tx.webhooks.add(delivery(`evt_l${i}`, i + 1, `https://t${i}.example/hook`, `bkg_${i}`));
+          for (let i = 0; i < 30; i++)
+            await tx.webhooks.add(delivery(`evt_l${i}`, i + 1, `https://t${i}.example/hook`, `bkg_${i}`));
         });
         // Each worker leases small batches until nothing is left; rows the other is leasing are skipped.
         const work = async (s: Store) => {
@@ -489,9 +549,10 @@ if (!PG_URL) {
         const got: number[] = [];
         a.channel!.subscribe((seqs) => got.push(...seqs));
         await (a.channel as PostgresEventChannel).ready();
-        const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND datname = current_database()`, [
-          `LISTEN "usp_events_${schema}"`,
-        ]);
+        const killed = await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1 AND datname = current_database()`,
+          [`LISTEN "usp_events_${schema}"`],
+        );
         expect(killed.rowCount).toBe(1);
         await expect
           .poll(

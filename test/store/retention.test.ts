@@ -31,7 +31,15 @@ describe('the sweep purges dispatched events past their retention and expired cr
       for (let i = 0; i < OLD; i++) await tx.outbox.add(event(i, NOW - 30 * DAY + i));
       await tx.outbox.add(event(OLD, NOW - DAY));
       for (let i = 0; i < OLD; i++) {
-        await tx.security.putCredential({ value_hash: `h${i}`, resource_kind: 'hold', resource_id: `hld_${i}`, jkt: null, principal: 'P', expires_ms: NOW - DAY, revoked: false });
+        await tx.security.putCredential({
+          value_hash: `h${i}`,
+          resource_kind: 'hold',
+          resource_id: `hld_${i}`,
+          jkt: null,
+          principal: 'P',
+          expires_ms: NOW - DAY,
+          revoked: false,
+        });
       }
       await tx.security.putCredential({
         value_hash: 'h_live',
@@ -45,7 +53,9 @@ describe('the sweep purges dispatched events past their retention and expired cr
     });
     // Everything due went out, except one old event still pending (its target was down).
     const due = await store.read((tx) => tx.outbox.due(NOW, 100_000));
-    await store.transaction((tx) => tx.outbox.markDispatched(due.filter((e) => e.event_id !== 'evt_7').map((e) => e.seq)));
+    await store.transaction((tx) =>
+      tx.outbox.markDispatched(due.filter((e) => e.event_id !== 'evt_7').map((e) => e.seq)),
+    );
     await store.transaction((tx) => tx.outbox.add({ ...event(OLD + 1, NOW + 20 * DAY), event: 'booking.reminder' }));
 
     expect(await purgeRetained(store, NOW, DEFAULT_EVENT_RETENTION_MS)).toEqual({ events: OLD - 1, credentials: OLD });
@@ -82,7 +92,10 @@ describe('--event-retention-days reaches the running sweep', () => {
       });
       const due = await server.store.read((tx) => tx.outbox.due(NOW, 10));
       await server.store.transaction((tx) => tx.outbox.markDispatched(due.map((e) => e.seq)));
-      const ids = async () => (await server.store.read((tx) => tx.outbox.recent(10))).map((e) => e.event_id).filter((id) => id === 'evt_1' || id === 'evt_2');
+      const ids = async () =>
+        (await server.store.read((tx) => tx.outbox.recent(10)))
+          .map((e) => e.event_id)
+          .filter((id) => id === 'evt_1' || id === 'evt_2');
       const deadline = Date.now() + 5000;
       while ((await ids()).includes('evt_1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(await ids()).toEqual(['evt_2']);

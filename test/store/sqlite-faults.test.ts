@@ -36,7 +36,12 @@ afterEach(async () => {
 async function freeSlots(s: TestServer, n: number, offset = 2): Promise<string[]> {
   const out: string[] = [];
   for (let d = offset; out.length < n && d < offset + 60; d++) {
-    const r = await s.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(d), end_date: day(d), limit: 1 });
+    const r = await s.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(d),
+      end_date: day(d),
+      limit: 1,
+    });
     expect(r.status).toBe(200);
     if (r.body.slots[0]) out.push(r.body.slots[0].id);
   }
@@ -45,7 +50,12 @@ async function freeSlots(s: TestServer, n: number, offset = 2): Promise<string[]
 }
 
 const book = (s: TestServer, slot: string, key?: string) =>
-  s.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: slot, buyer: BUYER }, key ? { idempotencyKey: key } : {});
+  s.call(
+    'POST',
+    '/bookings',
+    { service_id: 'svc_haircut', slot_id: slot, buyer: BUYER },
+    key ? { idempotencyKey: key } : {},
+  );
 
 async function expectUnavailable(res: { status: number; body: any; headers: Headers }) {
   expect(res.status).toBe(503);
@@ -168,64 +178,69 @@ function tmpfs(sizeKb: number): { dir: string; unmount(): void } {
   return { dir, unmount: () => execFileSync('umount', ['-l', dir], { stdio: 'ignore' }) };
 }
 
-describe.skipIf(NO_MOUNT)(`a full disk answers 503, corrupts nothing, and recovers once space is freed${NO_MOUNT ? ` (skipped: ${NO_MOUNT})` : ''}`, () => {
-  test('with the disk filled, bookings answer 503 and /readyz is 503; after freeing space every answered booking is there and the file checks ok', async () => {
-    const fs = tmpfs(3072);
-    try {
-      const file = join(fs.dir, 'full.db');
-      server = await startTestServer({ db: file });
-      const slots = await freeSlots(server, 24);
-      const answered: string[] = [];
-      for (const s of slots.slice(0, 2)) {
-        const r = await book(server, s);
-        expect(r.status).toBe(201);
-        answered.push(r.body.booking.id);
-      }
-      // Fill the disk.
+describe.skipIf(NO_MOUNT)(
+  `a full disk answers 503, corrupts nothing, and recovers once space is freed${NO_MOUNT ? ` (skipped: ${NO_MOUNT})` : ''}`,
+  () => {
+    test('with the disk filled, bookings answer 503 and /readyz is 503; after freeing space every answered booking is there and the file checks ok', async () => {
+      const fs = tmpfs(3072);
       try {
-        execFileSync('dd', ['if=/dev/zero', `of=${join(fs.dir, 'filler')}`, 'bs=64k'], { stdio: 'ignore' });
-      } catch {
-        /* dd stops with ENOSPC: that is the point */
-      }
-      // A booking whose pages fit in the write-ahead log's space already on disk still commits (the log is
-      // reused after each checkpoint): book until one needs more and is refused.
-      const statuses: number[] = [];
-      for (const s of slots.slice(2, 23)) {
-        const r = await book(server, s);
-        statuses.push(r.status);
-        if (r.status === 201) answered.push(r.body.booking.id);
-        else {
-          await expectUnavailable(r);
-          break;
+        const file = join(fs.dir, 'full.db');
+        server = await startTestServer({ db: file });
+        const slots = await freeSlots(server, 24);
+        const answered: string[] = [];
+        for (const s of slots.slice(0, 2)) {
+          const r = await book(server, s);
+          expect(r.status).toBe(201);
+          answered.push(r.body.booking.id);
         }
+        // Fill the disk.
+        try {
+          execFileSync('dd', ['if=/dev/zero', `of=${join(fs.dir, 'filler')}`, 'bs=64k'], { stdio: 'ignore' });
+        } catch {
+          /* dd stops with ENOSPC: that is the point */
+        }
+        // A booking whose pages fit in the write-ahead log's space already on disk still commits (the log is
+        // reused after each checkpoint): book until one needs more and is refused.
+        const statuses: number[] = [];
+        for (const s of slots.slice(2, 23)) {
+          const r = await book(server, s);
+          statuses.push(r.status);
+          if (r.status === 201) answered.push(r.body.booking.id);
+          else {
+            await expectUnavailable(r);
+            break;
+          }
+        }
+        expect(statuses).toContain(503);
+        expect((await server.call('GET', '/readyz', undefined, { profile: null })).status).toBe(503);
+        rmSync(join(fs.dir, 'filler'));
+        expect((await server.call('GET', '/readyz', undefined, { profile: null })).status).toBe(200);
+        const after = await book(server, slots[23]!);
+        expect(after.status).toBe(201);
+        answered.push(after.body.booking.id);
+        await server.close();
+        server = undefined;
+        await expectIntact(file, answered);
+      } finally {
+        await server?.close().catch(() => undefined);
+        server = undefined;
+        fs.unmount();
       }
-      expect(statuses).toContain(503);
-      expect((await server.call('GET', '/readyz', undefined, { profile: null })).status).toBe(503);
-      rmSync(join(fs.dir, 'filler'));
-      expect((await server.call('GET', '/readyz', undefined, { profile: null })).status).toBe(200);
-      const after = await book(server, slots[23]!);
-      expect(after.status).toBe(201);
-      answered.push(after.body.booking.id);
-      await server.close();
-      server = undefined;
-      await expectIntact(file, answered);
-    } finally {
-      await server?.close().catch(() => undefined);
-      server = undefined;
-      fs.unmount();
-    }
-  });
+    });
 
-  test('a database on a read-only file system refuses to start with a message that names the cause', async () => {
-    const fs = tmpfs(2048);
-    try {
-      const file = join(fs.dir, 'ro.db');
-      const s = await startTestServer({ db: file });
-      await s.close();
-      execFileSync('mount', ['-o', 'remount,ro', fs.dir]);
-      await expect(startTestServer({ db: file })).rejects.toThrow(/database unavailable: the database file cannot be opened .*read-only file system/);
-    } finally {
-      fs.unmount();
-    }
-  });
-});
+    test('a database on a read-only file system refuses to start with a message that names the cause', async () => {
+      const fs = tmpfs(2048);
+      try {
+        const file = join(fs.dir, 'ro.db');
+        const s = await startTestServer({ db: file });
+        await s.close();
+        execFileSync('mount', ['-o', 'remount,ro', fs.dir]);
+        await expect(startTestServer({ db: file })).rejects.toThrow(
+          /database unavailable: the database file cannot be opened .*read-only file system/,
+        );
+      } finally {
+        fs.unmount();
+      }
+    });
+  },
+);

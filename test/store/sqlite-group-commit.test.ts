@@ -48,7 +48,9 @@ describe('write transactions started together share one commit, and each is answ
     const { store, path } = open();
     await store.transaction((tx) => tx.kv.set('counter', '0'));
     expect(walFrames(path, 'TRUNCATE')).toBe(0);
-    await Promise.all(Array.from({ length: 50 }, (_, i) => store.transaction((tx) => tx.kv.set('counter', String(i + 1)))));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.transaction((tx) => tx.kv.set('counter', String(i + 1)))),
+    );
     // One commit of the one changed page (plus at most a page or two of b-tree bookkeeping).
     expect(walFrames(path)).toBeLessThan(5);
     expect((other!.prepare('SELECT value FROM kv WHERE key = ?').get('counter') as { value: string }).value).toBe('50');
@@ -59,7 +61,9 @@ describe('write transactions started together share one commit, and each is answ
     const seen: boolean[] = [];
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        store.transaction((tx) => tx.kv.set(`k${i}`, 'v')).then(() => seen.push(other!.prepare('SELECT 1 FROM kv WHERE key = ?').get(`k${i}`) !== undefined)),
+        store
+          .transaction((tx) => tx.kv.set(`k${i}`, 'v'))
+          .then(() => seen.push(other!.prepare('SELECT 1 FROM kv WHERE key = ?').get(`k${i}`) !== undefined)),
       ),
     );
     expect(seen).toEqual(Array(20).fill(true));
@@ -130,7 +134,8 @@ describe('the write-ahead log is copied back into the database file by a backgro
     });
     const deadline = Date.now() + 5000;
     // Until the data pages are in the file (the schema's own checkpoint may land first).
-    while (statSync(path).size <= before + 60 * 4000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (statSync(path).size <= before + 60 * 4000 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect(statSync(path).size).toBeGreaterThan(before + 60 * 4000);
   });
 });

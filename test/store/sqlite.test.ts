@@ -32,7 +32,13 @@ describe('SQLite file databases keep their schema and data across opens', () => 
     const first = openSqliteStore({ path });
     await first.transaction(async (tx) => {
       await tx.kv.set('k', 'kept');
-      await tx.catalog.upsert({ id: 'svc_a', data: { id: 'svc_a' }, fingerprint: 'fp', modified_ms: 1, deleted: false });
+      await tx.catalog.upsert({
+        id: 'svc_a',
+        data: { id: 'svc_a' },
+        fingerprint: 'fp',
+        modified_ms: 1,
+        deleted: false,
+      });
     });
     await first.close();
 
@@ -46,7 +52,9 @@ describe('SQLite file databases keep their schema and data across opens', () => 
 
     const raw = new Database(path, { readonly: true });
     try {
-      const versions = raw.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as Array<{ version: number }>;
+      const versions = raw.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as Array<{
+        version: number;
+      }>;
       expect(versions.map((v) => v.version)).toEqual(SQLITE_MIGRATIONS.map((_, i) => i + 1));
     } finally {
       raw.close();
@@ -90,7 +98,9 @@ describe('SQLite query plans stay bounded as the data grows', () => {
     await openSqliteStore({ path }).close();
     const raw = new Database(path, { readonly: true });
     try {
-      return (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>).map((r) => r.detail).join('\n');
+      return (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...args) as Array<{ detail: string }>)
+        .map((r) => r.detail)
+        .join('\n');
     } finally {
       raw.close();
     }
@@ -104,7 +114,11 @@ describe('SQLite query plans stay bounded as the data grows', () => {
   });
 
   test('retention purges find old dispatched events and expired credentials through indexes, not by reading every row', async () => {
-    expect(await planOf(`SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < ? LIMIT ?`, [1, 10])).toMatch(/USING (COVERING )?INDEX outbox_due/);
-    expect(await planOf('SELECT value_hash FROM credentials WHERE expires_ms < ? LIMIT ?', [1, 10])).toMatch(/USING INDEX credentials_expiry/);
+    expect(
+      await planOf(`SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < ? LIMIT ?`, [1, 10]),
+    ).toMatch(/USING (COVERING )?INDEX outbox_due/);
+    expect(await planOf('SELECT value_hash FROM credentials WHERE expires_ms < ? LIMIT ?', [1, 10])).toMatch(
+      /USING INDEX credentials_expiry/,
+    );
   });
 });

@@ -52,7 +52,8 @@ export async function startAcmeEmulator(o: { now: () => number }): Promise<Emula
   const routes = (method: string, path: string, body: Obj): { status: number; body: Obj } => {
     if (method === 'POST' && path === '/checkouts') {
       const ttl = Number(body.expires_at) - o.now();
-      if (ttl < ACME_MIN_TTL_MS || ttl > ACME_MAX_TTL_MS) return fail(422, 'expires_at must be 45 minutes to 6 hours ahead');
+      if (ttl < ACME_MIN_TTL_MS || ttl > ACME_MAX_TTL_MS)
+        return fail(422, 'expires_at must be 45 minutes to 6 hours ahead');
       if (!Number.isInteger(body.amount) || body.amount < 1) return fail(422, 'amount');
       const c = {
         id: id('chk'),
@@ -98,7 +99,8 @@ export async function startAcmeEmulator(o: { now: () => number }): Promise<Emula
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
-      const send = (status: number, body: Obj) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      const send = (status: number, body: Obj) =>
+        res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
       if (req.headers.authorization !== `Bearer ${apiKey}`) return send(401, { reason: 'bad key' });
       const body = raw ? JSON.parse(raw) : {};
       const key = req.headers['acme-idempotency'] as string | undefined;
@@ -126,7 +128,14 @@ export async function startAcmeEmulator(o: { now: () => number }): Promise<Emula
       const p = { id: id('pay'), amount: opts.amount ?? c.amount, currency: c.currency, refunded: 0 };
       payments.set(p.id, p);
       Object.assign(c, { state: 'paid', payment: p.id });
-      return event('checkout.paid', { checkout: c.id, reference: c.reference, action: c.action, payment: p.id, amount: p.amount, currency: p.currency });
+      return event('checkout.paid', {
+        checkout: c.id,
+        reference: c.reference,
+        action: c.action,
+        payment: p.id,
+        amount: p.amount,
+        currency: p.currency,
+      });
     },
     expire(checkoutId) {
       const c = checkouts.get(checkoutId)!;
@@ -136,7 +145,11 @@ export async function startAcmeEmulator(o: { now: () => number }): Promise<Emula
     sign: (payload, opts = {}) => acmeSignature(payload, opts.secret ?? webhookSecret, opts.tMs ?? o.now()),
     async deliver(ev) {
       const payload = JSON.stringify(ev);
-      const res = await fetch(emu.webhookUrl!, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Acme-Signature': emu.sign(payload) }, body: payload });
+      const res = await fetch(emu.webhookUrl!, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Acme-Signature': emu.sign(payload) },
+        body: payload,
+      });
       await res.text();
       return res.status;
     },

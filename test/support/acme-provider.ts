@@ -6,7 +6,14 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { PaymentEvent } from '../../src/operations/index.js';
-import { ProviderError, WebhookRejected, registerPaymentAdapter, type CheckoutSession, type PaymentAdapter, type PaymentProvider } from '../../src/payments/index.js';
+import {
+  ProviderError,
+  WebhookRejected,
+  registerPaymentAdapter,
+  type CheckoutSession,
+  type PaymentAdapter,
+  type PaymentProvider,
+} from '../../src/payments/index.js';
 import { ACME_MAX_TTL_MS, ACME_MIN_TTL_MS } from './acme-emulator.js';
 
 export interface AcmeOptions {
@@ -23,14 +30,23 @@ export function acmeProvider(o: AcmeOptions): PaymentProvider {
     try {
       res = await fetch(`${o.apiUrl}${path}`, {
         method,
-        headers: { Authorization: `Bearer ${o.apiKey}`, 'Content-Type': 'application/json', ...(key ? { 'Acme-Idempotency': key } : {}) },
+        headers: {
+          Authorization: `Bearer ${o.apiKey}`,
+          'Content-Type': 'application/json',
+          ...(key ? { 'Acme-Idempotency': key } : {}),
+        },
         ...(body ? { body: JSON.stringify(body) } : {}),
       });
     } catch (err) {
       throw new ProviderError(`Acme ${method} ${path} failed: ${String(err)}`, true);
     }
     const out = (await res.json()) as Record<string, any>;
-    if (!res.ok) throw new ProviderError(`Acme ${method} ${path} failed (HTTP ${res.status}): ${out.reason}`, res.status >= 500 || res.status === 429, res.status);
+    if (!res.ok)
+      throw new ProviderError(
+        `Acme ${method} ${path} failed (HTTP ${res.status}): ${out.reason}`,
+        res.status >= 500 || res.status === 429,
+        res.status,
+      );
     return out;
   };
   const session = (c: Record<string, any>): CheckoutSession => ({
@@ -64,15 +80,22 @@ export function acmeProvider(o: AcmeOptions): PaymentProvider {
       }
     },
     async refund(req) {
-      const r = await call('POST', '/refunds', { payment: req.payment_ref, amount: req.amount, reference: req.booking_id }, req.key);
+      const r = await call(
+        'POST',
+        '/refunds',
+        { payment: req.payment_ref, amount: req.amount, reference: req.booking_id },
+        req.key,
+      );
       return { id: r.id, status: r.done ? 'succeeded' : 'pending' };
     },
     parseWebhook(rawBody, signature, nowMs) {
       const m = /^t=(\d+);mac=([0-9a-f]{64})$/.exec(signature ?? '');
       if (!m) throw new WebhookRejected('no Acme-Signature');
       const expected = createHmac('sha256', o.webhookSecret).update(`${m[1]}.${rawBody}`).digest();
-      if (!timingSafeEqual(expected, Buffer.from(m[2], 'hex'))) throw new WebhookRejected('Acme-Signature does not match');
-      if (Math.abs(nowMs - Number(m[1])) > TOLERANCE_MS) throw new WebhookRejected('Acme-Signature is outside the tolerance');
+      if (!timingSafeEqual(expected, Buffer.from(m[2], 'hex')))
+        throw new WebhookRejected('Acme-Signature does not match');
+      if (Math.abs(nowMs - Number(m[1])) > TOLERANCE_MS)
+        throw new WebhookRejected('Acme-Signature is outside the tolerance');
       const ev = JSON.parse(rawBody) as { id: string; kind: string; data: Record<string, any> };
       const d = ev.data;
       if (ev.kind === 'checkout.paid') {
@@ -90,7 +113,16 @@ export function acmeProvider(o: AcmeOptions): PaymentProvider {
           },
         ] satisfies PaymentEvent[];
       }
-      if (ev.kind === 'checkout.closed') return [{ type: 'checkout_expired', event_id: ev.id, booking_id: d.reference, action_id: d.action, session_id: d.checkout }];
+      if (ev.kind === 'checkout.closed')
+        return [
+          {
+            type: 'checkout_expired',
+            event_id: ev.id,
+            booking_id: d.reference,
+            action_id: d.action,
+            session_id: d.checkout,
+          },
+        ];
       return [{ type: 'ignored', event_id: ev.id }];
     },
   };
@@ -100,11 +132,27 @@ export const acmeAdapter: PaymentAdapter<AcmeOptions> = {
   facts: { name: 'acme', label: 'Acme Pay', checkoutTtlMs: { min: ACME_MIN_TTL_MS, max: ACME_MAX_TTL_MS } },
   signatureHeader: 'acme-signature',
   flags: [
-    { name: 'acme-api-key', value: 'KEY', env: 'ACME_API_KEY', required: true, help: ['Acme Pay API key (or ACME_API_KEY)'] },
-    { name: 'acme-webhook-secret', value: 'SECRET', env: 'ACME_WEBHOOK_SECRET', required: true, help: ['HMAC secret of Acme-Signature (or ACME_WEBHOOK_SECRET)'] },
+    {
+      name: 'acme-api-key',
+      value: 'KEY',
+      env: 'ACME_API_KEY',
+      required: true,
+      help: ['Acme Pay API key (or ACME_API_KEY)'],
+    },
+    {
+      name: 'acme-webhook-secret',
+      value: 'SECRET',
+      env: 'ACME_WEBHOOK_SECRET',
+      required: true,
+      help: ['HMAC secret of Acme-Signature (or ACME_WEBHOOK_SECRET)'],
+    },
     { name: 'acme-api-url', value: 'URL', url: true, help: ["Acme Pay's API"] },
   ],
-  options: (v) => ({ apiKey: v['acme-api-key'] ?? '', webhookSecret: v['acme-webhook-secret'] ?? '', apiUrl: v['acme-api-url'] ?? 'https://api.acme.invalid' }),
+  options: (v) => ({
+    apiKey: v['acme-api-key'] ?? '',
+    webhookSecret: v['acme-webhook-secret'] ?? '',
+    apiUrl: v['acme-api-url'] ?? 'https://api.acme.invalid',
+  }),
   incomplete: (o) => !o?.apiKey || !o.webhookSecret,
   create: acmeProvider,
 };

@@ -17,7 +17,10 @@ export function noteWithoutChromium(suite: string): void {
   if (!HAVE_CHROMIUM) console.warn(`[${suite}] skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
 }
 
-export const SHOTS = process.env.USP_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : join(tmpdir(), 'usp-screenshots');
+export const SHOTS =
+  process.env.USP_SCREENSHOTS === '1'
+    ? join(import.meta.dirname, '../../docs/screenshots')
+    : join(tmpdir(), 'usp-screenshots');
 
 /** axe-core's source, injected into a page (in a context that bypasses the page's CSP). */
 export const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -29,7 +32,16 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     timeout: 60_000,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     // playwright-core gives every launch a fresh user-data-dir of its own (it refuses --user-data-dir).
   });
 }

@@ -42,7 +42,11 @@ function distIsFresh(root: string): boolean {
   const built = statSync(cli).mtimeMs;
   // The MCP Apps views (views/ -> dist/views/) are built after the server: present and newer than their sources.
   const views = join(root, 'views');
-  if (existsSync(views) && (!existsSync(join(root, 'dist/views')) || newestMtime(join(root, 'dist/views')) < newestMtime(views))) return false;
+  if (
+    existsSync(views) &&
+    (!existsSync(join(root, 'dist/views')) || newestMtime(join(root, 'dist/views')) < newestMtime(views))
+  )
+    return false;
   return built >= newestMtime(join(root, 'src'));
 }
 

@@ -36,7 +36,11 @@ function childEnv(env: CliOptions['env']): NodeJS.ProcessEnv {
 /** Run a command to completion. */
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? REPO_ROOT, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd ?? REPO_ROOT,
+      env: childEnv(opts.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -69,7 +73,11 @@ export function startServeCli(args: string[], opts: CliOptions = {}): Promise<Ru
 /** Start `usp-server COMMAND ...` (a server: `serve`, `host serve`) and wait for the line that says where it is open. */
 export function startCliServer(args: string[], opts: CliOptions = {}): Promise<RunningCli> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? REPO_ROOT, env: childEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd ?? REPO_ROOT,
+      env: childEnv(opts.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     const stop = async () => {

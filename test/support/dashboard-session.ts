@@ -9,7 +9,12 @@ export interface DashboardClient {
   cookies(): string;
 }
 
-export async function signInDashboard(baseUrl: string, email: string, password: string, fetchImpl: typeof fetch = fetch): Promise<DashboardClient> {
+export async function signInDashboard(
+  baseUrl: string,
+  email: string,
+  password: string,
+  fetchImpl: typeof fetch = fetch,
+): Promise<DashboardClient> {
   const jar = new Map<string, string>();
   const cookies = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
   const keep = (res: Response) => {
@@ -20,7 +25,8 @@ export async function signInDashboard(baseUrl: string, email: string, password: 
     }
     return res;
   };
-  const get = async (path: string) => keep(await fetchImpl(baseUrl + path, { headers: { cookie: cookies() }, redirect: 'manual' }));
+  const get = async (path: string) =>
+    keep(await fetchImpl(baseUrl + path, { headers: { cookie: cookies() }, redirect: 'manual' }));
   const post = async (path: string, form: Record<string, string>) =>
     keep(
       await fetchImpl(baseUrl + path, {

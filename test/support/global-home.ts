@@ -27,7 +27,10 @@ function listing(dir: string): Map<string, number> {
 
 export default function setup(): () => void {
   const realHome = process.env.HOME && isAbsolute(process.env.HOME) ? process.env.HOME : homedir();
-  const realXdg = process.env.XDG_DATA_HOME && isAbsolute(process.env.XDG_DATA_HOME) ? process.env.XDG_DATA_HOME : join(realHome, '.local', 'share');
+  const realXdg =
+    process.env.XDG_DATA_HOME && isAbsolute(process.env.XDG_DATA_HOME)
+      ? process.env.XDG_DATA_HOME
+      : join(realHome, '.local', 'share');
   const watched = join(realXdg, 'usp-server');
   const before = listing(watched);
   const root = mkdtempSync(join(tmpdir(), 'usp-test-home-'));
@@ -47,7 +50,9 @@ export default function setup(): () => void {
     if (added.length > 0) {
       // vitest reports an error thrown here but still exits 0: set the exit status as well.
       process.exitCode = 1;
-      throw new Error(`the tests wrote into the user's data folder ${watched}: ${added.slice(0, 10).join(', ')}${added.length > 10 ? ` and ${added.length - 10} more` : ''}`);
+      throw new Error(
+        `the tests wrote into the user's data folder ${watched}: ${added.slice(0, 10).join(', ')}${added.length > 10 ? ` and ${added.length - 10} more` : ''}`,
+      );
     }
   };
 }

@@ -11,7 +11,10 @@ import { Readable } from 'node:stream';
 
 const lookup: LookupFunction = (host, options, callback) => {
   if (host === 'localhost' || host.endsWith('.localhost')) {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+        { address: '127.0.0.1', family: 4 },
+      ]);
     else callback(null, '127.0.0.1', 4);
     return;
   }
@@ -28,15 +31,24 @@ export async function hostFetch(input: string | URL | Request, init: RequestInit
   });
   if (body) headers['content-length'] = String(body.length);
   return new Promise((resolve, reject) => {
-    const r = request(url, { method: req.method, headers, lookup, agent: false, signal: init.signal ?? req.signal }, (res) => {
-      const out = new Headers();
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (Array.isArray(v)) for (const one of v) out.append(k, one);
-        else if (v !== undefined) out.set(k, v);
-      }
-      const nullBody = req.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304;
-      resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream), { status: res.statusCode ?? 0, headers: out }));
-    });
+    const r = request(
+      url,
+      { method: req.method, headers, lookup, agent: false, signal: init.signal ?? req.signal },
+      (res) => {
+        const out = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) {
+          if (Array.isArray(v)) for (const one of v) out.append(k, one);
+          else if (v !== undefined) out.set(k, v);
+        }
+        const nullBody = req.method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304;
+        resolve(
+          new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream), {
+            status: res.statusCode ?? 0,
+            headers: out,
+          }),
+        );
+      },
+    );
     r.on('error', reject);
     r.end(body);
   });

@@ -15,7 +15,10 @@ import { recorder } from './log-recorder.js';
 import { TEST_NOW } from './time.js';
 
 export const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
-export const KEYS: Record<string, string> = { biz_maple_pine: 'salon-admin-key-0123456789', biz_nord_studio: 'nord-admin-key-0123456789' };
+export const KEYS: Record<string, string> = {
+  biz_maple_pine: 'salon-admin-key-0123456789',
+  biz_nord_studio: 'nord-admin-key-0123456789',
+};
 export const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut', name: 'Maple & Pine' };
 export const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim', name: 'Nord Studio' };
 export type Biz = typeof SALON;
@@ -32,7 +35,9 @@ export interface Deployment {
 }
 
 /** The salon and Nord hosted on SQLite in a new temp folder (`route`: the hosting's test seam). */
-export async function deployTwo(o: Pick<HostingOptions, 'route' | 'operator' | 'trustProxy' | 'metricsLabelled'> = {}): Promise<Deployment> {
+export async function deployTwo(
+  o: Pick<HostingOptions, 'route' | 'operator' | 'trustProxy' | 'metricsLabelled'> = {},
+): Promise<Deployment> {
   const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-'));
   const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
   directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
@@ -61,7 +66,15 @@ export async function deployTwo(o: Pick<HostingOptions, 'route' | 'operator' | '
     metricsLabelled: o.metricsLabelled,
   });
   const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
-  return { dir, directory, hosting, port, log, codes, url: (b) => `http://${typeof b === 'string' ? b : b.host}:${port}` };
+  return {
+    dir,
+    directory,
+    hosting,
+    port,
+    log,
+    codes,
+    url: (b) => `http://${typeof b === 'string' ? b : b.host}:${port}`,
+  };
 }
 
 export async function undeploy(d: Deployment | undefined): Promise<void> {

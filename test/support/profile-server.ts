@@ -71,7 +71,10 @@ interface Entry {
 /** `tls`: serve https with this certificate (test/support/tls) instead of plain http. */
 export async function startProfileServer(opts: { tls?: { key: string; cert: string } } = {}): Promise<ProfileServer> {
   const entries = new Map<string, Entry>();
-  const profiles = new Map<string, { usp: { version: string; capabilities: Record<string, unknown> } } & Record<string, unknown>>();
+  const profiles = new Map<
+    string,
+    { usp: { version: string; capabilities: Record<string, unknown> } } & Record<string, unknown>
+  >();
   const counts = new Map<string, number>();
   let total = 0;
   let conns = 0;
@@ -90,7 +93,9 @@ export async function startProfileServer(opts: { tls?: { key: string; cert: stri
     res.writeHead(e.status, e.headers);
     res.end(req.method === 'HEAD' ? undefined : e.body());
   };
-  const server: Server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : createServer(handler);
+  const server: Server = opts.tls
+    ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, handler)
+    : createServer(handler);
   server.on('connection', (s: Socket) => {
     conns += 1;
     sockets.add(s);

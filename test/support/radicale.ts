@@ -62,7 +62,9 @@ export async function startRadicale(user = 'staff', password = 'radicale-test-pw
       'level = warning',
     ].join('\n'),
   );
-  const child: ChildProcess = spawn(RADICALE_BIN, ['--config', join(dir, 'config')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(RADICALE_BIN, ['--config', join(dir, 'config')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += String(c)));
   const origin = `http://127.0.0.1:${port}`;
@@ -110,7 +112,11 @@ export async function startRadicale(user = 'staff', password = 'radicale-test-pw
       for (const m of r.text.matchAll(/<(?:\w+:)?response>([\s\S]*?)<\/(?:\w+:)?response>/g)) {
         const href = /<(?:\w+:)?href>([^<]*)</.exec(m[1])?.[1];
         const data = /<(?:\w+:)?calendar-data[^>]*>([\s\S]*?)<\/(?:\w+:)?calendar-data>/.exec(m[1])?.[1];
-        if (href && data) out.push({ href, data: data.replace(/&#13;/g, '\r').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&') });
+        if (href && data)
+          out.push({
+            href,
+            data: data.replace(/&#13;/g, '\r').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'),
+          });
       }
       return out;
     },

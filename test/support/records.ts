@@ -2,14 +2,27 @@
  * Record builders for store tests: valid records at the fixed test instant, with only the fields a
  * test cares about varying. Written once for the contract suite and the engine-specific suites.
  */
-import type { BookingRecord, BookingStatus, HoldRecord, SubscriptionRecord, WaitlistRecord, WaitlistStatus } from '../../src/domain/index.js';
+import type {
+  BookingRecord,
+  BookingStatus,
+  HoldRecord,
+  SubscriptionRecord,
+  WaitlistRecord,
+  WaitlistStatus,
+} from '../../src/domain/index.js';
 import type { ClaimRow, IdempotencyRecord, OutboxEvent, StoredService } from '../../src/store/port.js';
 import { TEST_NOW as NOW } from './time.js';
 
 const MIN = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export function claim(owner: string, resource: string, startMs: number, endMs: number, over: Partial<ClaimRow> = {}): ClaimRow {
+export function claim(
+  owner: string,
+  resource: string,
+  startMs: number,
+  endMs: number,
+  over: Partial<ClaimRow> = {},
+): ClaimRow {
   return {
     resource_id: resource,
     start_ms: startMs,
@@ -80,7 +93,14 @@ export function hold(id: string, o: HoldOpts = {}): HoldRecord {
   const serviceId = o.serviceId ?? 'svc_cut';
   const expires = o.expiresAtMs ?? NOW + 10 * MIN;
   return {
-    hold: { id, slot_id: `slot_${id}`, service_id: serviceId, spots: 1, expires_at: iso(expires), status: o.status ?? 'active' },
+    hold: {
+      id,
+      slot_id: `slot_${id}`,
+      service_id: serviceId,
+      spots: 1,
+      expires_at: iso(expires),
+      status: o.status ?? 'active',
+    },
     priv: {
       principal: o.principal === undefined ? 'P' : o.principal,
       slot_key: `${serviceId}|${start}`,
@@ -122,7 +142,11 @@ export function waitlistEntry(id: string, o: EntryOpts = {}): WaitlistRecord {
   };
 }
 
-export function storedService(id: string, modifiedMs: number, o: { locations?: string[]; deleted?: boolean; name?: string } = {}): StoredService {
+export function storedService(
+  id: string,
+  modifiedMs: number,
+  o: { locations?: string[]; deleted?: boolean; name?: string } = {},
+): StoredService {
   return {
     id,
     data: {
@@ -136,9 +160,18 @@ export function storedService(id: string, modifiedMs: number, o: { locations?: s
   };
 }
 
-export function subscription(id: string, status: SubscriptionRecord['subscription']['status'] = 'active'): SubscriptionRecord {
+export function subscription(
+  id: string,
+  status: SubscriptionRecord['subscription']['status'] = 'active',
+): SubscriptionRecord {
   return {
-    subscription: { id, callback_url: `https://platform.example/hooks/${id}`, events: ['service.updated'], status, created_at: iso(NOW) },
+    subscription: {
+      id,
+      callback_url: `https://platform.example/hooks/${id}`,
+      events: ['service.updated'],
+      status,
+      created_at: iso(NOW),
+    },
     priv: { principal: 'P' },
   };
 }

@@ -27,7 +27,12 @@ export interface TestServer {
   server: UspServer;
   clock: ManualClock;
   /** REST call; `profile` defaults to PLATFORM (pass null to send no USP-Agent). */
-  call(method: string, path: string, body?: unknown, opts?: CallOptions): Promise<{ status: number; body: any; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: CallOptions,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
 

@@ -48,7 +48,9 @@ export async function startSmtpSink(o: { user?: string; pass?: string } = {}): P
       stream.on('end', async () => {
         if (refusal && refusal.left > 0) {
           refusal.left--;
-          const err = new Error(refusal.code >= 500 ? 'mailbox unavailable' : 'try again later') as Error & { responseCode: number };
+          const err = new Error(refusal.code >= 500 ? 'mailbox unavailable' : 'try again later') as Error & {
+            responseCode: number;
+          };
           err.responseCode = refusal.code;
           return cb(err);
         }
@@ -80,7 +82,10 @@ export async function startSmtpSink(o: { user?: string; pass?: string } = {}): P
       holding = false;
       for (const answer of held.splice(0)) answer();
     },
-    to: (address) => received.filter((m) => (Array.isArray(m.to) ? m.to : m.to ? [m.to] : []).some((a) => a.value.some((v) => v.address === address))),
+    to: (address) =>
+      received.filter((m) =>
+        (Array.isArray(m.to) ? m.to : m.to ? [m.to] : []).some((a) => a.value.some((v) => v.address === address)),
+      ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

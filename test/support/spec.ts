@@ -23,14 +23,18 @@ import addFormatsModule from 'ajv-formats';
 type Json = any;
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
 // ajv-formats is CommonJS with `exports.default`; normalize the interop shape.
-const addFormats: FormatsPlugin = (addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin);
+const addFormats: FormatsPlugin =
+  (addFormatsModule as unknown as { default?: FormatsPlugin }).default ??
+  (addFormatsModule as unknown as FormatsPlugin);
 
 // ---------------------------------------------------------------------------
 // Locating the artifacts
 // ---------------------------------------------------------------------------
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const candidateDir = process.env.USP_SPEC_DIR ? path.resolve(repoRoot, process.env.USP_SPEC_DIR) : path.resolve(repoRoot, '../shared/usp-spec');
+const candidateDir = process.env.USP_SPEC_DIR
+  ? path.resolve(repoRoot, process.env.USP_SPEC_DIR)
+  : path.resolve(repoRoot, '../shared/usp-spec');
 
 function looksLikeSpec(dir: string): boolean {
   try {
@@ -44,7 +48,9 @@ function looksLikeSpec(dir: string): boolean {
 export const specDir: string | null = looksLikeSpec(candidateDir) ? candidateDir : null;
 
 /** One-line human note when the artifacts are absent (null when present). */
-export const specNote: string | null = specDir ? null : `official USP artifacts not found at ${candidateDir} (set USP_SPEC_DIR to override); conformance tests skipped`;
+export const specNote: string | null = specDir
+  ? null
+  : `official USP artifacts not found at ${candidateDir} (set USP_SPEC_DIR to override); conformance tests skipped`;
 
 let skipNoteShown = false;
 
@@ -290,7 +296,8 @@ export function formatErrors(errors: ErrorObject[] | null | undefined): string[]
     const p = e.params as Record<string, unknown>;
     if (p.additionalProperty !== undefined) extra.push(`additional property "${String(p.additionalProperty)}"`);
     if (p.allowedValues !== undefined) extra.push(`allowed: ${JSON.stringify(p.allowedValues)}`);
-    if ((e as { propertyName?: string }).propertyName !== undefined) extra.push(`property name "${(e as { propertyName?: string }).propertyName}"`);
+    if ((e as { propertyName?: string }).propertyName !== undefined)
+      extra.push(`property name "${(e as { propertyName?: string }).propertyName}"`);
     else if (p.propertyName !== undefined) extra.push(`property name "${String(p.propertyName)}"`);
     return `${where} ${e.message ?? e.keyword}${extra.length ? ` (${extra.join('; ')})` : ''}`;
   });
@@ -366,7 +373,8 @@ function findOperation(method: string, pathTemplate: string): { op: Json; parts:
   if (!item) return `OpenAPI documents no path ${pathTemplate}`;
   const m = method.toLowerCase();
   const op = item[m];
-  if (!op || typeof op !== 'object' || !op.responses) return `OpenAPI documents no operation ${method.toUpperCase()} ${pathTemplate}`;
+  if (!op || typeof op !== 'object' || !op.responses)
+    return `OpenAPI documents no operation ${method.toUpperCase()} ${pathTemplate}`;
   return { op, parts: ['paths', pathTemplate, m] };
 }
 
@@ -385,7 +393,9 @@ export function validateRestResponse(method: string, pathTemplate: string, statu
   const code = String(status);
   const key = [code, `${code[0]}XX`, `${code[0]}xx`, 'default'].find((k) => responses[k] !== undefined);
   if (key === undefined) {
-    return [`status ${status} is not documented for ${method.toUpperCase()} ${pathTemplate} (documented: ${Object.keys(responses).join(', ')})`];
+    return [
+      `status ${status} is not documented for ${method.toUpperCase()} ${pathTemplate} (documented: ${Object.keys(responses).join(', ')})`,
+    ];
   }
   let resp = responses[key];
   let respParts = [...parts, 'responses', key];
@@ -400,7 +410,9 @@ export function validateRestResponse(method: string, pathTemplate: string, statu
   const media = content ? JSON_MEDIA.filter((m) => content[m]?.schema !== undefined) : [];
   if (media.length === 0) {
     if (body === undefined || body === null || body === '') return [];
-    return [`${method.toUpperCase()} ${pathTemplate} ${status} documents no JSON body (content types: ${Object.keys(content ?? {}).join(', ') || 'none'})`];
+    return [
+      `${method.toUpperCase()} ${pathTemplate} ${status} documents no JSON body (content types: ${Object.keys(content ?? {}).join(', ') || 'none'})`,
+    ];
   }
   // Prefer problem+json for error statuses when both are documented.
   const chosen = status >= 400 && media.includes('application/problem+json') ? 'application/problem+json' : media[0];
@@ -422,7 +434,8 @@ export function restOperations(): Array<{ method: string; path: string; statuses
   const out: Array<{ method: string; path: string; statuses: string[] }> = [];
   for (const [p, item] of Object.entries(openapiDoc().paths ?? {}) as Array<[string, Json]>) {
     for (const [m, op] of Object.entries(item) as Array<[string, Json]>) {
-      if (op && typeof op === 'object' && op.responses) out.push({ method: m.toUpperCase(), path: p, statuses: Object.keys(op.responses) });
+      if (op && typeof op === 'object' && op.responses)
+        out.push({ method: m.toUpperCase(), path: p, statuses: Object.keys(op.responses) });
     }
   }
   return out;
@@ -522,13 +535,16 @@ export function mcpToolAccess(): Record<string, McpAccess | undefined> {
 }
 
 /** OpenRPC method names (document order), optionally only those with the given `x-usp-access` tier(s). */
-export function mcpToolNames(accessFilter?: McpAccess | McpAccess[] | ((access: McpAccess | undefined) => boolean)): string[] {
+export function mcpToolNames(
+  accessFilter?: McpAccess | McpAccess[] | ((access: McpAccess | undefined) => boolean),
+): string[] {
   const test =
     accessFilter === undefined
       ? () => true
       : typeof accessFilter === 'function'
         ? accessFilter
-        : (a: McpAccess | undefined) => (Array.isArray(accessFilter) ? accessFilter : [accessFilter]).includes(a as McpAccess);
+        : (a: McpAccess | undefined) =>
+            (Array.isArray(accessFilter) ? accessFilter : [accessFilter]).includes(a as McpAccess);
   return Object.entries(mcpToolAccess())
     .filter(([, a]) => test(a))
     .map(([n]) => n);
@@ -565,7 +581,11 @@ export function validateMcpResultEnvelope(toolName: string, result: unknown): st
  * an object schema (one property per param; `required: true` params required).
  * Extra properties are allowed unless `opts.additionalProperties === false`.
  */
-export function validateMcpParams(toolName: string, args: unknown, opts: { additionalProperties?: boolean } = {}): string[] {
+export function validateMcpParams(
+  toolName: string,
+  args: unknown,
+  opts: { additionalProperties?: boolean } = {},
+): string[] {
   const i = methodIndex(toolName);
   const cacheKey = `${OPENRPC_ID}#params:${toolName}:${opts.additionalProperties === false ? 'closed' : 'open'}`;
   let v = validatorCache.get(cacheKey);
@@ -631,8 +651,10 @@ export function conformRestResponse(method: string, path: string, res: { status:
   const messages: any[] = Array.isArray(res.body?.messages) ? res.body.messages : [];
   if (res.status < 300 && messages.some((m) => m.type === 'error')) {
     for (const m of messages) assertValid(validateSchemaDef('booking.json', 'Message', m), `${label} message`);
-    if (res.body.entry) assertValid(validateSchemaDef('waitlist.json', 'WaitlistEntry', res.body.entry), `${label} entry`);
-    if (res.body.booking) assertValid(validateSchemaDef('booking.json', 'Booking', res.body.booking), `${label} booking`);
+    if (res.body.entry)
+      assertValid(validateSchemaDef('waitlist.json', 'WaitlistEntry', res.body.entry), `${label} entry`);
+    if (res.body.booking)
+      assertValid(validateSchemaDef('booking.json', 'Booking', res.body.booking), `${label} booking`);
   } else {
     assertValid(validateRestResponse(method, path, res.status, res.body), label);
   }

@@ -56,7 +56,11 @@ export interface EmulatedStripe {
   close(): Promise<void>;
 }
 
-export async function startStripeEmulator(o: { now: () => number; secretKey?: string; webhookSecret?: string }): Promise<EmulatedStripe> {
+export async function startStripeEmulator(o: {
+  now: () => number;
+  secretKey?: string;
+  webhookSecret?: string;
+}): Promise<EmulatedStripe> {
   const secretKey = o.secretKey ?? 'sk_test_emulated_0123456789';
   const webhookSecret = o.webhookSecret ?? 'whsec_emulated_0123456789';
   const sdk = new Stripe(secretKey);
@@ -82,20 +86,35 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     type,
     data: { object: structuredClone(object) },
   });
-  const error = (status: number, type: string, message: string, extra: Obj = {}) => ({ status, body: { error: { type, message, ...extra } } });
+  const error = (status: number, type: string, message: string, extra: Obj = {}) => ({
+    status,
+    body: { error: { type, message, ...extra } },
+  });
   let base = '';
 
-  const routes = (method: string, path: string, body: Obj, account: string | undefined): { status: number; body: Obj } => {
+  const routes = (
+    method: string,
+    path: string,
+    body: Obj,
+    account: string | undefined,
+  ): { status: number; body: Obj } => {
     const own = (x: Obj | undefined) => (x && x._account === account ? x : undefined);
     if (method === 'POST' && path === '/v1/checkout/sessions') {
-      if (body.mode !== 'payment') return error(400, 'invalid_request_error', 'mode must be payment here', { param: 'mode' });
+      if (body.mode !== 'payment')
+        return error(400, 'invalid_request_error', 'mode must be payment here', { param: 'mode' });
       const item = body.line_items?.[0];
       const amount = Number(item?.price_data?.unit_amount);
       const currency = item?.price_data?.currency;
-      if (!Number.isInteger(amount) || amount < 1 || !currency) return error(400, 'invalid_request_error', 'line_items[0][price_data] is incomplete', { param: 'line_items' });
+      if (!Number.isInteger(amount) || amount < 1 || !currency)
+        return error(400, 'invalid_request_error', 'line_items[0][price_data] is incomplete', { param: 'line_items' });
       const expires = Number(body.expires_at ?? nowS() + 86_400);
       if (expires < nowS() + 1800 || expires > nowS() + 86_400) {
-        return error(400, 'invalid_request_error', 'The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.', { param: 'expires_at' });
+        return error(
+          400,
+          'invalid_request_error',
+          'The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.',
+          { param: 'expires_at' },
+        );
       }
       const sid = id('cs');
       const s = {
@@ -123,8 +142,14 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     if (method === 'POST' && x) {
       // As Stripe documents it: only an open session can be expired; another is an error.
       const s = own(sessions.get(x[1]));
-      if (!s) return error(404, 'invalid_request_error', `No such checkout.session: '${x[1]}'`, { code: 'resource_missing' });
-      if (s.status !== 'open') return error(400, 'invalid_request_error', `Only Checkout Sessions with a status in ["open"] can be expired; this one is ${s.status}.`);
+      if (!s)
+        return error(404, 'invalid_request_error', `No such checkout.session: '${x[1]}'`, { code: 'resource_missing' });
+      if (s.status !== 'open')
+        return error(
+          400,
+          'invalid_request_error',
+          `Only Checkout Sessions with a status in ["open"] can be expired; this one is ${s.status}.`,
+        );
       s.status = 'expired';
       expiredEvents.push(event('checkout.session.expired', visibleOf(s), account));
       return { status: 200, body: s };
@@ -132,16 +157,34 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     const m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path);
     if (method === 'GET' && m) {
       const s = own(sessions.get(m[1]));
-      return s ? { status: 200, body: s } : error(404, 'invalid_request_error', `No such checkout.session: '${m[1]}'`, { code: 'resource_missing' });
+      return s
+        ? { status: 200, body: s }
+        : error(404, 'invalid_request_error', `No such checkout.session: '${m[1]}'`, { code: 'resource_missing' });
     }
     if (method === 'POST' && path === '/v1/refunds') {
       const pi = own(intents.get(body.payment_intent));
-      if (!pi) return error(400, 'invalid_request_error', `No such payment_intent: '${body.payment_intent}'`, { code: 'resource_missing', param: 'payment_intent' });
+      if (!pi)
+        return error(400, 'invalid_request_error', `No such payment_intent: '${body.payment_intent}'`, {
+          code: 'resource_missing',
+          param: 'payment_intent',
+        });
       const amount = body.amount === undefined ? pi.amount - pi.refunded : Number(body.amount);
       if (amount > pi.amount - pi.refunded)
-        return error(400, 'invalid_request_error', 'Refund amount is greater than unrefunded amount on charge', { code: 'amount_too_large', param: 'amount' });
+        return error(400, 'invalid_request_error', 'Refund amount is greater than unrefunded amount on charge', {
+          code: 'amount_too_large',
+          param: 'amount',
+        });
       pi.refunded += amount;
-      const r = { id: id('re'), object: 'refund', amount, currency: pi.currency, payment_intent: pi.id, charge: pi.charge, status: 'succeeded', metadata: body.metadata ?? {} };
+      const r = {
+        id: id('re'),
+        object: 'refund',
+        amount,
+        currency: pi.currency,
+        payment_intent: pi.id,
+        charge: pi.charge,
+        status: 'succeeded',
+        metadata: body.metadata ?? {},
+      };
       refunds.push(r);
       return { status: 200, body: r };
     }
@@ -154,7 +197,8 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
       res.writeHead(status, { 'Content-Type': 'application/json', 'Request-Id': id('req') });
       res.end(JSON.stringify(body));
     };
-    if (req.headers.authorization !== `Bearer ${secretKey}`) return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
+    if (req.headers.authorization !== `Bearer ${secretKey}`)
+      return send(401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
     const body = parseStripeForm(raw);
     const account = req.headers['stripe-account'] as string | undefined;
     // Idempotency keys are per account, as Stripe keeps them.
@@ -164,17 +208,25 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
       const prior = idem.get(`${account ?? ''} ${key}`);
       if (prior) {
         if (prior.body !== raw)
-          return send(400, { error: { type: 'idempotency_error', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' } });
+          return send(400, {
+            error: {
+              type: 'idempotency_error',
+              message:
+                'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+            },
+          });
         res.setHeader('Idempotent-Replayed', 'true');
         return send(prior.status, prior.response);
       }
     }
     const fail = failures.get(path) ?? 0;
     // As Stripe does: a 5xx once execution began is saved under the idempotency key and replayed.
-    const out = fail > 0 ? error(500, 'api_error', 'An unknown error occurred.') : routes(req.method!, path, body, account);
+    const out =
+      fail > 0 ? error(500, 'api_error', 'An unknown error occurred.') : routes(req.method!, path, body, account);
     if (fail > 0) failures.set(path, fail - 1);
     const visible = Object.fromEntries(Object.entries(out.body).filter(([k]) => !k.startsWith('_')));
-    if (key && req.method === 'POST') idem.set(`${account ?? ''} ${key}`, { body: raw, status: out.status, response: visible });
+    if (key && req.method === 'POST')
+      idem.set(`${account ?? ''} ${key}`, { body: raw, status: out.status, response: visible });
     send(out.status, visible);
   };
 
@@ -194,9 +246,23 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
       // Stripe takes payment only on an open session (an expired one shows the buyer that it expired).
       if (s.status !== 'open') throw new Error(`checkout session ${sessionId} is ${s.status}: it cannot be paid`);
       const amount = opts.amount ?? s.amount_total;
-      const pi = { id: id('pi'), charge: id('ch'), amount, currency: opts.currency ?? s.currency, refunded: 0, metadata: s._intent_metadata, _account: s._account };
+      const pi = {
+        id: id('pi'),
+        charge: id('ch'),
+        amount,
+        currency: opts.currency ?? s.currency,
+        refunded: 0,
+        metadata: s._intent_metadata,
+        _account: s._account,
+      };
       intents.set(pi.id, pi);
-      Object.assign(s, { status: 'complete', payment_status: 'paid', payment_intent: pi.id, amount_total: amount, currency: pi.currency });
+      Object.assign(s, {
+        status: 'complete',
+        payment_status: 'paid',
+        payment_intent: pi.id,
+        amount_total: amount,
+        currency: pi.currency,
+      });
       return event('checkout.session.completed', visibleOf(s), s._account);
     },
     expire(sessionId) {
@@ -227,11 +293,19 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
       return event('charge.dispute.closed', { ...created.data.object, status });
     },
     sign(payload, opts = {}) {
-      return sdk.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? webhookSecret, timestamp: opts.timestampS ?? nowS() });
+      return sdk.webhooks.generateTestHeaderString({
+        payload,
+        secret: opts.secret ?? webhookSecret,
+        timestamp: opts.timestampS ?? nowS(),
+      });
     },
     async deliver(ev) {
       const payload = JSON.stringify(ev);
-      const res = await fetch(emu.webhookUrl!, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Stripe-Signature': emu.sign(payload) }, body: payload });
+      const res = await fetch(emu.webhookUrl!, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Stripe-Signature': emu.sign(payload) },
+        body: payload,
+      });
       await res.text();
       return res.status;
     },
@@ -261,7 +335,9 @@ export async function startStripeEmulator(o: { now: () => number; secretKey?: st
     }
     if (req.method === 'POST') {
       if (s.status !== 'open') {
-        res.writeHead(410, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Expired</title><p>This checkout session is ${s.status}.</p>`);
+        res
+          .writeHead(410, { 'Content-Type': 'text/html; charset=utf-8' })
+          .end(`<!doctype html><title>Expired</title><p>This checkout session is ${s.status}.</p>`);
         return;
       }
       const ev = emu.pay(sid);

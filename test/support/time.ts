@@ -8,7 +8,11 @@ export const TEST_NOW = Date.parse('2026-12-01T17:00:00Z');
  * timeout naming `what` (a string, or a function read at the timeout for what was seen by then), so a
  * wait that times out fails its test whether or not its result is looked at.
  */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, ms = 5000, what: string | (() => string) = 'the awaited condition'): Promise<true> {
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  ms = 5000,
+  what: string | (() => string) = 'the awaited condition',
+): Promise<true> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (await predicate()) return true;

@@ -9,7 +9,10 @@ import type { AddressInfo, Socket } from 'node:net';
 import { waitFor } from './time.js';
 
 /** What the receiver answers one request with. */
-export type Reply = number | 'hang' | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
+export type Reply =
+  | number
+  | 'hang'
+  | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number };
 
 export interface ReceivedRequest {
   /** Arrival order across the whole receiver (0-based). */
@@ -58,14 +61,20 @@ export interface WebhookReceiver {
   /** TCP connections accepted so far. */
   connections(): number;
   /** Resolves true once `pred` holds of the requests received; throws after `timeoutMs` (default 5 s), naming `what`. */
-  waitFor(pred: (reqs: ReceivedRequest[]) => boolean, timeoutMs?: number, what?: string | (() => string)): Promise<true>;
+  waitFor(
+    pred: (reqs: ReceivedRequest[]) => boolean,
+    timeoutMs?: number,
+    what?: string | (() => string),
+  ): Promise<true>;
   /** Forget the recorded requests (scripts and defaults stay). */
   clear(): void;
   /** Close, dropping any hanging requests. */
   close(): Promise<void>;
 }
 
-function normalize(reply: Reply): { status: number; body: string; headers: Record<string, string>; delayMs: number } | 'hang' {
+function normalize(
+  reply: Reply,
+): { status: number; body: string; headers: Record<string, string>; delayMs: number } | 'hang' {
   if (reply === 'hang') return 'hang';
   if (typeof reply === 'number') return { status: reply, body: '', headers: {}, delayMs: 0 };
   return { status: reply.status, body: reply.body ?? '', headers: reply.headers ?? {}, delayMs: reply.delayMs ?? 0 };
@@ -162,7 +171,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
     requests: (p) => (p === undefined ? [...log] : log.filter((r) => r.path === norm(p))),
     connections: () => conns,
-    waitFor(pred, timeoutMs = 5000, what = () => `the requests received (${log.length}: ${log.map((r) => r.path).join(', ')})`) {
+    waitFor(
+      pred,
+      timeoutMs = 5000,
+      what = () => `the requests received (${log.length}: ${log.map((r) => r.path).join(', ')})`,
+    ) {
       return waitFor(() => pred([...log]), timeoutMs, what);
     },
     clear() {

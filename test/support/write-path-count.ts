@@ -20,13 +20,23 @@ export interface WritePathCount {
 /** A server on `db` that counts statements, with webhooks and calendar workers off (nothing else sends statements in between). */
 export async function countingServer(db: string): Promise<{ server: TestServer; sent: string[] }> {
   const sent: string[] = [];
-  const server = await startTestServer({ db, onDbStatement: (sql) => sent.push(sql), webhooks: { enabled: false }, calendars: { startWorkers: false } });
+  const server = await startTestServer({
+    db,
+    onDbStatement: (sql) => sent.push(sql),
+    webhooks: { enabled: false },
+    calendars: { startWorkers: false },
+  });
   return { server, sent };
 }
 
 /** Book `n` distinct slots (hold, then create on the hold), after one booking that warms the caches. */
 export async function countBookings(s: { server: TestServer; sent: string[] }, n: number): Promise<WritePathCount> {
-  const q = await s.server.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(5), end_date: day(5), limit: 50 }, { profile: null });
+  const q = await s.server.call(
+    'POST',
+    '/availability/query',
+    { service_id: 'svc_haircut', start_date: day(5), end_date: day(5), limit: 50 },
+    { profile: null },
+  );
   expect(q.status).toBe(200);
   const slots: string[] = q.body.slots.map((x: { id: string }) => x.id);
   expect(slots.length).toBeGreaterThan(4 * n);
@@ -38,7 +48,12 @@ export async function countBookings(s: { server: TestServer; sent: string[] }, n
     const slot = [...free][0];
     free.delete(slot);
     s.sent.length = 0;
-    const h = await s.server.call('POST', '/availability/holds', { service_id: 'svc_haircut', slot_id: slot }, { profile, idempotencyKey: randomUUID() });
+    const h = await s.server.call(
+      'POST',
+      '/availability/holds',
+      { service_id: 'svc_haircut', slot_id: slot },
+      { profile, idempotencyKey: randomUUID() },
+    );
     if (h.status === 200 && h.body.messages?.[0]?.code === 'slot_unavailable') {
       i--;
       continue;

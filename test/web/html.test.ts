@@ -1,5 +1,15 @@
 import { describe, expect, test } from 'vitest';
-import { contentSecurityPolicy, documentShell, errorCard, escapeHtml, html, htmlResponse, pageHeaders, raw, styleSheet } from '../../src/web/index.js';
+import {
+  contentSecurityPolicy,
+  documentShell,
+  errorCard,
+  escapeHtml,
+  html,
+  htmlResponse,
+  pageHeaders,
+  raw,
+  styleSheet,
+} from '../../src/web/index.js';
 
 const ATTACK = `<script>alert("x")</script><img src=x onerror='y'>&`;
 
@@ -15,7 +25,9 @@ describe('the web kit escapes every value interpolated into a page', () => {
   });
   test('markup made by the template is not escaped twice, lists need no join, and nothing renders for null or false', () => {
     const items = ['a&b', 'c'].map((x) => html`<li>${x}</li>`);
-    expect(html`<ul>${items}</ul>${null}${undefined}${false}${3}`.toString()).toBe('<ul><li>a&amp;b</li><li>c</li></ul>3');
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${3}`.toString()).toBe(
+      '<ul><li>a&amp;b</li><li>c</li></ul>3',
+    );
     expect(html`${raw('<b>ours</b>')}`.toString()).toBe('<b>ours</b>');
   });
   test('a plain string joined from markup is escaped (only markup passes through)', () => {
@@ -35,7 +47,9 @@ describe('the web kit escapes every value interpolated into a page', () => {
 
 describe('the pages policy is one builder, differing only by form-action targets', () => {
   test('without targets: no script, our styles and images only, forms only to us, no framing, no base', () => {
-    expect(contentSecurityPolicy()).toBe("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+    expect(contentSecurityPolicy()).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    );
   });
   test('targets are added to form-action and nowhere else', () => {
     const csp = contentSecurityPolicy({ formTargets: ['https://client.example', 'https://p.example'] });
@@ -60,7 +74,12 @@ describe('the pages policy is one builder, differing only by form-action targets
 
 describe('one document shell and one error card', () => {
   test('the shell escapes the title, links each style sheet and wraps the body in one main', () => {
-    const page = documentShell({ title: 'A & B', styles: ['/a.css', '/b.css'], header: html`<header>h</header>`, main: html`<h1>x</h1>` }).toString();
+    const page = documentShell({
+      title: 'A & B',
+      styles: ['/a.css', '/b.css'],
+      header: html`<header>h</header>`,
+      main: html`<h1>x</h1>`,
+    }).toString();
     expect(page).toBe(
       '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>A &amp; B</title><link rel="stylesheet" href="/a.css"><link rel="stylesheet" href="/b.css"></head><body><header>h</header><main><h1>x</h1></main></body></html>',
     );

@@ -6,7 +6,16 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { addBusinessUser } from '../../src/operations/index.js';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
-import { Browser, actionOf, authorizeUrl, csrfOf, pkce, register, startOAuthServer, type OAuthTestServer } from '../oauth/support.js';
+import {
+  Browser,
+  actionOf,
+  authorizeUrl,
+  csrfOf,
+  pkce,
+  register,
+  startOAuthServer,
+  type OAuthTestServer,
+} from '../oauth/support.js';
 
 const ATTACK = `"><script>alert(1)</script><img src=x onerror=alert(2)>`;
 const noMarkupFrom = (page: string) => {
@@ -31,7 +40,9 @@ describe('a stored value with markup in it renders as text in every HTML door', 
     expect(signIn.text).toContain('<h1>Sign in</h1>');
     noMarkupFrom(signIn.text);
     // A failed sign-in puts the typed email back into the form: as an attribute value, escaped.
-    const again = await browser.follow(actionOf(signIn.text), { form: { csrf: csrfOf(signIn.text), email: ATTACK, password: 'wrong password' } });
+    const again = await browser.follow(actionOf(signIn.text), {
+      form: { csrf: csrfOf(signIn.text), email: ATTACK, password: 'wrong password' },
+    });
     expect(again.text).toContain('value="&quot;&gt;&lt;script&gt;');
     noMarkupFrom(again.text);
   });
@@ -40,11 +51,22 @@ describe('a stored value with markup in it renders as text in every HTML door', 
     const t: TestServer = await startTestServer();
     closers.push(t.close);
     await addBusinessUser(t.server.store, 'owner@salon.example', 'correct horse battery staple', t.clock.now());
-    const q = await t.call('POST', '/availability/query', { service_id: 'svc_haircut', start_date: day(1), end_date: day(1) });
-    const booking = (await t.call('POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.body.slots[0].id, buyer: { ...BUYER, first_name: ATTACK, last_name: ATTACK } })).body
-      .booking;
+    const q = await t.call('POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: day(1),
+      end_date: day(1),
+    });
+    const booking = (
+      await t.call('POST', '/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: q.body.slots[0].id,
+        buyer: { ...BUYER, first_name: ATTACK, last_name: ATTACK },
+      })
+    ).body.booking;
     expect(booking?.id).toBeTruthy();
-    expect((await t.call('GET', `/admin/bookings/${booking.id}`, undefined, { apiKey: ADMIN_KEY, profile: null })).status).toBe(200);
+    expect(
+      (await t.call('GET', `/admin/bookings/${booking.id}`, undefined, { apiKey: ADMIN_KEY, profile: null })).status,
+    ).toBe(200);
     const jar: string[] = [];
     const get = async (path: string) => {
       const res = await fetch(t.url + path, { headers: { cookie: jar.join('; ') }, redirect: 'manual' });
@@ -55,7 +77,11 @@ describe('a stored value with markup in it renders as text in every HTML door', 
     const signed = await fetch(t.url + '/admin/login', {
       method: 'POST',
       headers: { cookie: jar.join('; '), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: /name="_csrf" value="([^"]+)"/.exec(login)![1], email: 'owner@salon.example', password: 'correct horse battery staple' }),
+      body: new URLSearchParams({
+        _csrf: /name="_csrf" value="([^"]+)"/.exec(login)![1],
+        email: 'owner@salon.example',
+        password: 'correct horse battery staple',
+      }),
       redirect: 'manual',
     });
     expect(signed.status).toBe(303);

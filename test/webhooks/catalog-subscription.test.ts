@@ -19,7 +19,12 @@ describe('catalog events reach feed subscriptions made through the API', () => {
     rx = await startWebhookReceiver();
     const db = join(mkdtempSync(join(tmpdir(), 'usp-sub-')), 'biz.db');
     const first = await startWebhookServer({ db });
-    const sub = await first.call('POST', '/services/feed/subscriptions', { callback_url: rx.url('/catalog'), events: ['service.updated'] }, 'https://platform.example/p.json');
+    const sub = await first.call(
+      'POST',
+      '/services/feed/subscriptions',
+      { callback_url: rx.url('/catalog'), events: ['service.updated'] },
+      'https://platform.example/p.json',
+    );
     expect(sub.status).toBe(201);
     await first.close();
 
@@ -30,7 +35,11 @@ describe('catalog events reach feed subscriptions made through the API', () => {
       await rx.waitFor((reqs) => reqs.some((r) => r.path === '/catalog'), 5000);
       const req = rx.requests('/catalog')[0];
       const body = JSON.parse(Buffer.from(req.body).toString('utf8'));
-      expect(body).toMatchObject({ event: 'service.updated', service_id: 'svc_haircut', subscription_id: sub.body.subscription.id });
+      expect(body).toMatchObject({
+        event: 'service.updated',
+        service_id: 'svc_haircut',
+        subscription_id: sub.body.subscription.id,
+      });
       expect(body.data.name).toBe('Haircut & Blow-dry');
       const keys = await publishedKeys(second.url);
       expect((await verifyDelivery(req, keys, second.clock.now())).ok).toBe(true);

@@ -91,11 +91,15 @@ function nyDate(n: number): string {
 async function call(c: Child, profile: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(c.url + path, {
     method,
-    headers: { 'USP-Agent': `profile="${profile}"`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      'USP-Agent': `profile="${profile}"`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json: any = await res.json();
-  if (res.status >= 300 || (json.messages ?? []).some((m: any) => m.type === 'error')) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  if (res.status >= 300 || (json.messages ?? []).some((m: any) => m.type === 'error'))
+    throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
@@ -147,13 +151,25 @@ describe('SIGKILL between commit and delivery loses nothing', () => {
     children.push(first);
     const bookings: any[] = [];
     for (let n = 2; n <= 5; n++) {
-      const q = await call(first, platform, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: nyDate(n), end_date: nyDate(n) });
-      const r = await call(first, platform, 'POST', '/bookings', { service_id: 'svc_haircut', slot_id: q.slots[0].id, buyer: BUYER });
+      const q = await call(first, platform, 'POST', '/availability/query', {
+        service_id: 'svc_haircut',
+        start_date: nyDate(n),
+        end_date: nyDate(n),
+      });
+      const r = await call(first, platform, 'POST', '/bookings', {
+        service_id: 'svc_haircut',
+        slot_id: q.slots[0].id,
+        buyer: BUYER,
+      });
       bookings.push(r.booking);
     }
     // Each first attempt was refused; its retry is RETRY_FIRST_S away, so nothing is in flight now.
     await rx.waitFor((r) => new Set(r.map((x) => x.json.event_id)).size === bookings.length, 5000);
-    const moveTo = await call(first, platform, 'POST', '/availability/query', { service_id: 'svc_haircut', start_date: nyDate(7), end_date: nyDate(7) });
+    const moveTo = await call(first, platform, 'POST', '/availability/query', {
+      service_id: 'svc_haircut',
+      start_date: nyDate(7),
+      end_date: nyDate(7),
+    });
     await call(first, platform, 'POST', `/bookings/${bookings[0].id}/reschedule`, { slot_id: moveTo.slots[0].id });
     await call(first, platform, 'POST', `/bookings/${bookings[0].id}/cancel`, {});
     await call(first, platform, 'POST', `/bookings/${bookings[1].id}/cancel`, {});
@@ -161,10 +177,29 @@ describe('SIGKILL between commit and delivery loses nothing', () => {
     first.proc.kill('SIGKILL');
     expect(await first.exited).toBeNull();
 
-    const outbox = () => readDb(db, (d) => d.prepare('SELECT seq, event_id, event, order_key, status FROM outbox WHERE principal IS NOT NULL ORDER BY seq').all() as OutboxRow[]);
+    const outbox = () =>
+      readDb(
+        db,
+        (d) =>
+          d
+            .prepare(
+              'SELECT seq, event_id, event, order_key, status FROM outbox WHERE principal IS NOT NULL ORDER BY seq',
+            )
+            .all() as OutboxRow[],
+      );
     const committed = outbox();
-    expect(committed.map((e) => e.event)).toEqual([...bookings.map(() => 'booking.confirmed'), 'booking.rescheduled', 'booking.canceled', 'booking.canceled', 'booking.canceled']);
-    const deliveredBefore = readDb(db, (d) => (d.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'delivered'`).get() as { n: number }).n);
+    expect(committed.map((e) => e.event)).toEqual([
+      ...bookings.map(() => 'booking.confirmed'),
+      'booking.rescheduled',
+      'booking.canceled',
+      'booking.canceled',
+      'booking.canceled',
+    ]);
+    const deliveredBefore = readDb(
+      db,
+      (d) =>
+        (d.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'delivered'`).get() as { n: number }).n,
+    );
     expect(deliveredBefore).toBe(0);
     expect(rx.requests('/crash').every((r) => r.answered === 500)).toBe(true);
 
@@ -200,8 +235,22 @@ describe('SIGKILL between commit and delivery loses nothing', () => {
     // Every attempt, before and after the crash, carries a valid signature by a published key.
     const keys = await publishedKeys(second.url);
     for (const r of rx.requests('/crash')) expect((await verifyDelivery(r, keys, Date.now())).ok).toBe(true);
-    await waitFor(() => readDb(db, (d) => (d.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status != 'delivered'`).get() as { n: number }).n === 0), 5000);
-    const states = readDb(db, (d) => d.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status').all());
+    await waitFor(
+      () =>
+        readDb(
+          db,
+          (d) =>
+            (
+              d.prepare(`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status != 'delivered'`).get() as {
+                n: number;
+              }
+            ).n === 0,
+        ),
+      5000,
+    );
+    const states = readDb(db, (d) =>
+      d.prepare('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status').all(),
+    );
     expect(states).toEqual([{ status: 'delivered', n: committed.length }]);
   }, 90_000);
 });

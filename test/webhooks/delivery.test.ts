@@ -111,7 +111,13 @@ function eventsFor(rx: WebhookReceiver, path: string, resourceId: string): any[]
 const names = (bodies: any[]) => bodies.map((b) => b.event);
 
 /** Waits (bounded) until `resourceId` has received at least the events named, and returns its events. */
-async function expectEvents(rx: WebhookReceiver, path: string, resourceId: string, expected: string[], ms = 5000): Promise<any[]> {
+async function expectEvents(
+  rx: WebhookReceiver,
+  path: string,
+  resourceId: string,
+  expected: string[],
+  ms = 5000,
+): Promise<any[]> {
   await rx.waitFor(
     () => eventsFor(rx, path, resourceId).length >= expected.length,
     ms,
@@ -127,7 +133,13 @@ async function outbox(t: WebhookTestServer) {
   return (await t.server.store.read((tx) => tx.outbox.recent(10_000))).reverse();
 }
 
-const paid = (amount: number) => ({ status: 'paid', transaction_id: `txn_${amount}`, amount_paid: amount, currency: 'USD', provider: 'test' });
+const paid = (amount: number) => ({
+  status: 'paid',
+  transaction_id: `txn_${amount}`,
+  amount_paid: amount,
+  currency: 'USD',
+  provider: 'test',
+});
 
 // ---------------------------------------------------------------------------------------------
 // The lifecycle run: one server, one platform, every booking and waitlist event (shared by the
@@ -137,7 +149,10 @@ const paid = (amount: number) => ({ status: 'paid', transaction_id: `txn_${amoun
 interface LifecycleRun {
   t: WebhookTestServer;
   rx: WebhookReceiver;
-  ids: Record<'rescheduled' | 'refunded' | 'expired' | 'completed' | 'noShow' | 'single' | 'entry' | 'fromWaitlist', string>;
+  ids: Record<
+    'rescheduled' | 'refunded' | 'expired' | 'completed' | 'noShow' | 'single' | 'entry' | 'fromWaitlist',
+    string
+  >;
 }
 
 let lifecycle: Promise<LifecycleRun> | undefined;
@@ -148,7 +163,10 @@ function lifecycleRun(): Promise<LifecycleRun> {
     // A one-hour reminder offset keeps reminders out of this run: with the default day, the yoga
     // class booked for tomorrow would be reminded at once (booked inside the window), and the
     // reminder rules have their own tests below.
-    const t = await server({ business: demoBusiness({ reminder_offset_seconds: 3600, payment_ttl_seconds: 1800 }) }, true);
+    const t = await server(
+      { business: demoBusiness({ reminder_offset_seconds: 3600, payment_ttl_seconds: 1800 }) },
+      true,
+    );
     const p = t.platform('life', rx.url('/life'));
     const ok = (r: { status: number; body: any }, label: string) => {
       expect(r.status, `${label}: ${JSON.stringify(r.body)}`).toBeLessThan(300);
@@ -168,7 +186,10 @@ function lifecycleRun(): Promise<LifecycleRun> {
     // Paid at booking: confirmed by payment, canceled inside the free window: refunded.
     const b2 = await book(t, p, 'svc_massage_60', day(3));
     expect(b2.status).toBe('requires_action');
-    ok(await t.call('POST', `/bookings/${b2.id}/confirm-payment`, { payment_result: paid(11000) }, p), 'confirm-payment');
+    ok(
+      await t.call('POST', `/bookings/${b2.id}/confirm-payment`, { payment_result: paid(11000) }, p),
+      'confirm-payment',
+    );
     ok(await t.call('POST', `/bookings/${b2.id}/cancel`, {}, p), 'cancel paid');
 
     // Never paid: it expires (canceled by the system) once its payment window has passed.
@@ -189,7 +210,16 @@ function lifecycleRun(): Promise<LifecycleRun> {
     await book(t, p, 'svc_yoga_class', day(1), { slot_id: slot.id, party_size: 11 });
     const single = await book(t, p, 'svc_yoga_class', day(1), { slot_id: slot.id });
     const joined = ok(
-      await t.call('POST', '/waitlist', { service_id: 'svc_yoga_class', slot_id: slot.id, buyer: { first_name: 'Wait', last_name: 'Er', email: 'w@example.com' } }, p),
+      await t.call(
+        'POST',
+        '/waitlist',
+        {
+          service_id: 'svc_yoga_class',
+          slot_id: slot.id,
+          buyer: { first_name: 'Wait', last_name: 'Er', email: 'w@example.com' },
+        },
+        p,
+      ),
       'join',
     );
     ok(await t.call('POST', `/bookings/${single.id}/cancel`, {}, p), 'cancel single');
@@ -255,13 +285,24 @@ function catalogRun(): Promise<CatalogRun> {
     const db = tmpDb();
     const first = await startWebhookServer({ db });
     // The first start announces every service (service.created) before anyone subscribed.
-    await waitFor(async () => (await first.server.store.read((tx) => tx.outbox.due(first.clock.now(), 10))).length === 0);
+    await waitFor(
+      async () => (await first.server.store.read((tx) => tx.outbox.due(first.clock.now(), 10))).length === 0,
+    );
     // Gap: the subscribe operation accepts only https callback URLs, so loopback subscribers
     // are written straight into the store.
     const subs = { all: 'sub_all', deleted: 'sub_deleted', massage: 'sub_massage', paused: 'sub_paused' };
     await first.server.store.transaction(async (tx) => {
       const add = (id: string, extra: Record<string, unknown>, status: 'active' | 'paused' = 'active') =>
-        tx.subscriptions.insert({ subscription: { id, callback_url: rx.url(`/catalog/${id}`), status, created_at: '2026-12-01T17:00:00Z', ...extra }, priv: { principal: null } });
+        tx.subscriptions.insert({
+          subscription: {
+            id,
+            callback_url: rx.url(`/catalog/${id}`),
+            status,
+            created_at: '2026-12-01T17:00:00Z',
+            ...extra,
+          },
+          priv: { principal: null },
+        });
       await add(subs.all, {});
       await add(subs.deleted, { events: ['service.deleted'] });
       await add(subs.massage, { categories: ['cat_massage'] });
@@ -270,7 +311,10 @@ function catalogRun(): Promise<CatalogRun> {
     await first.close();
     const t = await server({ db, business: changedBusiness(), clock: new RunningClock(TEST_NOW + 3_600_000) }, true);
     await rx.waitFor(
-      () => delivered(rx, `/catalog/${subs.all}`).length >= 5 && delivered(rx, `/catalog/${subs.deleted}`).length >= 1 && delivered(rx, `/catalog/${subs.massage}`).length >= 1,
+      () =>
+        delivered(rx, `/catalog/${subs.all}`).length >= 5 &&
+        delivered(rx, `/catalog/${subs.deleted}`).length >= 1 &&
+        delivered(rx, `/catalog/${subs.massage}`).length >= 1,
       8000,
       'the catalog events at every subscriber',
     );
@@ -327,7 +371,10 @@ describe('signatures: every delivery verifies independently (RFC 9421, ES256 raw
     expect(await verifyDelivery(tampered, keys, t.clock.now())).toMatchObject({ ok: false, reason: 'digest_mismatch' });
 
     const { createHash } = await import('node:crypto');
-    const redigested = { ...tampered, headers: { ...req.headers, 'content-digest': `sha-256=:${createHash('sha256').update(body).digest('base64')}:` } };
+    const redigested = {
+      ...tampered,
+      headers: { ...req.headers, 'content-digest': `sha-256=:${createHash('sha256').update(body).digest('base64')}:` },
+    };
     expect((await verifyDelivery(redigested, keys, t.clock.now())).ok).toBe(false);
   });
 
@@ -336,7 +383,9 @@ describe('signatures: every delivery verifies independently (RFC 9421, ES256 raw
     const keys = await publishedKeys(t.url);
     const [req] = rx.requests('/life');
     expect((await verifyDelivery({ ...req, target: '/elsewhere' }, keys, t.clock.now())).ok).toBe(false);
-    expect((await verifyDelivery({ ...req, headers: { ...req.headers, host: 'evil.example' } }, keys, t.clock.now())).ok).toBe(false);
+    expect(
+      (await verifyDelivery({ ...req, headers: { ...req.headers, host: 'evil.example' } }, keys, t.clock.now())).ok,
+    ).toBe(false);
     expect((await verifyDelivery({ ...req, method: 'PUT' }, keys, t.clock.now())).ok).toBe(false);
     expect(await verifyDelivery(req, [], t.clock.now())).toMatchObject({ ok: false, reason: 'key_not_found' });
   });
@@ -345,7 +394,11 @@ describe('signatures: every delivery verifies independently (RFC 9421, ES256 raw
 describe('booking lifecycle events reach the owning platform', () => {
   it('booking.confirmed, booking.rescheduled, booking.canceled for a booking moved then canceled', async () => {
     const { rx, ids } = await lifecycleRun();
-    const [confirmed, rescheduled, canceled] = await expectEvents(rx, '/life', ids.rescheduled, ['booking.confirmed', 'booking.rescheduled', 'booking.canceled']);
+    const [confirmed, rescheduled, canceled] = await expectEvents(rx, '/life', ids.rescheduled, [
+      'booking.confirmed',
+      'booking.rescheduled',
+      'booking.canceled',
+    ]);
     expect(confirmed.data).toMatchObject({ id: ids.rescheduled, status: 'confirmed' });
     expect(rescheduled.data.status).toBe('confirmed');
     expect(rescheduled.data.slot.start).not.toBe(confirmed.data.slot.start);
@@ -360,7 +413,11 @@ describe('booking lifecycle events reach the owning platform', () => {
 
   it('booking.confirmed after confirm-payment; canceling in the free window: booking.canceled then booking.refund_issued', async () => {
     const { rx, ids } = await lifecycleRun();
-    const [, canceled, refund] = await expectEvents(rx, '/life', ids.refunded, ['booking.confirmed', 'booking.canceled', 'booking.refund_issued']);
+    const [, canceled, refund] = await expectEvents(rx, '/life', ids.refunded, [
+      'booking.confirmed',
+      'booking.canceled',
+      'booking.refund_issued',
+    ]);
     expect(canceled.data.cancellation).toMatchObject({ fee: 0, refund_amount: 11000 });
     expect(refund.data.payment.status).toBe('refunded');
     expect(refund.data.cancellation.refund_amount).toBe(11000);
@@ -374,7 +431,11 @@ describe('booking lifecycle events reach the owning platform', () => {
 
   it('the business moves a booking through the admin paths: service_started, completed; and no_show', async () => {
     const { rx, ids } = await lifecycleRun();
-    const [, started, completed] = await expectEvents(rx, '/life', ids.completed, ['booking.confirmed', 'booking.service_started', 'booking.completed']);
+    const [, started, completed] = await expectEvents(rx, '/life', ids.completed, [
+      'booking.confirmed',
+      'booking.service_started',
+      'booking.completed',
+    ]);
     expect(started.data.status).toBe('in_progress');
     expect(completed.data.status).toBe('completed');
     const [, noShow] = await expectEvents(rx, '/life', ids.noShow, ['booking.confirmed', 'booking.no_show']);
@@ -384,9 +445,16 @@ describe('booking lifecycle events reach the owning platform', () => {
   it('waitlist.spot_offered when a place frees in the full class, waitlist.converted on accept (and the new booking is confirmed)', async () => {
     const { rx, ids } = await lifecycleRun();
     await expectEvents(rx, '/life', ids.single, ['booking.confirmed', 'booking.canceled']);
-    const [offered, converted] = await expectEvents(rx, '/life', ids.entry, ['waitlist.spot_offered', 'waitlist.converted']);
+    const [offered, converted] = await expectEvents(rx, '/life', ids.entry, [
+      'waitlist.spot_offered',
+      'waitlist.converted',
+    ]);
     expect(offered).toMatchObject({ entry_id: ids.entry, service_id: 'svc_yoga_class', data: { status: 'offered' } });
-    expect(converted).toMatchObject({ entry_id: ids.entry, service_id: 'svc_yoga_class', data: { status: 'accepted' } });
+    expect(converted).toMatchObject({
+      entry_id: ids.entry,
+      service_id: 'svc_yoga_class',
+      data: { status: 'accepted' },
+    });
     await expectEvents(rx, '/life', ids.fromWaitlist, ['booking.confirmed']);
   });
 
@@ -420,12 +488,16 @@ describe('catalog events reach the matching feed subscriptions', () => {
     );
     for (const b of all) expect(b.subscription_id).toBe(subs.all);
     expect(all.find((b) => b.event === 'service.suspended').data.status).toBe('suspended');
-    expect(all.find((b) => b.event === 'service.updated' && b.service_id === 'svc_haircut').data.name).toBe('Haircut & Style (new look)');
+    expect(all.find((b) => b.event === 'service.updated' && b.service_id === 'svc_haircut').data.name).toBe(
+      'Haircut & Style (new look)',
+    );
 
-    expect(delivered(rx, `/catalog/${subs.deleted}`).map((r) => [r.json.event, r.json.service_id, r.json.subscription_id])).toEqual([
-      ['service.deleted', 'svc_home_blowout', subs.deleted],
+    expect(
+      delivered(rx, `/catalog/${subs.deleted}`).map((r) => [r.json.event, r.json.service_id, r.json.subscription_id]),
+    ).toEqual([['service.deleted', 'svc_home_blowout', subs.deleted]]);
+    expect(delivered(rx, `/catalog/${subs.massage}`).map((r) => [r.json.event, r.json.service_id])).toEqual([
+      ['service.updated', 'svc_massage_60'],
     ]);
-    expect(delivered(rx, `/catalog/${subs.massage}`).map((r) => [r.json.event, r.json.service_id])).toEqual([['service.updated', 'svc_massage_60']]);
     // The paused subscription never had a delivery row, let alone a request.
     const rows = await t.server.store.read((tx) => tx.webhooks.list({ limit: 100 }));
     expect(rows.filter((d) => d.subscription_id === subs.paused)).toEqual([]);
@@ -473,7 +545,11 @@ describe('retries: at least once, same event_id, on the configured schedule', ()
     const t = await server({ db, retry: { firstRetryMs: 20, maxRetries: 2 } });
     const p = t.platform('down', rx.url('/down'));
     const b = await book(t, p, 'svc_haircut', day(2));
-    await waitFor(async () => (await t.server.store.read((tx) => tx.webhooks.list({ status: 'failed', limit: 10 }))).length === 1, 5000, 'the delivery failed');
+    await waitFor(
+      async () => (await t.server.store.read((tx) => tx.webhooks.list({ status: 'failed', limit: 10 }))).length === 1,
+      5000,
+      'the delivery failed',
+    );
     expect(rx.requests('/down').map((r) => r.answered)).toEqual([500, 500, 500]);
     const [d] = await t.server.store.read((tx) => tx.webhooks.list({ limit: 10 }));
     expect(d).toMatchObject({ status: 'failed', attempts: 3, last_status: 500 });
@@ -492,15 +568,26 @@ describe('retries: at least once, same event_id, on the configured schedule', ()
     expect(listed.code, listed.stderr).toBe(0);
     const text = listed.stdout;
     // Deliveries to a platform name its profile: the webhook_url is looked up on every attempt.
-    expect(text).toMatch(new RegExp(`#${d.id}\\s+failed\\s+booking\\.confirmed\\s+${d.event_id}\\s+-> profile:\\S+\\s+attempts 3\\s+last HTTP 500`));
-    for (const n of [1, 2, 3]) expect(text).toMatch(new RegExp(`attempt ${n} at \\d{4}-\\d\\d-\\d\\dT[^:]+:\\d\\d:\\d\\d\\.\\d+Z: 500 in \\d+ ms - HTTP 500`));
+    expect(text).toMatch(
+      new RegExp(
+        `#${d.id}\\s+failed\\s+booking\\.confirmed\\s+${d.event_id}\\s+-> profile:\\S+\\s+attempts 3\\s+last HTTP 500`,
+      ),
+    );
+    for (const n of [1, 2, 3])
+      expect(text).toMatch(
+        new RegExp(`attempt ${n} at \\d{4}-\\d\\d-\\d\\dT[^:]+:\\d\\d:\\d\\d\\.\\d+Z: 500 in \\d+ ms - HTTP 500`),
+      );
 
     rx.setDefault('/down', 200);
     // On the server's clock, as every process in a test is: the retried delivery is due at once for it.
     const retried = await runCli(['webhooks', 'retry', '--failed', '--db', db], { env: clockEnv(t.clock.now()) });
     expect(retried.code, retried.stderr).toBe(0);
     expect(retried.stdout).toMatch(/^1 delivery queued again/);
-    await waitFor(async () => (await t.server.store.read((tx) => tx.webhooks.list({ status: 'delivered', limit: 10 }))).length === 1, 5000);
+    await waitFor(
+      async () =>
+        (await t.server.store.read((tx) => tx.webhooks.list({ status: 'delivered', limit: 10 }))).length === 1,
+      5000,
+    );
     const last = rx.requests('/down').at(-1)!;
     expect(last).toMatchObject({ answered: 200, json: { event_id: d.event_id, booking_id: b.id } });
   });
@@ -524,7 +611,10 @@ describe('isolation: one dead endpoint never holds up another platform', () => {
     await rxB.waitFor((r) => r.length === 1, 1500);
     // B arrived well inside A's timeout, while A's request is still open.
     expect(performance.now() - started).toBeLessThan(1500);
-    expect(rxB.requests()[0]).toMatchObject({ answered: 200, json: { event: 'booking.confirmed', booking_id: bBooking.id } });
+    expect(rxB.requests()[0]).toMatchObject({
+      answered: 200,
+      json: { event: 'booking.confirmed', booking_id: bBooking.id },
+    });
     expect(rxA.requests().map((r) => r.answered)).toEqual([null]);
   });
 });
@@ -546,8 +636,15 @@ describe('causal order per booking survives retries', () => {
     await rx.waitFor((r) => r.filter((x) => x.answered === 200).length >= 3, 5000);
 
     const seen = rx.requests('/order').map((r) => `${r.json.event}:${r.answered}`);
-    expect(seen).toEqual(['booking.confirmed:500', 'booking.confirmed:200', 'booking.rescheduled:200', 'booking.canceled:200']);
-    const created = (await outbox(t)).filter((e) => e.order_key === b.id && e.event !== 'booking.reminder').map((e) => e.event_id);
+    expect(seen).toEqual([
+      'booking.confirmed:500',
+      'booking.confirmed:200',
+      'booking.rescheduled:200',
+      'booking.canceled:200',
+    ]);
+    const created = (await outbox(t))
+      .filter((e) => e.order_key === b.id && e.event !== 'booking.reminder')
+      .map((e) => e.event_id);
     expect(delivered(rx, '/order').map((r) => r.json.event_id)).toEqual(created);
   });
 
@@ -579,7 +676,12 @@ describe('causal order per booking survives retries', () => {
       .map((r) => `${r.json.event}:${r.answered}`);
     const failures = seen.filter((x) => x === 'booking.rescheduled:500').length;
     expect(failures).toBeGreaterThanOrEqual(1);
-    expect(seen).toEqual(['booking.confirmed:200', ...Array(failures).fill('booking.rescheduled:500'), 'booking.rescheduled:200', 'booking.canceled:200']);
+    expect(seen).toEqual([
+      'booking.confirmed:200',
+      ...Array(failures).fill('booking.rescheduled:500'),
+      'booking.rescheduled:200',
+      'booking.canceled:200',
+    ]);
     // Retries reuse the event id.
     expect(
       new Set(
@@ -598,9 +700,17 @@ describe('booking.reminder fires at its offset on the injected clock', () => {
   const OFFSET = 3600_000;
   let n = 0;
 
-  async function reminderServer(): Promise<{ t: WebhookTestServer; rx: WebhookReceiver; p: string; sentinel: () => Promise<void> }> {
+  async function reminderServer(): Promise<{
+    t: WebhookTestServer;
+    rx: WebhookReceiver;
+    p: string;
+    sentinel: () => Promise<void>;
+  }> {
     const rx = await receiver();
-    const t = await server({ clock: new ManualClock(TEST_NOW), business: demoBusiness({ reminder_offset_seconds: OFFSET / 1000 }) });
+    const t = await server({
+      clock: new ManualClock(TEST_NOW),
+      business: demoBusiness({ reminder_offset_seconds: OFFSET / 1000 }),
+    });
     const p = t.platform('remind', rx.url('/remind'));
     /**
      * Proof that the dispatcher looked at the current clock: a new booking on a far day, whose
@@ -614,7 +724,8 @@ describe('booking.reminder fires at its offset on the injected clock', () => {
     return { t, rx, p, sentinel };
   }
 
-  const reminders = (rx: WebhookReceiver, id: string) => eventsFor(rx, '/remind', id).filter((e) => e.event === 'booking.reminder');
+  const reminders = (rx: WebhookReceiver, id: string) =>
+    eventsFor(rx, '/remind', id).filter((e) => e.event === 'booking.reminder');
 
   afterEach(() => closeAll());
 
@@ -691,11 +802,15 @@ describe('a booking made inside the reminder window is reminded at once, unless 
 
   async function lateServer(name: string) {
     const rx = await receiver();
-    const t = await server({ clock: new ManualClock(TEST_NOW), business: demoBusiness({ reminder_offset_seconds: OFFSET / 1000 }) });
+    const t = await server({
+      clock: new ManualClock(TEST_NOW),
+      business: demoBusiness({ reminder_offset_seconds: OFFSET / 1000 }),
+    });
     const p = t.platform(name, rx.url(`/${name}`));
     return { t, rx, p };
   }
-  const reminders = (rx: WebhookReceiver, path: string, id: string) => eventsFor(rx, path, id).filter((e) => e.event === 'booking.reminder');
+  const reminders = (rx: WebhookReceiver, path: string, id: string) =>
+    eventsFor(rx, path, id).filter((e) => e.event === 'booking.reminder');
 
   afterEach(() => closeAll());
 
@@ -725,7 +840,14 @@ describe('a booking made inside the reminder window is reminded at once, unless 
     const r = await t.call(
       'POST',
       `/bookings/${b.id}/confirm-payment`,
-      { payment_result: { status: 'paid', transaction_id: 'txn_55', amount_paid: due.amount_due, currency: due.currency } },
+      {
+        payment_result: {
+          status: 'paid',
+          transaction_id: 'txn_55',
+          amount_paid: due.amount_due,
+          currency: due.currency,
+        },
+      },
       p,
     );
     expect(r.body.booking.status).toBe('confirmed');
@@ -746,7 +868,14 @@ describe('a booking made inside the reminder window is reminded at once, unless 
     const r = await t.call(
       'POST',
       `/bookings/${b.id}/confirm-payment`,
-      { payment_result: { status: 'paid', transaction_id: 'txn_late', amount_paid: due.amount_due, currency: due.currency } },
+      {
+        payment_result: {
+          status: 'paid',
+          transaction_id: 'txn_late',
+          amount_paid: due.amount_due,
+          currency: due.currency,
+        },
+      },
       p,
     );
     expect(r.body.booking.status).toBe('confirmed');
@@ -816,7 +945,9 @@ describe('signing key rotation (D5: retired keys stay published 7 days)', () => 
     const newKid = await s.server.keyring.rotate(clock.now());
     // Published before it signs: a platform that fetches the profile now holds the next key.
     expect((await publishedKeys(s.url)).map((k) => k.kid).sort()).toEqual([oldKid, newKid].sort());
-    const cache = Number(/max-age=(\d+)/.exec((await fetch(`${s.url}/.well-known/usp`)).headers.get('cache-control') ?? '')?.[1]);
+    const cache = Number(
+      /max-age=(\d+)/.exec((await fetch(`${s.url}/.well-known/usp`)).headers.get('cache-control') ?? '')?.[1],
+    );
     expect(DEFAULT_KEY_OVERLAP_MS).toBeGreaterThanOrEqual(cache * 1000);
 
     clock.set(TEST_NOW + DEFAULT_KEY_OVERLAP_MS - 1000);
@@ -853,9 +984,18 @@ describeConformance('webhook payloads validate against the official webhook_even
       .map((r) => r.json)
       .filter((b) => b.event.startsWith('booking.'));
     expect(new Set(bodies.map((b) => b.event))).toEqual(
-      new Set(['booking.confirmed', 'booking.rescheduled', 'booking.canceled', 'booking.refund_issued', 'booking.service_started', 'booking.completed', 'booking.no_show']),
+      new Set([
+        'booking.confirmed',
+        'booking.rescheduled',
+        'booking.canceled',
+        'booking.refund_issued',
+        'booking.service_started',
+        'booking.completed',
+        'booking.no_show',
+      ]),
     );
-    for (const b of bodies) assertValid(validateSchemaDef('webhook_event.json', 'BookingEvent', b), `${b.event} ${b.booking_id}`);
+    for (const b of bodies)
+      assertValid(validateSchemaDef('webhook_event.json', 'BookingEvent', b), `${b.event} ${b.booking_id}`);
   });
 
   it('every waitlist event (WaitlistEvent)', async () => {
@@ -873,18 +1013,25 @@ describeConformance('webhook payloads validate against the official webhook_even
       .requests()
       .filter((r) => r.path.startsWith('/catalog/'))
       .map((r) => r.json);
-    expect(new Set(bodies.map((b) => b.event))).toEqual(new Set(['service.created', 'service.updated', 'service.suspended', 'service.deleted']));
-    for (const b of bodies) assertValid(validateSchemaDef('webhook_event.json', 'CatalogEvent', b), `${b.event} ${b.service_id}`);
+    expect(new Set(bodies.map((b) => b.event))).toEqual(
+      new Set(['service.created', 'service.updated', 'service.suspended', 'service.deleted']),
+    );
+    for (const b of bodies)
+      assertValid(validateSchemaDef('webhook_event.json', 'CatalogEvent', b), `${b.event} ${b.service_id}`);
   });
 
   it('booking.reminder (BookingEvent)', async () => {
     const rx = await receiver();
-    const t = await server({ clock: new ManualClock(TEST_NOW), business: demoBusiness({ reminder_offset_seconds: 3600 }) });
+    const t = await server({
+      clock: new ManualClock(TEST_NOW),
+      business: demoBusiness({ reminder_offset_seconds: 3600 }),
+    });
     const p = t.platform('schema-remind', rx.url('/r'));
     const b = await book(t, p, 'svc_haircut', day(2));
     t.clock.set(Date.parse(b.slot.start) - 3_599_000);
     t.server.dispatcher.nudge();
     await rx.waitFor((r) => r.some((x) => x.json.event === 'booking.reminder'), 5000);
-    for (const r of rx.requests('/r')) assertValid(validateSchemaDef('webhook_event.json', 'BookingEvent', r.json), r.json.event);
+    for (const r of rx.requests('/r'))
+      assertValid(validateSchemaDef('webhook_event.json', 'BookingEvent', r.json), r.json.event);
   });
 });

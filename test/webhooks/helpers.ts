@@ -57,7 +57,13 @@ export interface WebhookTestServer {
   /** Serve a platform profile whose webhook_url is `webhookUrl`; returns the profile URI (USP-Agent). */
   platform(name: string, webhookUrl: string): string;
   /** REST call presenting `profile` as USP-Agent (null: none). */
-  call(method: string, path: string, body: unknown, profile: string | null, opts?: { apiKey?: string; ifMatch?: string }): Promise<{ status: number; body: any }>;
+  call(
+    method: string,
+    path: string,
+    body: unknown,
+    profile: string | null,
+    opts?: { apiKey?: string; ifMatch?: string },
+  ): Promise<{ status: number; body: any }>;
   /** The business's own move on a booking (`start`, `complete`, `no-show`) with the admin key. */
   admin(move: 'start' | 'complete' | 'no-show', bookingId: string): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
@@ -90,7 +96,11 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
     if (opts.apiKey) headers.Authorization = `Bearer ${opts.apiKey}`;
     if (opts.ifMatch) headers['If-Match'] = opts.ifMatch;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(url + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     let parsed: any = text;
     try {
@@ -107,7 +117,8 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
     profiles,
     platform: (name, webhookUrl) => profiles.addProfile(`/platforms/${name}.json`, { webhook_url: webhookUrl }),
     call,
-    admin: (move, bookingId) => call('POST', `/admin/bookings/${bookingId}/${move}`, undefined, null, { apiKey: ADMIN_KEY }),
+    admin: (move, bookingId) =>
+      call('POST', `/admin/bookings/${bookingId}/${move}`, undefined, null, { apiKey: ADMIN_KEY }),
     async close() {
       await server.close();
       if (ownProfiles) await profiles.close();
@@ -116,16 +127,38 @@ export async function startWebhookServer(o: WebhookServerOptions = {}): Promise<
 }
 
 /** The first bookable slot of `serviceId` on `date`. */
-export async function firstSlot(t: WebhookTestServer, serviceId: string, date: string, profile: string | null = null): Promise<any> {
-  const r = await t.call('POST', '/availability/query', { service_id: serviceId, start_date: date, end_date: date }, profile);
-  if (r.status !== 200 || !r.body.slots?.length) throw new Error(`no slot for ${serviceId} on ${date}: ${JSON.stringify(r.body)}`);
+export async function firstSlot(
+  t: WebhookTestServer,
+  serviceId: string,
+  date: string,
+  profile: string | null = null,
+): Promise<any> {
+  const r = await t.call(
+    'POST',
+    '/availability/query',
+    { service_id: serviceId, start_date: date, end_date: date },
+    profile,
+  );
+  if (r.status !== 200 || !r.body.slots?.length)
+    throw new Error(`no slot for ${serviceId} on ${date}: ${JSON.stringify(r.body)}`);
   return r.body.slots[0];
 }
 
 /** Book `serviceId` at its first slot on `date` as `profile`; returns the booking. */
-export async function book(t: WebhookTestServer, profile: string, serviceId: string, date: string, extra: Record<string, unknown> = {}): Promise<any> {
+export async function book(
+  t: WebhookTestServer,
+  profile: string,
+  serviceId: string,
+  date: string,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
   const slot = extra.slot_id ? { id: extra.slot_id } : await firstSlot(t, serviceId, date, profile);
-  const r = await t.call('POST', '/bookings', { service_id: serviceId, slot_id: slot.id, buyer: BUYER, ...extra }, profile);
+  const r = await t.call(
+    'POST',
+    '/bookings',
+    { service_id: serviceId, slot_id: slot.id, buyer: BUYER, ...extra },
+    profile,
+  );
   if (r.status !== 201) throw new Error(`booking failed: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.booking;
 }
@@ -147,7 +180,11 @@ export interface Verification {
 }
 
 /** `Signature-Input` of a delivery, parsed independently: covered components and parameters. */
-export function signatureInput(headers: ReceivedRequest['headers']): { label: string; components: string[]; params: Map<string, unknown> } {
+export function signatureInput(headers: ReceivedRequest['headers']): {
+  label: string;
+  components: string[];
+  params: Map<string, unknown>;
+} {
   const raw = headers['signature-input'];
   if (typeof raw !== 'string') throw new Error('no Signature-Input header');
   const dict = parseDictionary(raw);
@@ -164,7 +201,11 @@ export function signatureInput(headers: ReceivedRequest['headers']): { label: st
  * ES256 raw r||s through node's crypto, the key looked up by `keyid` in `keys`. The signature base
  * is rebuilt from what the receiver saw: its Host header and request target.
  */
-export async function verifyDelivery(req: Pick<ReceivedRequest, 'method' | 'target' | 'headers' | 'body'>, keys: readonly JsonWebKey[], nowMs: number): Promise<Verification> {
+export async function verifyDelivery(
+  req: Pick<ReceivedRequest, 'method' | 'target' | 'headers' | 'body'>,
+  keys: readonly JsonWebKey[],
+  nowMs: number,
+): Promise<Verification> {
   const digest = req.headers['content-digest'];
   if (typeof digest !== 'string') return { ok: false, reason: 'no Content-Digest' };
   const m = /(?:^|,\s*)sha-256=:([A-Za-z0-9+/=]+):/.exec(digest);
@@ -198,13 +239,16 @@ export async function verifyDelivery(req: Pick<ReceivedRequest, 'method' | 'targ
           return {
             id: params.keyid,
             algs: ['ecdsa-p256-sha256'],
-            verify: async (data: Buffer, signature: Buffer) => signature.length === 64 && cryptoVerify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature),
+            verify: async (data: Buffer, signature: Buffer) =>
+              signature.length === 64 &&
+              cryptoVerify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature),
           };
         },
       },
       { method: req.method, url: `http://${req.headers.host}${req.target}`, headers },
     );
-    if (result !== true) return { ok: false, reason: result === null ? 'key_not_found' : 'signature_invalid', kid: String(kid) };
+    if (result !== true)
+      return { ok: false, reason: result === null ? 'key_not_found' : 'signature_invalid', kid: String(kid) };
   } catch (err) {
     return { ok: false, reason: `${(err as Error).name}: ${(err as Error).message}`, kid: String(kid) };
   }

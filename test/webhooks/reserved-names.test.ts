@@ -20,12 +20,33 @@ import { TEST_NOW } from '../support/time.js';
 
 describe('isReservedName: the names of RFC 2606 and RFC 6761', () => {
   it('reserved: the four TLDs, names under them, and example.com/net/org with their subdomains, in any case and with a trailing dot', () => {
-    for (const h of ['agent.example', 'example', 'a.b.test', 'x.invalid', 'localhost', 'app.localhost', 'example.com', 'hooks.example.org', 'EXAMPLE.NET', 'agent.example.']) {
+    for (const h of [
+      'agent.example',
+      'example',
+      'a.b.test',
+      'x.invalid',
+      'localhost',
+      'app.localhost',
+      'example.com',
+      'hooks.example.org',
+      'EXAMPLE.NET',
+      'agent.example.',
+    ]) {
       expect(isReservedName(h), h).toBe(true);
     }
   });
   it('not reserved: real names that merely contain the words, and IP literals', () => {
-    for (const h of ['example.io', 'myexample.com', 'test.com', 'examples', 'platform.acme.dev', '127.0.0.1', '::1', '[::1]', '93.184.216.34']) {
+    for (const h of [
+      'example.io',
+      'myexample.com',
+      'test.com',
+      'examples',
+      'platform.acme.dev',
+      '127.0.0.1',
+      '::1',
+      '[::1]',
+      '93.184.216.34',
+    ]) {
       expect(isReservedName(h), h).toBe(false);
     }
   });
@@ -56,7 +77,15 @@ async function start(hooks: Record<string, string>) {
     async resolve(url) {
       resolved.push(url);
       const webhook_url = hooks[url];
-      return { url, version: '2026-08-20', capabilities: {}, webhook_url, keys: [], signing_keys: [], raw: {} } satisfies PlatformProfile;
+      return {
+        url,
+        version: '2026-08-20',
+        capabilities: {},
+        webhook_url,
+        keys: [],
+        signing_keys: [],
+        raw: {},
+      } satisfies PlatformProfile;
     },
     invalidate() {},
     refreshForUnknownKey: () => false,

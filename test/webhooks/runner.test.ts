@@ -50,12 +50,22 @@ describe('a webhook sender that throws', () => {
       dispatcher.start();
       await waitFor(async () => (await delivery()).attempts === 1, 5000, 'the first attempt on record');
       const first = await delivery();
-      expect(first).toMatchObject({ status: 'pending', next_attempt_ms: TEST_NOW + 30_000, last_error: 'Error: sender bug: cannot sign' });
-      expect(await store.read((tx) => tx.webhooks.attempts(first.id))).toMatchObject([{ attempt: 1, at_ms: TEST_NOW, status_code: null }]);
+      expect(first).toMatchObject({
+        status: 'pending',
+        next_attempt_ms: TEST_NOW + 30_000,
+        last_error: 'Error: sender bug: cannot sign',
+      });
+      expect(await store.read((tx) => tx.webhooks.attempts(first.id))).toMatchObject([
+        { attempt: 1, at_ms: TEST_NOW, status_code: null },
+      ]);
 
       now += 30_000;
       dispatcher.nudge();
-      await waitFor(async () => (await delivery()).status === 'failed', 5000, 'the delivery given up after its one retry');
+      await waitFor(
+        async () => (await delivery()).status === 'failed',
+        5000,
+        'the delivery given up after its one retry',
+      );
       expect((await delivery()).attempts).toBe(2);
       expect(warnings).toEqual(['webhook delivery failed; it will be retried', 'webhook delivery failed for good']);
     } finally {

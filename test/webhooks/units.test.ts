@@ -5,7 +5,14 @@
  * by the independent verifier.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkWebhookUrl, DEFAULT_RETRY, httpWebhookSender, nextAttempt, signedDelivery, WEBHOOK_COMPONENTS } from '../../src/webhooks/index.js';
+import {
+  checkWebhookUrl,
+  DEFAULT_RETRY,
+  httpWebhookSender,
+  nextAttempt,
+  signedDelivery,
+  WEBHOOK_COMPONENTS,
+} from '../../src/webhooks/index.js';
 import { generateSigningKey } from '../../src/security/http-signatures.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { REQUIRED_COMPONENTS, signatureInput, verifyDelivery } from './helpers.js';
@@ -86,7 +93,12 @@ describe('httpWebhookSender', () => {
 
   it('refuses special-use addresses (10.x, 169.254.169.254) without connecting', async () => {
     const sender = httpWebhookSender({ timeoutMs: 1000, allowLoopback: false });
-    for (const url of ['https://10.1.2.3/hooks', 'https://169.254.169.254/latest/meta-data', 'https://[::ffff:10.0.0.1]/h', 'https://192.168.1.1/h']) {
+    for (const url of [
+      'https://10.1.2.3/hooks',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::ffff:10.0.0.1]/h',
+      'https://192.168.1.1/h',
+    ]) {
       const r = await sender.send(url, '{}', signing, T0);
       expect(r.status, url).toBeNull();
       expect(r.error, url).toMatch(/^refused: .*special-use/);
@@ -97,10 +109,16 @@ describe('httpWebhookSender', () => {
     const asked: string[] = [];
     const lookup = async (host: string) => {
       asked.push(host);
-      return host === 'metadata.example' ? ['169.254.169.254'] : host === 'mixed.example' ? ['93.184.216.34', '10.0.0.7'] : ['127.0.0.1'];
+      return host === 'metadata.example'
+        ? ['169.254.169.254']
+        : host === 'mixed.example'
+          ? ['93.184.216.34', '10.0.0.7']
+          : ['127.0.0.1'];
     };
     const sender = httpWebhookSender({ timeoutMs: 1000, allowLoopback: false, lookup });
-    expect((await sender.send('https://metadata.example/hooks', '{}', signing, T0)).error).toMatch(/refused: 169\.254\.169\.254/);
+    expect((await sender.send('https://metadata.example/hooks', '{}', signing, T0)).error).toMatch(
+      /refused: 169\.254\.169\.254/,
+    );
     expect((await sender.send('https://mixed.example/hooks', '{}', signing, T0)).error).toMatch(/refused: 10\.0\.0\.7/);
     // A name pointing at our loopback receiver: refused without the flag, and nothing connects.
     const r = await sender.send(`https://platform.example:${rx.port}/hooks`, '{}', signing, T0);
@@ -121,7 +139,8 @@ describe('httpWebhookSender', () => {
 
   it('with the loopback flag it POSTs the exact bytes, signed, and reports status and latency', async () => {
     const sender = httpWebhookSender({ timeoutMs: 2000, allowLoopback: true });
-    const body = '{"event":"booking.confirmed","event_id":"evt_1","booking_id":"bkg_1","note":"caf\u00e9 \u2603","timestamp":"2026-12-01T17:00:00Z"}';
+    const body =
+      '{"event":"booking.confirmed","event_id":"evt_1","booking_id":"bkg_1","note":"caf\u00e9 \u2603","timestamp":"2026-12-01T17:00:00Z"}';
     const ok = await sender.send(rx.url('/hooks/a?x=1'), body, signing, T0);
     expect(ok).toMatchObject({ status: 200, error: null });
     expect(ok.latencyMs).toBeGreaterThanOrEqual(0);
@@ -130,7 +149,12 @@ describe('httpWebhookSender', () => {
     expect(req.body.equals(Buffer.from(body, 'utf8'))).toBe(true);
     expect(req.headers['content-type']).toBe('application/json');
     const v = await verifyDelivery(req, [key.publicJwk], T0);
-    expect(v).toMatchObject({ ok: true, kid: 'unit-test-key', created: Math.floor(T0 / 1000), components: REQUIRED_COMPONENTS });
+    expect(v).toMatchObject({
+      ok: true,
+      kid: 'unit-test-key',
+      created: Math.floor(T0 / 1000),
+      components: REQUIRED_COMPONENTS,
+    });
 
     rx.script('/hooks/b', [503]);
     const failed = await sender.send(rx.url('/hooks/b'), body, signing, T0);

@@ -52,7 +52,14 @@ export function mountApiKeys(app: DashboardApp, s: Screens): void {
   });
   app.get('/admin/ui/api-keys/:id/revoke', async (c) => {
     const key = (await listed(c)).find((k) => k.id === c.req.param('id'));
-    if (!key || key.revoked_at) return s.view(c, 'API keys', '/admin/ui/api-keys', html`<h1>No such active key</h1><p><a href="/admin/ui/api-keys">Back to the keys</a></p>`, 404);
+    if (!key || key.revoked_at)
+      return s.view(
+        c,
+        'API keys',
+        '/admin/ui/api-keys',
+        html`<h1>No such active key</h1><p><a href="/admin/ui/api-keys">Back to the keys</a></p>`,
+        404,
+      );
     return s.view(
       c,
       'Revoke a key',
@@ -63,5 +70,7 @@ export function mountApiKeys(app: DashboardApp, s: Screens): void {
 <a class="button" href="/admin/ui/api-keys">Keep it</a></div></section>`,
     );
   });
-  app.post('/admin/ui/api-keys/:id/revoke', async (c) => s.back(c, '/admin/ui/api-keys', await s.run(c, 'api_key_revoke', { key_id: c.req.param('id') }), 'api_key_revoked'));
+  app.post('/admin/ui/api-keys/:id/revoke', async (c) =>
+    s.back(c, '/admin/ui/api-keys', await s.run(c, 'api_key_revoke', { key_id: c.req.param('id') }), 'api_key_revoked'),
+  );
 }

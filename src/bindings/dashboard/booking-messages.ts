@@ -13,7 +13,11 @@ const KIND: Record<string, string> = {
   reminder: 'Reminder',
 };
 
-export function messagesCard(messages: readonly MessageView[] | undefined, when: (iso: string) => string, zone: string): Html {
+export function messagesCard(
+  messages: readonly MessageView[] | undefined,
+  when: (iso: string) => string,
+  zone: string,
+): Html {
   const rows = (messages ?? []).map(
     (m) =>
       html`<tr><td>${KIND[m.kind] ?? m.kind}</td><td>${m.recipient}</td><td><span class="badge">${m.status}</span></td><td>${m.sent_at ? when(m.sent_at) : m.status === 'queued' ? `due ${when(m.due_at)}` : '—'}</td><td>${m.error ?? ''}</td></tr>`,

@@ -6,7 +6,16 @@
 import { html, readForm, type Html } from '../../web/index.js';
 import type { DashboardAction } from '../../operations/index.js';
 import type { DoneCode } from './flash.js';
-import { badge, buyerName, stamp, middayOf, refusal, type DashboardApp, type Screens, type ScreenContext } from './kit.js';
+import {
+  badge,
+  buyerName,
+  stamp,
+  middayOf,
+  refusal,
+  type DashboardApp,
+  type Screens,
+  type ScreenContext,
+} from './kit.js';
 import { minorFromForm, moneyCard } from './money.js';
 import { messagesCard } from './booking-messages.js';
 import { bookingPeople } from './booking-people.js';
@@ -30,14 +39,30 @@ const MOVES: Record<string, { action: DashboardAction; done: DoneCode }> = {
  * each a radio button; the reschedule operation re-checks the chosen slot and answers
  * slot_unavailable if it was taken in between.
  */
-async function rescheduleCard(s: Screens, c: ScreenContext, b: BookingView, startMs: number, resourceIds: string[]): Promise<Html> {
+async function rescheduleCard(
+  s: Screens,
+  c: ScreenContext,
+  b: BookingView,
+  startMs: number,
+  resourceIds: string[],
+): Promise<Html> {
   const id = encodeURIComponent(b.id);
   const asked = c.req.query('date');
   const date = asked && /^\d{4}-\d{2}-\d{2}$/.test(asked) ? asked : s.dateKey.format(startMs);
   const staff = [...s.biz.resources.values()].filter((r) => r.type === 'staff');
   const askedStaff = c.req.query('staff');
-  const who = askedStaff !== undefined ? (staff.some((r) => r.id === askedStaff) ? askedStaff : '') : (resourceIds.find((r) => staff.some((x) => x.id === r)) ?? '');
-  const input: Record<string, unknown> = { service_id: b.service_id, start_date: date, end_date: date, party_size: b.party_size };
+  const who =
+    askedStaff !== undefined
+      ? staff.some((r) => r.id === askedStaff)
+        ? askedStaff
+        : ''
+      : (resourceIds.find((r) => staff.some((x) => x.id === r)) ?? '');
+  const input: Record<string, unknown> = {
+    service_id: b.service_id,
+    start_date: date,
+    end_date: date,
+    party_size: b.party_size,
+  };
   if (who) input.resource_id = who;
   const free = await s.run(c, 'free_slots', input);
   const slots = free.ok ? viewOf<{ slots: FreeSlotView[] }>(free.data).slots.filter((x) => x.state !== 'waitlist') : [];
@@ -62,7 +87,13 @@ export function mountBooking(app: DashboardApp, s: Screens): void {
   app.get('/admin/ui/bookings/:id', async (c) => {
     const res = await s.run(c, 'booking_detail', { booking_id: c.req.param('id') });
     if (!res.ok || res.messages.some((m) => m.type === 'error')) {
-      return s.view(c, 'Booking', '', html`<h1>Booking not found</h1><p>${res.ok ? res.messages[0]?.content : res.error.message}</p>`, 404);
+      return s.view(
+        c,
+        'Booking',
+        '',
+        html`<h1>Booking not found</h1><p>${res.ok ? res.messages[0]?.content : res.error.message}</p>`,
+        404,
+      );
     }
     const d = viewOf<BookingDetailView>(res.data);
     const b = d.booking;
@@ -71,7 +102,8 @@ export function mountBooking(app: DashboardApp, s: Screens): void {
       html`<form class="inline" method="post" action="/admin/ui/bookings/${id}/${action}">${s.csrfField(c)}<button class="${cls}" type="submit">${label}</button></form>`;
     const moves: Html[] = [];
     if (b.status === 'pending' && b.confirmation_mode === 'manual') moves.push(btn('confirm', 'Confirm', 'primary'));
-    if (b.status === 'confirmed' || b.status === 'in_progress') moves.push(btn('complete', 'Mark completed'), btn('no_show', 'Mark no-show'));
+    if (b.status === 'confirmed' || b.status === 'in_progress')
+      moves.push(btn('complete', 'Mark completed'), btn('no_show', 'Mark no-show'));
     if (MOVABLE.includes(b.status)) moves.push(btn('cancel', 'Cancel as the business', 'danger'));
     const decline =
       b.status === 'pending'
@@ -79,7 +111,9 @@ export function mountBooking(app: DashboardApp, s: Screens): void {
         : '';
     const resourceIds = d.resource_ids ?? [];
     const reschedule = MOVABLE.includes(b.status) ? await rescheduleCard(s, c, b, d.start_ms, resourceIds) : '';
-    const events = d.events.map((e) => html`<tr><td>${stamp(s, e.timestamp)}</td><td>${e.event}</td><td>${e.event_id}</td></tr>`);
+    const events = d.events.map(
+      (e) => html`<tr><td>${stamp(s, e.timestamp)}</td><td>${e.event}</td><td>${e.event_id}</td></tr>`,
+    );
     return s.view(
       c,
       `Booking ${b.id}`,
@@ -107,7 +141,8 @@ ${b.cancellation ? html`<dt>Canceled</dt><dd>by ${b.cancellation.canceled_by}${b
     if (move.action === 'decline') input.reason = text(form.reason);
     if (move.action === 'refund') {
       const amount = minorFromForm(form.amount, s.currency);
-      if (typeof amount === 'object') return s.refuse(c, `/admin/ui/bookings/${encodeURIComponent(id)}`, amount.refused);
+      if (typeof amount === 'object')
+        return s.refuse(c, `/admin/ui/bookings/${encodeURIComponent(id)}`, amount.refused);
       Object.assign(input, { reason: text(form.reason), amount });
     }
     if (move.action === 'reschedule') input.slot_id = text(form.slot_id);

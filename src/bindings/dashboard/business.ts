@@ -74,7 +74,12 @@ function mountDetails(app: DashboardApp, s: Screens): void {
   });
   app.post('/admin/ui/business', async (c) => {
     const form = await readForm(c);
-    const input: Json = { name: text(form.name), timezone: text(form.timezone), currency: text(form.currency), locale: text(form.locale) || null };
+    const input: Json = {
+      name: text(form.name),
+      timezone: text(form.timezone),
+      currency: text(form.currency),
+      locale: text(form.locale) || null,
+    };
     if (form.force === '1') input.force = true;
     return s.back(c, '/admin/ui/business', await s.run(c, 'business_update', input), 'saved');
   });
@@ -88,7 +93,8 @@ function mountDetails(app: DashboardApp, s: Screens): void {
 /** The services as checkboxes, `on` ticked (one field each, `service:<id>`: a form body keeps one value per name). */
 function serviceChoices(s: Screens, legend: string, on: readonly string[]): Html {
   return html`<fieldset class="choices"><legend>${legend}</legend>${[...s.biz.services.values()].map(
-    (svc) => html`<label><input type="checkbox" name="service:${svc.id}" value="1"${on.includes(svc.id) ? html` checked` : ''}> ${svc.name}</label>`,
+    (svc) =>
+      html`<label><input type="checkbox" name="service:${svc.id}" value="1"${on.includes(svc.id) ? html` checked` : ''}> ${svc.name}</label>`,
   )}</fieldset>`;
 }
 
@@ -129,10 +135,17 @@ ${serviceChoices(s, 'Services in the new category', [])}<button class="primary" 
   });
   app.post('/admin/ui/categories/:id', async (c) => {
     const form = await readForm(c);
-    const input = { category_id: c.req.param('id'), name: text(form.name) || null, parent_id: text(form.parent_id) || null, service_ids: ticked(form) };
+    const input = {
+      category_id: c.req.param('id'),
+      name: text(form.name) || null,
+      parent_id: text(form.parent_id) || null,
+      service_ids: ticked(form),
+    };
     return s.back(c, '/admin/ui/categories', await s.run(c, 'category_update', input), 'saved');
   });
-  app.post('/admin/ui/categories/:id/delete', async (c) => s.back(c, '/admin/ui/categories', await s.run(c, 'category_delete', { category_id: c.req.param('id') }), 'removed'));
+  app.post('/admin/ui/categories/:id/delete', async (c) =>
+    s.back(c, '/admin/ui/categories', await s.run(c, 'category_delete', { category_id: c.req.param('id') }), 'removed'),
+  );
 }
 
 /** The business's details and settings, and its categories. */

@@ -24,10 +24,18 @@ export interface CalendarBusy {
   end_ms: number;
 }
 
-const busyMark = (s: Screens, b: CalendarBusy): Html => html`<span class="ev busy">${s.timeFmt.format(b.start_ms)}–${s.timeFmt.format(b.end_ms)} busy (from calendar)</span>`;
+const busyMark = (s: Screens, b: CalendarBusy): Html =>
+  html`<span class="ev busy">${s.timeFmt.format(b.start_ms)}–${s.timeFmt.format(b.end_ms)} busy (from calendar)</span>`;
 
 /** A grid of hours by column (staff members in a day, days in a week); each cell lists the bookings starting in it. */
-export function calendarGrid(s: Screens, rows: CalendarRow[], range: DayRange, viewKind: 'day' | 'week', resourceFilter?: string, busy: readonly CalendarBusy[] = []): Html {
+export function calendarGrid(
+  s: Screens,
+  rows: CalendarRow[],
+  range: DayRange,
+  viewKind: 'day' | 'week',
+  resourceFilter?: string,
+  busy: readonly CalendarBusy[] = [],
+): Html {
   let cols: Column[];
   if (viewKind === 'week') {
     cols = Array.from({ length: 7 }, (_, i) => {
@@ -38,15 +46,24 @@ export function calendarGrid(s: Screens, rows: CalendarRow[], range: DayRange, v
         key,
         label: s.dayFmt.format(d.getTime()),
         match: (r: CalendarRow) => s.dateKey.format(r.start_ms) === key,
-        busy: (b: CalendarBusy) => s.dateKey.format(b.start_ms) === key && (!resourceFilter || b.resource_id === resourceFilter),
+        busy: (b: CalendarBusy) =>
+          s.dateKey.format(b.start_ms) === key && (!resourceFilter || b.resource_id === resourceFilter),
       };
     });
   } else {
     const ids = resourceFilter ? [resourceFilter] : [...new Set(rows.flatMap((r) => r.resource_ids))];
-    const staff = [...s.biz.resources.values()].filter((r) => (resourceFilter ? r.id === resourceFilter : r.type === 'staff' || ids.includes(r.id)));
+    const staff = [...s.biz.resources.values()].filter((r) =>
+      resourceFilter ? r.id === resourceFilter : r.type === 'staff' || ids.includes(r.id),
+    );
     const isStaff = (r: CalendarRow) => r.resource_ids.some((id) => staff.some((x) => x.id === id));
-    cols = staff.map((x) => ({ key: x.id, label: x.name, match: (r: CalendarRow) => r.resource_ids.includes(x.id), busy: (b: CalendarBusy) => b.resource_id === x.id }));
-    if (rows.some((r) => !isStaff(r)) || cols.length === 0) cols.push({ key: '_', label: 'Other', match: (r) => !isStaff(r), busy: () => false });
+    cols = staff.map((x) => ({
+      key: x.id,
+      label: x.name,
+      match: (r: CalendarRow) => r.resource_ids.includes(x.id),
+      busy: (b: CalendarBusy) => b.resource_id === x.id,
+    }));
+    if (rows.some((r) => !isStaff(r)) || cols.length === 0)
+      cols.push({ key: '_', label: 'Other', match: (r) => !isStaff(r), busy: () => false });
   }
   const hours = rows.map((r) => s.hourOf(r.start_ms));
   const first = Math.min(8, ...hours);
@@ -56,7 +73,9 @@ export function calendarGrid(s: Screens, rows: CalendarRow[], range: DayRange, v
     const here = cols.map((col) => rows.filter((r) => col.match(r) && s.hourOf(r.start_ms) === h));
     const away = cols.map((col) => busy.filter((b) => col.busy(b) && s.hourOf(b.start_ms) === h));
     const cells = cols.map((col, i) =>
-      here[i].length || away[i].length ? html`<td data-col="${col.label}">${away[i].map((b) => busyMark(s, b))}${here[i].map((r) => eventLink(s, r))}</td>` : html`<td></td>`,
+      here[i].length || away[i].length
+        ? html`<td data-col="${col.label}">${away[i].map((b) => busyMark(s, b))}${here[i].map((r) => eventLink(s, r))}</td>`
+        : html`<td></td>`,
     );
     body.push(
       html`<tr${here.every((x) => x.length === 0) && away.every((x) => x.length === 0) ? html` class="empty"` : ''}><td class="hour">${String(h).padStart(2, '0')}:00</td>${cells}</tr>`,
@@ -74,12 +93,23 @@ export function mountCalendar(app: DashboardApp, s: Screens): void {
     const input: Record<string, unknown> = { view: q.view === 'week' ? 'week' : 'day' };
     for (const k of FILTERS) if (q[k]) input[k] = q[k];
     const res = await s.run(c, 'bookings', input);
-    if (!res.ok) return s.view(c, 'Calendar', '/admin/ui/calendar', html`<h1>Calendar</h1>${refusal(res.error.message)}<p><a href="/admin/ui/calendar">Back to today</a></p>`, 400);
+    if (!res.ok)
+      return s.view(
+        c,
+        'Calendar',
+        '/admin/ui/calendar',
+        html`<h1>Calendar</h1>${refusal(res.error.message)}<p><a href="/admin/ui/calendar">Back to today</a></p>`,
+        400,
+      );
     const { range, bookings: rows } = viewOf<BookingsView>(res.data);
     const viewKind = input.view as 'day' | 'week';
-    const sync = await s.run(c, 'calendar_sync', { from: new Date(middayOf(range.from) - 43_200_000).toISOString(), to: new Date(middayOf(range.to) + 43_200_000).toISOString() });
+    const sync = await s.run(c, 'calendar_sync', {
+      from: new Date(middayOf(range.from) - 43_200_000).toISOString(),
+      to: new Date(middayOf(range.to) + 43_200_000).toISOString(),
+    });
     const busy = sync.ok ? (sync.data.busy as CalendarBusy[]) : [];
-    const opt = (v: string, label: string, cur: string | undefined) => html`<option value="${v}"${v === (cur ?? '') ? html` selected` : ''}>${label}</option>`;
+    const opt = (v: string, label: string, cur: string | undefined) =>
+      html`<option value="${v}"${v === (cur ?? '') ? html` selected` : ''}>${label}</option>`;
     const shift = (days: number) => {
       const d = new Date(middayOf(range.from));
       d.setUTCDate(d.getUTCDate() + days);

@@ -24,7 +24,11 @@ interface PushRow {
 }
 
 /** What the feeds say of the buyer, as the business chose (settings.calendar_feed_buyer_data). */
-const BUYER_DATA = { none: 'the service only, no buyer', name: "the buyer's name only", name_and_contact: "the buyer's name, email and phone" } as const;
+const BUYER_DATA = {
+  none: 'the service only, no buyer',
+  name: "the buyer's name only",
+  name_and_contact: "the buyer's name, email and phone",
+} as const;
 
 export function mountCalendars(app: DashboardApp, s: Screens): void {
   app.get('/admin/ui/calendars', async (c) => {
@@ -45,12 +49,17 @@ export function mountCalendars(app: DashboardApp, s: Screens): void {
         html`<tr><td><a href="/admin/ui/bookings/${encodeURIComponent(p.booking_id)}">${p.booking_id}</a></td><td data-col="Attempts">${p.attempts}</td><td data-col="Error">${p.error ?? 'waiting'}</td></tr>`,
     );
     const urls: Array<{ id: string; name: string; url: string }> = [];
-    for (const r of [{ id: '_business', name: 'All bookings' }, ...[...s.biz.resources.values()].map((x) => ({ id: x.id, name: x.name }))]) {
+    for (const r of [
+      { id: '_business', name: 'All bookings' },
+      ...[...s.biz.resources.values()].map((x) => ({ id: x.id, name: x.name })),
+    ]) {
       const u = await s.run(c, 'calendar_feed_url', { resource_id: r.id });
       if (u.ok) urls.push({ ...r, url: u.data.url as string });
     }
     const urlRows = urls.map(
-      (u) => html`<tr><td>${u.name}</td><td><input type="text" readonly value="${u.url}" aria-label="Feed address of ${u.name}" size="60"></td>
+      (
+        u,
+      ) => html`<tr><td>${u.name}</td><td><input type="text" readonly value="${u.url}" aria-label="Feed address of ${u.name}" size="60"></td>
 <td><form class="inline" method="post" action="/admin/ui/calendars/${encodeURIComponent(u.id)}/rotate">${s.csrfField(c)}<button type="submit">New address</button></form></td></tr>`,
     );
     return s.view(
@@ -74,6 +83,11 @@ export function mountCalendars(app: DashboardApp, s: Screens): void {
     );
   });
   app.post('/admin/ui/calendars/:id/rotate', async (c) =>
-    s.back(c, '/admin/ui/calendars', await s.run(c, 'calendar_feed_rotate', { resource_id: c.req.param('id') }), 'feed_rotated'),
+    s.back(
+      c,
+      '/admin/ui/calendars',
+      await s.run(c, 'calendar_feed_rotate', { resource_id: c.req.param('id') }),
+      'feed_rotated',
+    ),
   );
 }

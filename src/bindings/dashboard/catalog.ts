@@ -24,16 +24,20 @@ type ServiceFacts = { name?: string; pricing?: { amount?: number }; duration?: {
 function savedService(s: Screens, before: ServiceFacts | undefined, after: ServiceFacts | undefined): string {
   if (!after) return 'Saved; platforms are told the catalog changed.';
   const changes: string[] = [];
-  const price = (x: ServiceFacts | undefined) => (x?.pricing?.amount === undefined ? 'none' : s.money(x.pricing.amount));
+  const price = (x: ServiceFacts | undefined) =>
+    x?.pricing?.amount === undefined ? 'none' : s.money(x.pricing.amount);
   const length = (x: ServiceFacts | undefined) => `${minutesOf(x?.duration?.fixed) ?? '?'} minutes`;
   if (!before) changes.push(`price ${price(after)}`, ...(after.duration?.fixed ? [`length ${length(after)}`] : []));
   else {
     if (before.name !== after.name) changes.push(`name “${after.name}” (was “${before.name}”)`);
     if (before.pricing?.amount !== after.pricing?.amount) changes.push(`price ${price(after)} (was ${price(before)})`);
-    if (before.duration?.fixed !== after.duration?.fixed) changes.push(`length ${length(after)} (was ${length(before)})`);
+    if (before.duration?.fixed !== after.duration?.fixed)
+      changes.push(`length ${length(after)} (was ${length(before)})`);
   }
   const what = before ? `Saved ${after.name}` : `Added ${after.name}`;
-  return changes.length ? `${what}: ${changes.join(', ')}; platforms are told the catalog changed.` : `${what}: nothing changed.`;
+  return changes.length
+    ? `${what}: ${changes.join(', ')}; platforms are told the catalog changed.`
+    : `${what}: nothing changed.`;
 }
 
 type Hours = Partial<Record<(typeof DAYS)[number], Array<{ opens: string; closes: string }>>>;
@@ -53,7 +57,10 @@ function hoursGrid(prefix: string, hours: Hours | undefined): Html {
 function hoursFrom(form: Record<string, unknown>): Hours {
   const out: Hours = {};
   for (const d of DAYS) {
-    out[d] = SLOTS.map((i) => ({ opens: text(form[`${d}_opens_${i}`]), closes: text(form[`${d}_closes_${i}`]) })).filter((iv) => iv.opens || iv.closes);
+    out[d] = SLOTS.map((i) => ({
+      opens: text(form[`${d}_opens_${i}`]),
+      closes: text(form[`${d}_closes_${i}`]),
+    })).filter((iv) => iv.opens || iv.closes);
   }
   return out;
 }
@@ -102,9 +109,16 @@ ${status === 'archived' ? '' : html`<form class="inline" method="post" action="/
     const amount = minorFromForm(form.amount, copy.pricing.currency);
     if (typeof amount === 'object') return s.refuse(c, again, `Price: ${amount.refused}`);
     if (amount !== undefined) input.pricing = { ...copy.pricing, amount };
-    if (text(form.minutes) && copy.duration.fixed) input.duration = { ...copy.duration, fixed: `PT${text(form.minutes)}M` };
+    if (text(form.minutes) && copy.duration.fixed)
+      input.duration = { ...copy.duration, fixed: `PT${text(form.minutes)}M` };
     const res = await s.run(c, 'service_create', input);
-    return s.back(c, res.ok ? '/admin/ui/services' : again, res, 'saved', res.ok ? savedService(s, undefined, res.data.service as ServiceFacts | undefined) : undefined);
+    return s.back(
+      c,
+      res.ok ? '/admin/ui/services' : again,
+      res,
+      'saved',
+      res.ok ? savedService(s, undefined, res.data.service as ServiceFacts | undefined) : undefined,
+    );
   });
   app.post('/admin/ui/services/:id', async (c) => {
     const form = await readForm(c);
@@ -112,14 +126,23 @@ ${status === 'archived' ? '' : html`<form class="inline" method="post" action="/
     const before = s.biz.services.get(c.req.param('id'));
     const input: Record<string, unknown> = { service_id: c.req.param('id'), name: text(form.name) };
     const amount = minorFromForm(form.amount, before?.pricing.currency ?? s.currency);
-    if (typeof amount === 'object') return s.refuse(c, '/admin/ui/services', `Price of ${before?.name ?? 'the service'}: ${amount.refused}`);
+    if (typeof amount === 'object')
+      return s.refuse(c, '/admin/ui/services', `Price of ${before?.name ?? 'the service'}: ${amount.refused}`);
     if (amount !== undefined) input.pricing = { amount };
     if (text(form.minutes)) input.duration = { fixed: `PT${text(form.minutes)}M` };
     if (form.force === '1') input.force = true;
     const res = await s.run(c, 'service_update', input);
-    return s.back(c, '/admin/ui/services', res, 'saved', res.ok ? savedService(s, before, res.data.service as ServiceFacts | undefined) : undefined);
+    return s.back(
+      c,
+      '/admin/ui/services',
+      res,
+      'saved',
+      res.ok ? savedService(s, before, res.data.service as ServiceFacts | undefined) : undefined,
+    );
   });
-  app.post('/admin/ui/services/:id/archive', async (c) => s.back(c, '/admin/ui/services', await s.run(c, 'service_archive', { service_id: c.req.param('id') }), 'archived'));
+  app.post('/admin/ui/services/:id/archive', async (c) =>
+    s.back(c, '/admin/ui/services', await s.run(c, 'service_archive', { service_id: c.req.param('id') }), 'archived'),
+  );
 }
 
 function locationSelect(s: Screens, current?: string): Html {
@@ -132,7 +155,9 @@ function mountStaff(app: DashboardApp, s: Screens): void {
   app.get('/admin/ui/staff', async (c: ScreenContext) => {
     await s.refresh();
     const cards = [...s.biz.resources.values()].map(
-      (r) => html`<section class="card" aria-labelledby="res-${r.id}"><h2 id="res-${r.id}">${r.name} <span class="note">${r.type}</span></h2>
+      (
+        r,
+      ) => html`<section class="card" aria-labelledby="res-${r.id}"><h2 id="res-${r.id}">${r.name} <span class="note">${r.type}</span></h2>
 <form class="stack" method="post" action="/admin/ui/staff/${encodeURIComponent(r.id)}">${s.csrfField(c)}
 <label>Name<input name="name" required value="${r.name}"></label><label>Location${locationSelect(s, r.location_id)}</label>
 ${hoursGrid('', r.schedule)}
@@ -152,13 +177,23 @@ ${hoursGrid('', r.schedule)}
   });
   app.post('/admin/ui/staff', async (c) => {
     const form = await readForm(c);
-    const input: Record<string, unknown> = { id: text(form.id), name: text(form.name), type: text(form.type), schedule: hoursFrom(form) };
+    const input: Record<string, unknown> = {
+      id: text(form.id),
+      name: text(form.name),
+      type: text(form.type),
+      schedule: hoursFrom(form),
+    };
     if (text(form.location_id)) input.location_id = text(form.location_id);
     return s.back(c, '/admin/ui/staff', await s.run(c, 'resource_create', input), 'saved');
   });
   app.post('/admin/ui/staff/:id', async (c) => {
     const form = await readForm(c);
-    const input: Record<string, unknown> = { resource_id: c.req.param('id'), name: text(form.name), schedule: hoursFrom(form), location_id: text(form.location_id) || null };
+    const input: Record<string, unknown> = {
+      resource_id: c.req.param('id'),
+      name: text(form.name),
+      schedule: hoursFrom(form),
+      location_id: text(form.location_id) || null,
+    };
     if (form.force === '1') input.force = true;
     return s.back(c, '/admin/ui/staff', await s.run(c, 'resource_update', input), 'saved');
   });
@@ -192,7 +227,11 @@ function mountLocations(app: DashboardApp, s: Screens): void {
     return s.back(
       c,
       '/admin/ui/locations',
-      await s.run(c, 'location_update', { location_id: c.req.param('id'), name: text(form.name), address: text(form.address) || null }),
+      await s.run(c, 'location_update', {
+        location_id: c.req.param('id'),
+        name: text(form.name),
+        address: text(form.address) || null,
+      }),
       'saved',
     );
   });

@@ -65,7 +65,13 @@ export function createDashboard(deps: {
   });
   app.get(DASHBOARD_CSS_PATH, () => styleSheet(DASHBOARD_CSS));
   // The session gate: every screen mounted after it needs a session, and every form its CSRF token.
-  mountSignIn(app, { pipeline: deps.pipeline, scopeOf: deps.scopeOf, gate: deps.gate, screens: s, clientAddress: deps.clientAddress });
+  mountSignIn(app, {
+    pipeline: deps.pipeline,
+    scopeOf: deps.scopeOf,
+    gate: deps.gate,
+    screens: s,
+    clientAddress: deps.clientAddress,
+  });
   for (const mount of [
     mountToday,
     mountCalendar,
@@ -83,6 +89,10 @@ export function createDashboard(deps: {
   ])
     mount(app, s);
   if (deps.mailPreview) mountMailPreviews(app, s, deps.mailPreview);
-  app.notFound((c) => (c.get('session') ? s.view(c as Context<Env>, 'Not found', '', html`<h1>Not found</h1>`, 404) : c.redirect('/admin/login', 303)));
+  app.notFound((c) =>
+    c.get('session')
+      ? s.view(c as Context<Env>, 'Not found', '', html`<h1>Not found</h1>`, 404)
+      : c.redirect('/admin/login', 303),
+  );
   return app;
 }

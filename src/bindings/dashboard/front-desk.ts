@@ -15,7 +15,8 @@ const str = (v: unknown, max = 2000) => (typeof v === 'string' ? v.trim().slice(
 export function mountFrontDesk(app: DashboardApp, s: Screens): void {
   const { run, back } = s;
   // These screens are built as strings with the kit's one escaping, and handed to the layout as markup.
-  const view = (c: ScreenContext, title: string, current: string, main: string, status?: number) => s.view(c, title, current, raw(main), status);
+  const view = (c: ScreenContext, title: string, current: string, main: string, status?: number) =>
+    s.view(c, title, current, raw(main), status);
   const csrfField = (c: ScreenContext) => s.csrfField(c).toString();
   const flash = (c: ScreenContext) => s.flash(c).toString();
   // The request's business (its latest snapshot): its zone, its bookable services, its staff.
@@ -24,15 +25,27 @@ export function mountFrontDesk(app: DashboardApp, s: Screens): void {
   const dayFmt = {
     format: (ms: number) => {
       let f = dayFmts.get(s.zone);
-      if (!f) dayFmts.set(s.zone, (f = new Intl.DateTimeFormat('en-GB', { timeZone: s.zone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' })));
+      if (!f)
+        dayFmts.set(
+          s.zone,
+          (f = new Intl.DateTimeFormat('en-GB', {
+            timeZone: s.zone,
+            weekday: 'short',
+            day: 'numeric',
+            month: 'short',
+            year: 'numeric',
+          })),
+        );
       return f.format(ms);
     },
   };
   const dateKey = { format: (ms: number) => s.dateKey.format(ms) };
   const services = () => [...s.biz.services.values()].filter((v) => s.biz.published.get(v.id)?.status === 'active');
   const staff = () => [...s.biz.resources.values()].filter((r) => r.type === 'staff');
-  const opt = (v: string, label: string, cur: string) => `<option value="${esc(v)}"${v === cur ? ' selected' : ''}>${esc(label)}</option>`;
-  const problemOf = (res: Result) => (!res.ok ? res.error.message : res.messages.find((m) => m.type === 'error')?.content);
+  const opt = (v: string, label: string, cur: string) =>
+    `<option value="${esc(v)}"${v === cur ? ' selected' : ''}>${esc(label)}</option>`;
+  const problemOf = (res: Result) =>
+    !res.ok ? res.error.message : res.messages.find((m) => m.type === 'error')?.content;
 
   const personFields = `<label>First name<input name="first_name" required maxlength="200" autocomplete="off"></label>
 <label>Last name<input name="last_name" maxlength="200" autocomplete="off"></label>
@@ -57,7 +70,8 @@ export function mountFrontDesk(app: DashboardApp, s: Screens): void {
       { label: 'Afternoon', until: 17 },
       { label: 'Evening', until: 24 },
     ];
-    const partOf = (x: { start: string }) => parts.findIndex((p) => Number(timeFmt.format(Date.parse(x.start)).slice(0, 2)) < p.until);
+    const partOf = (x: { start: string }) =>
+      parts.findIndex((p) => Number(timeFmt.format(Date.parse(x.start)).slice(0, 2)) < p.until);
     const choice = (x: any, first: boolean) => {
       const names = ((x.resources as any[]) ?? []).map((r) => r.name).join(', ');
       const end = `<span class="sr-only">–${esc(timeFmt.format(Date.parse(x.end)))}</span>`;
@@ -115,7 +129,9 @@ ${freeForm}</section><section class="card" aria-labelledby="wo"><h2 id="wo">Over
     }
     const res = await run(c, 'walk_in', input);
     const booking = res.ok && !problemOf(res) ? (res.data.booking as { id: string }) : undefined;
-    const to = booking ? `/admin/ui/bookings/${encodeURIComponent(booking.id)}` : `/admin/ui/walk-in?service_id=${encodeURIComponent(String(input.service_id))}`;
+    const to = booking
+      ? `/admin/ui/bookings/${encodeURIComponent(booking.id)}`
+      : `/admin/ui/walk-in?service_id=${encodeURIComponent(String(input.service_id))}`;
     return back(c, to, res, 'walk_in_booked');
   });
 
@@ -136,11 +152,13 @@ ${freeForm}</section><section class="card" aria-labelledby="wo"><h2 id="wo">Over
     const search = `<form class="filters" method="get" action="/admin/ui/clients"><label>Name<input type="search" name="name" value="${esc(name)}" autocomplete="off"></label>
 <label>Email<input type="email" name="email" value="${esc(email)}"></label>
 <label>Phone<input type="tel" name="phone" value="${esc(phone)}"></label><button type="submit">Find</button></form>`;
-    let body = '<p class="note">Find a client by name, email or phone: their bookings from every platform and the desk, and your note about them.</p>';
+    let body =
+      '<p class="note">Find a client by name, email or phone: their bookings from every platform and the desk, and your note about them.</p>';
     if (name && !email && !phone) {
       const res = await run(c, 'clients_by_name', { name });
       const problem = problemOf(res);
-      if (problem || !res.ok) body = `<p class="flash bad" role="alert">${esc(problem ?? 'That search could not be run.')}</p>`;
+      if (problem || !res.ok)
+        body = `<p class="flash bad" role="alert">${esc(problem ?? 'That search could not be run.')}</p>`;
       else {
         const rows = (res.data.clients as any[])
           .map(
@@ -184,7 +202,12 @@ ${note ? `<p class="note">Last changed ${esc(Number.isFinite(Date.parse(note.upd
 <button class="danger" type="submit">Erase their data</button></form></section>`;
       }
     }
-    return view(c, 'Clients', '/admin/ui/clients', `<h1>Clients</h1>${flash(c)}<div class="card">${search}</div>${body}`);
+    return view(
+      c,
+      'Clients',
+      '/admin/ui/clients',
+      `<h1>Clients</h1>${flash(c)}<div class="card">${search}</div>${body}`,
+    );
   });
 
   const personFrom = (f: Record<string, unknown>) => {
@@ -196,8 +219,16 @@ ${note ? `<p class="note">Last changed ${esc(Number.isFinite(Date.parse(note.upd
   app.post('/admin/ui/clients/note', async (c) => {
     const f = await readForm(c);
     const person = personFrom(f);
-    const res = await run(c, 'client_note', { ...person, note: typeof f.note === 'string' ? f.note.slice(0, 5000) : '' });
-    return back(c, `/admin/ui/clients?${clientQuery(String(person.email ?? ''), String(person.phone ?? ''))}`, res, 'note_saved');
+    const res = await run(c, 'client_note', {
+      ...person,
+      note: typeof f.note === 'string' ? f.note.slice(0, 5000) : '',
+    });
+    return back(
+      c,
+      `/admin/ui/clients?${clientQuery(String(person.email ?? ''), String(person.phone ?? ''))}`,
+      res,
+      'note_saved',
+    );
   });
   app.post('/admin/ui/clients/export', async (c) => {
     const res = await run(c, 'buyer_export', personFrom(await readForm(c)));
@@ -211,7 +242,8 @@ ${note ? `<p class="note">Last changed ${esc(Number.isFinite(Date.parse(note.upd
     const f = await readForm(c);
     const person = personFrom(f);
     const back_to = `/admin/ui/clients?${clientQuery(String(person.email ?? ''), String(person.phone ?? ''))}`;
-    if (f.confirm !== 'yes') return new Response(null, { status: 303, headers: { Location: `${back_to}&error=confirm_erase` } });
+    if (f.confirm !== 'yes')
+      return new Response(null, { status: 303, headers: { Location: `${back_to}&error=confirm_erase` } });
     return back(c, '/admin/ui/clients', await run(c, 'buyer_erase', person), 'buyer_erased');
   });
 }

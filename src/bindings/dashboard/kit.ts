@@ -30,7 +30,8 @@ export type ScreenContext = Context<Env>;
 export type RunResult = Awaited<ReturnType<Pipeline['execute']>>;
 
 /** A flash message's seal: only the server, knowing the session's CSRF token, makes one. */
-const seal = (key: string, code: string, detail: string) => createHmac('sha256', key).update(`${code}\n${detail}`).digest('base64url');
+const seal = (key: string, code: string, detail: string) =>
+  createHmac('sha256', key).update(`${code}\n${detail}`).digest('base64url');
 
 /**
  * The screens' toolkit, made once per dashboard. What it says about the business is the business of
@@ -106,7 +107,9 @@ export function screens(pipeline: Pipeline, scopeOf: ScopeResolver<BusinessScope
    */
   const sealedDetail = (c: ScreenContext, code: string) => {
     const detail = c.req.query('detail');
-    return detail && sameText(seal(c.get('session').csrf, code, detail), c.req.query('seal') ?? '') ? detail : undefined;
+    return detail && sameText(seal(c.get('session').csrf, code, detail), c.req.query('seal') ?? '')
+      ? detail
+      : undefined;
   };
 
   return {
@@ -128,7 +131,13 @@ export function screens(pipeline: Pipeline, scopeOf: ScopeResolver<BusinessScope
         operationForDashboard(action),
         {
           input,
-          trustedCaller: { principal: 'business', profile: null, business: true, authenticated: true, actor: `user:${c.get('session').email}` },
+          trustedCaller: {
+            principal: 'business',
+            profile: null,
+            business: true,
+            authenticated: true,
+            actor: `user:${c.get('session').email}`,
+          },
           door: 'dashboard',
           correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
         },
@@ -137,8 +146,17 @@ export function screens(pipeline: Pipeline, scopeOf: ScopeResolver<BusinessScope
     view: (c, title, here, main, status = 200) => {
       // The operator suspended the business: every screen says so first (its people keep working: reads, cancellations, edits).
       const held = current().suspended;
-      const body = held ? html`<p class="flash warn" role="alert">Suspended by the operator: ${suspensionSentence(held)}</p>${main}` : main;
-      return page(layout(title, current().def.business.name, body, { current: here, csrf: c.get('session').csrf, email: c.get('session').email }), status);
+      const body = held
+        ? html`<p class="flash warn" role="alert">Suspended by the operator: ${suspensionSentence(held)}</p>${main}`
+        : main;
+      return page(
+        layout(title, current().def.business.name, body, {
+          current: here,
+          csrf: c.get('session').csrf,
+          email: c.get('session').email,
+        }),
+        status,
+      );
     },
     csrfField: (c) => html`<input type="hidden" name="_csrf" value="${c.get('session').csrf}">`,
     flash: (c) => {
@@ -199,7 +217,8 @@ export function screens(pipeline: Pipeline, scopeOf: ScopeResolver<BusinessScope
 /** A state as a coloured badge (`in_progress` reads "in progress"). */
 export const badge = (s: string): Html => html`<span class="state s-${s}">${s.replace('_', ' ')}</span>`;
 
-export const buyerName = (b: { buyer: { first_name: string; last_name: string } }): string => `${b.buyer.first_name} ${b.buyer.last_name}`;
+export const buyerName = (b: { buyer: { first_name: string; last_name: string } }): string =>
+  `${b.buyer.first_name} ${b.buyer.last_name}`;
 
 /** A flash-styled refusal in a screen (the operation's own message, escaped). */
 export const refusal = (text: string | undefined): Html => html`<p class="flash bad" role="alert">${text}</p>`;

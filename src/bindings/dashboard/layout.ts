@@ -42,7 +42,12 @@ export function layout(title: string, bizName: string, main: Html, who?: SignedI
 <form class="inline" method="post" action="/admin/logout"><input type="hidden" name="_csrf" value="${who.csrf}"><button type="submit" title="Signed in as ${who.email}">Log out</button></form>`
     : '';
   const header = html`<header><div class="bar"><span class="biz">${bizName || 'usp-server'}</span>${nav}</div></header>`;
-  return documentShell({ title: bizName ? `${title} · ${bizName}` : title, styles: [DASHBOARD_CSS_PATH], header, main });
+  return documentShell({
+    title: bizName ? `${title} · ${bizName}` : title,
+    styles: [DASHBOARD_CSS_PATH],
+    header,
+    main,
+  });
 }
 
 /** A page as a Response with the web kit's page headers (no script, forms post only to us, no-store). */
@@ -51,7 +56,10 @@ export function page(body: Html, status = 200): Response {
 }
 
 /** The dashboard's error page: the web kit's error card in the layout, with a way back unless `back` is false. */
-export function errorPage(status: number, o: { title: string; heading: string; text?: string | Html; bizName?: string; back?: false }): Response {
+export function errorPage(
+  status: number,
+  o: { title: string; heading: string; text?: string | Html; bizName?: string; back?: false },
+): Response {
   const back = o.back === false ? undefined : { href: '/admin', label: 'Back to the dashboard' };
   return page(layout(o.title, o.bizName ?? '', errorCard({ heading: o.heading, text: o.text, back })), status);
 }

@@ -50,7 +50,9 @@ export function mountMailPreviews(app: DashboardApp, s: Screens, preview: () => 
     const rows = sent.map(
       (m) =>
         html`<tr><td data-col="Queued">${stamp(s, m.created_at)}</td><td data-col="Message">${
-          m.booking_id ? html`<a href="/admin/ui/bookings/${m.booking_id}">${LABEL[m.kind] ?? m.kind}</a>` : (LABEL[m.kind] ?? m.kind)
+          m.booking_id
+            ? html`<a href="/admin/ui/bookings/${m.booking_id}">${LABEL[m.kind] ?? m.kind}</a>`
+            : (LABEL[m.kind] ?? m.kind)
         }</td><td data-col="To">${m.recipient}</td><td data-col="State">${badge(m.status)}</td>
 <td data-col="When">${m.sent_at ? html`sent ${stamp(s, m.sent_at)}` : m.status === 'queued' ? html`due ${stamp(s, m.due_at)}` : ''}</td><td data-col="Last error">${m.error ?? ''}</td></tr>`,
     );

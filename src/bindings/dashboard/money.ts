@@ -27,14 +27,32 @@ export function moneyCard(m: Money | undefined, refund?: { csrf: Html; action: s
   if (!m || (m.paid === 0 && m.payments.length === 0 && m.refunds.length === 0)) return '';
   const row = (cells: unknown[]) => html`<tr>${cells.map((x) => html`<td>${String(x ?? '—')}</td>`)}</tr>`;
   const rows = [
-    ...m.payments.map((p) => row(['Payment', minor(p.amount, m.currency), p.status, [p.session_id, p.payment_ref].filter(Boolean).join(' · ')])),
-    ...m.business_refunds.filter((r) => !r.through_provider).map((r) => row([`Refund (${r.reason})`, minor(r.amount, m.currency), 'recorded', r.at])),
-    ...m.refunds.map((r) => row(['Refund', minor(r.amount, m.currency), r.status, [r.refund_id, r.payment_ref].filter(Boolean).join(' · ')])),
+    ...m.payments.map((p) =>
+      row([
+        'Payment',
+        minor(p.amount, m.currency),
+        p.status,
+        [p.session_id, p.payment_ref].filter(Boolean).join(' · '),
+      ]),
+    ),
+    ...m.business_refunds
+      .filter((r) => !r.through_provider)
+      .map((r) => row([`Refund (${r.reason})`, minor(r.amount, m.currency), 'recorded', r.at])),
+    ...m.refunds.map((r) =>
+      row(['Refund', minor(r.amount, m.currency), r.status, [r.refund_id, r.payment_ref].filter(Boolean).join(' · ')]),
+    ),
     ...m.disputes.map((d) => row([`Dispute (${d.reason})`, minor(d.amount, m.currency), d.status, d.dispute_id])),
     ...m.mismatches.map((x) => row(['Mismatched payment', minor(x.amount, x.currency), 'not applied', x.event_id])),
     ...m.jobs
       .filter((j) => j.status !== 'done')
-      .map((j) => row([`Provider call (${j.kind})`, '', `${j.status}, ${j.attempts} attempt${j.attempts === 1 ? '' : 's'}`, j.last_error ?? j.id])),
+      .map((j) =>
+        row([
+          `Provider call (${j.kind})`,
+          '',
+          `${j.status}, ${j.attempts} attempt${j.attempts === 1 ? '' : 's'}`,
+          j.last_error ?? j.id,
+        ]),
+      ),
   ];
   return html`<section class="card" aria-labelledby="money"><h2 id="money">Money</h2><p>Paid ${minor(m.paid, m.currency)} · refunded ${minor(m.refunded, m.currency)}${m.provider ? ` · through ${m.provider}` : ''}</p>
 ${refund ? refundForm(m, refund) : ''}<table class="list"><thead><tr><th>What</th><th>Amount</th><th>Status</th><th>Provider ids</th></tr></thead><tbody>${rows.length ? rows : html`<tr><td colspan="4">Nothing through a provider.</td></tr>`}</tbody></table></section>`;

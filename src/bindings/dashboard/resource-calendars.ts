@@ -10,12 +10,16 @@ import { calendarSecretPrefix } from '../../operations/index.js';
 import { html, readForm } from '../../web/index.js';
 import type { DashboardApp, ScreenContext, Screens } from './kit.js';
 
-type Calendar = { type: 'ics'; url: string } | { type: 'caldav'; url: string; username: string; password_env: string; write?: boolean };
+type Calendar =
+  | { type: 'ics'; url: string }
+  | { type: 'caldav'; url: string; username: string; password_env: string; write?: boolean };
 
 const text = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 
 function describe(cal: Calendar): string {
-  return cal.type === 'ics' ? `iCalendar ${cal.url}` : `CalDAV ${cal.url} as ${cal.username} (password in $${cal.password_env})${cal.write ? ', bookings pushed' : ''}`;
+  return cal.type === 'ics'
+    ? `iCalendar ${cal.url}`
+    : `CalDAV ${cal.url} as ${cal.username} (password in $${cal.password_env})${cal.write ? ', bookings pushed' : ''}`;
 }
 
 /** The calendars a submitted form keeps, plus the one it adds (when an address was given). */
@@ -24,23 +28,43 @@ export function calendarsFrom(form: Record<string, unknown>, current: readonly C
   const url = text(form.url);
   if (url === '') return kept;
   if (text(form.type) === 'caldav') {
-    return [...kept, { type: 'caldav', url, username: text(form.username), password_env: text(form.password_env), ...(form.write === '1' ? { write: true } : {}) }];
+    return [
+      ...kept,
+      {
+        type: 'caldav',
+        url,
+        username: text(form.username),
+        password_env: text(form.password_env),
+        ...(form.write === '1' ? { write: true } : {}),
+      },
+    ];
   }
   return [...kept, { type: 'ics', url }];
 }
 
 export function mountResourceCalendars(app: DashboardApp, s: Screens): void {
   const path = (id: string) => `/admin/ui/staff/${encodeURIComponent(id)}/calendars`;
-  const currentOf = (id: string) => ((s.biz.def.resources.find((r) => r.id === id)?.calendars ?? []) as Calendar[]).slice();
+  const currentOf = (id: string) =>
+    ((s.biz.def.resources.find((r) => r.id === id)?.calendars ?? []) as Calendar[]).slice();
 
   app.get('/admin/ui/staff/:id/calendars', async (c: ScreenContext) => {
     await s.refresh();
     const id = c.req.param('id') ?? '';
     const resource = s.biz.def.resources.find((r) => r.id === id);
-    if (!resource) return s.view(c, 'Calendars', '/admin/ui/staff', html`<h1>No such resource</h1><p><a href="/admin/ui/staff">Back to staff</a></p>`, 404);
+    if (!resource)
+      return s.view(
+        c,
+        'Calendars',
+        '/admin/ui/staff',
+        html`<h1>No such resource</h1><p><a href="/admin/ui/staff">Back to staff</a></p>`,
+        404,
+      );
     const current = currentOf(id);
     const prefix = calendarSecretPrefix(s.biz.def.business.id);
-    const rows = current.map((cal, i) => html`<li><label><input type="checkbox" name="keep_${String(i)}" value="1" checked> ${describe(cal)}</label></li>`);
+    const rows = current.map(
+      (cal, i) =>
+        html`<li><label><input type="checkbox" name="keep_${String(i)}" value="1" checked> ${describe(cal)}</label></li>`,
+    );
     return s.view(
       c,
       `Calendars of ${resource.name}`,
@@ -69,6 +93,11 @@ export function mountResourceCalendars(app: DashboardApp, s: Screens): void {
     await s.refresh();
     const id = c.req.param('id') ?? '';
     const calendars = calendarsFrom(await readForm(c), currentOf(id));
-    return s.back(c, path(id), await s.run(c, 'resource_update', { resource_id: id, calendars: calendars.length > 0 ? calendars : null }), 'saved');
+    return s.back(
+      c,
+      path(id),
+      await s.run(c, 'resource_update', { resource_id: id, calendars: calendars.length > 0 ? calendars : null }),
+      'saved',
+    );
   });
 }

@@ -7,7 +7,13 @@
  */
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { ProtocolError, operationForDashboard, type DashboardSessionGate, type Pipeline, type ScopeResolver } from '../../operations/index.js';
+import {
+  ProtocolError,
+  operationForDashboard,
+  type DashboardSessionGate,
+  type Pipeline,
+  type ScopeResolver,
+} from '../../operations/index.js';
 import { html, isHttps, pageHeaders, readForm } from '../../web/index.js';
 import type { DashboardApp, Screens } from './kit.js';
 import { dashboardRefusal, errorPage, layout } from './layout.js';
@@ -26,7 +32,9 @@ interface SignInView {
   adminKeyLogin: boolean;
 }
 
-const signInMain = (v: SignInView) => html`<div class="card login"><h1>Sign in</h1>${v.message ? html`<p class="flash bad" role="alert">${v.message}</p>` : ''}
+const signInMain = (
+  v: SignInView,
+) => html`<div class="card login"><h1>Sign in</h1>${v.message ? html`<p class="flash bad" role="alert">${v.message}</p>` : ''}
 <form class="stack" method="post" action="/admin/login"><input type="hidden" name="_csrf" value="${v.csrf}">
 <label>Email<input type="email" name="email" autocomplete="username"${v.adminKeyLogin ? '' : html` required`}></label>
 <label>Password<input type="password" name="password" autocomplete="current-password" required></label>
@@ -34,7 +42,12 @@ const signInMain = (v: SignInView) => html`<div class="card login"><h1>Sign in</
 ${v.adminKeyLogin ? html`<p class="note">Sandbox: leave the email empty and give the admin key as the password.</p>` : ''}</div>`;
 
 /** The first account's form: the setup link's token rides along, the CSRF token is double-submitted like the sign-in's. */
-const setupMain = (v: { csrf: string; token: string; message: string; bizName: string }) => html`<div class="card login"><h1>Create your account</h1>
+const setupMain = (v: {
+  csrf: string;
+  token: string;
+  message: string;
+  bizName: string;
+}) => html`<div class="card login"><h1>Create your account</h1>
 <p>Welcome to ${v.bizName || 'your dashboard'}. This link works once: the account you create here signs in to the dashboard from now on.</p>${
   v.message ? html`<p class="flash bad" role="alert">${v.message}</p>` : ''
 }
@@ -80,7 +93,11 @@ export function mountSignIn(
     const csrf = crypto.randomUUID();
     setCookie(c, LOGIN_COOKIE, csrf, cookieOpts(c, 600));
     // Through the context, which carries the cookie just set.
-    return c.html(layout('Sign in', s.bizName, signInMain({ csrf, message, adminKeyLogin: gate.adminKeyLogin })).toString(), status as 200, HEADERS);
+    return c.html(
+      layout('Sign in', s.bizName, signInMain({ csrf, message, adminKeyLogin: gate.adminKeyLogin })).toString(),
+      status as 200,
+      HEADERS,
+    );
   };
   app.get('/admin/login', (c) => signInPage(c));
   app.post('/admin/login', async (c) => {
@@ -92,7 +109,10 @@ export function mountSignIn(
       {
         input: { email: text(form.email), password: text(form.password) },
         // Only the address: a browser's headers (its cookies) are nothing the pipeline authenticates.
-        presented: { binding: 'rest', http: { method: 'POST', url: c.req.url, headers: {}, clientAddress: o.clientAddress?.(c.req.raw, c.env) } },
+        presented: {
+          binding: 'rest',
+          http: { method: 'POST', url: c.req.url, headers: {}, clientAddress: o.clientAddress?.(c.req.raw, c.env) },
+        },
         door: 'dashboard',
         correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
       },
@@ -118,7 +138,11 @@ export function mountSignIn(
   const setupPage = (c: Context, token: string, message = '', status = 200) => {
     const csrf = crypto.randomUUID();
     setCookie(c, LOGIN_COOKIE, csrf, cookieOpts(c, 600));
-    return c.html(layout('Create your account', s.bizName, setupMain({ csrf, token, message, bizName: s.bizName })).toString(), status as 200, HEADERS);
+    return c.html(
+      layout('Create your account', s.bizName, setupMain({ csrf, token, message, bizName: s.bizName })).toString(),
+      status as 200,
+      HEADERS,
+    );
   };
   app.get('/admin/setup', (c) => setupPage(c, c.req.query('token') ?? ''));
   app.post('/admin/setup', async (c) => {
@@ -126,12 +150,16 @@ export function mountSignIn(
     const token = text(form.token);
     const expected = getCookie(c, LOGIN_COOKIE);
     if (!expected || form._csrf !== expected) return setupPage(c, token, 'The form expired; please try again.', 403);
-    if (text(form.password) !== text(form.password_again)) return setupPage(c, token, 'The two passwords differ; type the same one twice.', 400);
+    if (text(form.password) !== text(form.password_again))
+      return setupPage(c, token, 'The two passwords differ; type the same one twice.', 400);
     const res = await o.pipeline.execute(
       operationForDashboard('set_up_owner'),
       {
         input: { token, email: text(form.email), password: text(form.password) },
-        presented: { binding: 'rest', http: { method: 'POST', url: c.req.url, headers: {}, clientAddress: o.clientAddress?.(c.req.raw, c.env) } },
+        presented: {
+          binding: 'rest',
+          http: { method: 'POST', url: c.req.url, headers: {}, clientAddress: o.clientAddress?.(c.req.raw, c.env) },
+        },
         door: 'dashboard',
         correlationId: (c.env as { correlationId?: string } | undefined)?.correlationId,
       },
@@ -166,7 +194,8 @@ export function mountSignIn(
     if (c.req.method === 'POST') {
       const form = await readForm(c);
       if (!gate.csrfMatches(session, typeof form._csrf === 'string' ? form._csrf : undefined)) {
-        const why = 'This form did not come from your dashboard (its CSRF token is missing or wrong); nothing was changed.';
+        const why =
+          'This form did not come from your dashboard (its CSRF token is missing or wrong); nothing was changed.';
         return errorPage(403, { title: 'Refused', heading: 'Refused', text: why, bizName: s.bizName });
       }
     }

@@ -4,7 +4,8 @@ import { stamp, type DashboardApp, type Screens } from './kit.js';
 import { viewOf, type ScheduleChangeView } from './views.js';
 
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
-const hoursText = (hours: ScheduleChangeView['hours']) => (hours.length ? `open ${hours.map((h) => `${h.opens}–${h.closes}`).join(', ')}` : 'closed all day');
+const hoursText = (hours: ScheduleChangeView['hours']) =>
+  hours.length ? `open ${hours.map((h) => `${h.opens}–${h.closes}`).join(', ')}` : 'closed all day';
 
 const WEEKDAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 
@@ -13,7 +14,9 @@ export function mountTimeOff(app: DashboardApp, s: Screens): void {
     const res = await s.run(c, 'schedule_changes', {});
     const list = res.ok ? viewOf<{ changes: ScheduleChangeView[] }>(res.data).changes : [];
     const rows = list.map(
-      (ch) => html`<tr><td>${s.resourceName(ch.resource_id)}</td><td data-col="Kind">${ch.kind === 'time_off' ? 'Time off' : 'Hours for a date'}</td>
+      (
+        ch,
+      ) => html`<tr><td>${s.resourceName(ch.resource_id)}</td><td data-col="Kind">${ch.kind === 'time_off' ? 'Time off' : 'Hours for a date'}</td>
 <td>${ch.kind === 'time_off' ? html`${stamp(s, ch.start)} → ${stamp(s, ch.end)}` : `${ch.date}: ${hoursText(ch.hours)}`}</td>
 <td>${ch.reason ?? ''}</td><td><form class="inline" method="post" action="/admin/ui/time-off/${encodeURIComponent(ch.id)}/remove">${s.csrfField(c)}<button class="danger" type="submit">Remove</button></form></td></tr>`,
     );
@@ -60,7 +63,12 @@ export function mountTimeOff(app: DashboardApp, s: Screens): void {
       input.weekdays = WEEKDAY_NAMES.filter((d) => form[`weekday_${d}`] === '1');
     }
     if (text(form.reason)) input.reason = form.reason;
-    return s.back(c, '/admin/ui/time-off', await s.run(c, 'exception_add', input), hours.length ? 'hours_set' : 'day_closed');
+    return s.back(
+      c,
+      '/admin/ui/time-off',
+      await s.run(c, 'exception_add', input),
+      hours.length ? 'hours_set' : 'day_closed',
+    );
   });
   app.post('/admin/ui/time-off', async (c) => {
     const form = await readForm(c);
@@ -71,9 +79,20 @@ export function mountTimeOff(app: DashboardApp, s: Screens): void {
   app.post('/admin/ui/time-off/days', async (c) => {
     const form = await readForm(c);
     // Dates as the operation takes them for all-day time off: the first day's start to the last day's end.
-    const input: Record<string, unknown> = { resource_id: form.resource_id, start: text(form.from), end: text(form.to) || text(form.from) };
+    const input: Record<string, unknown> = {
+      resource_id: form.resource_id,
+      start: text(form.from),
+      end: text(form.to) || text(form.from),
+    };
     if (text(form.reason)) input.reason = form.reason;
     return s.back(c, '/admin/ui/time-off', await s.run(c, 'time_off_add', input), 'time_off_added');
   });
-  app.post('/admin/ui/time-off/:id/remove', async (c) => s.back(c, '/admin/ui/time-off', await s.run(c, 'schedule_change_remove', { change_id: c.req.param('id') }), 'removed'));
+  app.post('/admin/ui/time-off/:id/remove', async (c) =>
+    s.back(
+      c,
+      '/admin/ui/time-off',
+      await s.run(c, 'schedule_change_remove', { change_id: c.req.param('id') }),
+      'removed',
+    ),
+  );
 }

@@ -8,7 +8,11 @@ import { viewOf, type BookingsView, type FiguresView } from './views.js';
 
 export function mountToday(app: DashboardApp, s: Screens): void {
   app.get('/admin', async (c) => {
-    const [fig, pend, todays] = [await s.run(c, 'figures', {}), await s.run(c, 'bookings', { view: 'all', status: 'pending' }), await s.run(c, 'bookings', { view: 'day' })];
+    const [fig, pend, todays] = [
+      await s.run(c, 'figures', {}),
+      await s.run(c, 'bookings', { view: 'all', status: 'pending' }),
+      await s.run(c, 'bookings', { view: 'day' }),
+    ];
     if (!fig.ok) return dashboardRefusal(500, fig.error);
     if (!pend.ok) return dashboardRefusal(500, pend.error);
     if (!todays.ok) return dashboardRefusal(500, todays.error);
@@ -30,12 +34,14 @@ export function mountToday(app: DashboardApp, s: Screens): void {
     const pendingCard = html`<section class="card" aria-labelledby="q"><h2 id="q">Waiting for confirmation</h2>${
       queue.length === 0
         ? html`<p class="note">Nothing waits for you.</p>`
-        : html`<table class="list"><thead><tr><th>When</th><th>Buyer</th><th>Service</th><th>Actions</th></tr></thead><tbody>${queue.map((r) => {
-            const id = encodeURIComponent(r.booking.id);
-            return html`<tr><td>${s.when(r.start_ms)}</td><td><a href="/admin/ui/bookings/${id}">${buyerName(r.booking)}</a></td><td>${r.booking.service_name}</td>
+        : html`<table class="list"><thead><tr><th>When</th><th>Buyer</th><th>Service</th><th>Actions</th></tr></thead><tbody>${queue.map(
+            (r) => {
+              const id = encodeURIComponent(r.booking.id);
+              return html`<tr><td>${s.when(r.start_ms)}</td><td><a href="/admin/ui/bookings/${id}">${buyerName(r.booking)}</a></td><td>${r.booking.service_name}</td>
 <td><form class="inline" method="post" action="/admin/ui/bookings/${id}/confirm">${s.csrfField(c)}<button class="primary" type="submit">Confirm</button></form>
 <a class="button" href="/admin/ui/bookings/${id}#decline">Decline…</a></td></tr>`;
-          })}</tbody></table>`
+            },
+          )}</tbody></table>`
     }</section>`;
     const today = viewOf<BookingsView>(todays.data);
     return s.view(

@@ -15,7 +15,14 @@ export interface BookingView {
   party_size: number;
   buyer: { first_name: string; last_name: string; email: string; phone_number?: string };
   recipient?: { first_name: string; last_name: string; email: string; phone_number?: string };
-  delivery_address?: { line1: string; line2?: string; city: string; region?: string; postal_code?: string; country: string };
+  delivery_address?: {
+    line1: string;
+    line2?: string;
+    city: string;
+    region?: string;
+    postal_code?: string;
+    country: string;
+  };
   notes?: string;
   cancellation?: { canceled_by: string; reason?: string };
 }

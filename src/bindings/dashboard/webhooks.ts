@@ -8,7 +8,9 @@ export function mountWebhooks(app: DashboardApp, s: Screens): void {
     const [res, keyRes] = [await s.run(c, 'deliveries', { limit: 100 }), await s.run(c, 'signing_keys', {})];
     const list = res.ok ? viewOf<{ deliveries: DeliveryView[] }>(res.data).deliveries : [];
     const rows = list.map(
-      (d) => html`<tr><td>${stamp(s, d.created_at)}</td><td>${d.event}</td><td>${badge(d.status)}</td><td data-col="Attempts">${d.attempts}</td>
+      (
+        d,
+      ) => html`<tr><td>${stamp(s, d.created_at)}</td><td>${d.event}</td><td>${badge(d.status)}</td><td data-col="Attempts">${d.attempts}</td>
 <td data-col="Last answer">${d.last_status ?? d.last_error ?? ''}</td><td class="note">${d.target_url}</td>
 <td>${d.status === 'failed' ? html`<form class="inline" method="post" action="/admin/ui/webhooks/${d.id}/retry">${s.csrfField(c)}<button type="submit">Retry</button></form>` : ''}</td></tr>`,
     );
@@ -39,7 +41,14 @@ ${keyRows.length ? html`<table class="list"><thead><tr><th>Key id</th><th>Create
 <button type="submit">Rotate the signing key</button></form></section>`,
     );
   });
-  app.post('/admin/ui/webhooks/:id/retry', async (c) => s.back(c, '/admin/ui/webhooks', await s.run(c, 'delivery_retry', { delivery_id: c.req.param('id') }), 'delivery_queued'));
+  app.post('/admin/ui/webhooks/:id/retry', async (c) =>
+    s.back(
+      c,
+      '/admin/ui/webhooks',
+      await s.run(c, 'delivery_retry', { delivery_id: c.req.param('id') }),
+      'delivery_queued',
+    ),
+  );
   app.post('/admin/ui/webhooks/rotate-key', async (c) => {
     const res = await s.run(c, 'signing_key_rotate', {});
     return s.back(
@@ -47,7 +56,9 @@ ${keyRows.length ? html`<table class="list"><thead><tr><th>Key id</th><th>Create
       '/admin/ui/webhooks',
       res,
       'key_rotated',
-      res.ok ? `New signing key ${(res.data.key as { kid: string }).kid} is published and signs deliveries after the overlap.` : undefined,
+      res.ok
+        ? `New signing key ${(res.data.key as { kid: string }).kid} is published and signs deliveries after the overlap.`
+        : undefined,
     );
   });
 }

@@ -26,14 +26,16 @@ export const APP_VIEWS: Readonly<Record<AppView, AppViewInfo>> = Object.freeze({
     uri: 'ui://usp/slots',
     name: 'usp-slot-picker',
     title: 'Slot picker',
-    description: "The free slots of an availability query by day, in the person's and the business's time zones; choosing one holds it or tells the assistant.",
+    description:
+      "The free slots of an availability query by day, in the person's and the business's time zones; choosing one holds it or tells the assistant.",
     file: 'slot-picker.html',
   },
   booking_card: {
     uri: 'ui://usp/booking',
     name: 'usp-booking-card',
     title: 'Booking card',
-    description: 'A hold or booking: what, when, where, with whom, the price and what is due, the terms, the state, the deadline as a countdown and the payment link.',
+    description:
+      'A hold or booking: what, when, where, with whom, the price and what is due, the terms, the state, the deadline as a countdown and the payment link.',
     file: 'booking-card.html',
   },
   waitlist_card: {
@@ -52,16 +54,19 @@ export const APP_VIEWS: Readonly<Record<AppView, AppViewInfo>> = Object.freeze({
  */
 const VIEW_META = Object.freeze({
   ui: Object.freeze({
-    csp: Object.freeze({ connectDomains: Object.freeze([]), resourceDomains: Object.freeze([]), frameDomains: Object.freeze([]) }),
+    csp: Object.freeze({
+      connectDomains: Object.freeze([]),
+      resourceDomains: Object.freeze([]),
+      frameDomains: Object.freeze([]),
+    }),
     prefersBorder: true,
   }),
 });
 
 /** The tool `_meta` linking an operation's tool to its view, one frozen object per view. */
-const TOOL_META = Object.fromEntries(Object.entries(APP_VIEWS).map(([k, v]) => [k, Object.freeze({ ui: Object.freeze({ resourceUri: v.uri }) })])) as Record<
-  AppView,
-  { ui: { resourceUri: string } }
->;
+const TOOL_META = Object.fromEntries(
+  Object.entries(APP_VIEWS).map(([k, v]) => [k, Object.freeze({ ui: Object.freeze({ resourceUri: v.uri }) })]),
+) as Record<AppView, { ui: { resourceUri: string } }>;
 
 export function toolViewMeta(view: AppView): { ui: { resourceUri: string } } {
   return TOOL_META[view];
@@ -69,7 +74,16 @@ export function toolViewMeta(view: AppView): { ui: { resourceUri: string } } {
 
 /** The `resources/list` entries of the views. */
 export const VIEW_RESOURCES = Object.freeze(
-  Object.values(APP_VIEWS).map((v) => Object.freeze({ uri: v.uri, name: v.name, title: v.title, description: v.description, mimeType: APP_MIME_TYPE, _meta: VIEW_META })),
+  Object.values(APP_VIEWS).map((v) =>
+    Object.freeze({
+      uri: v.uri,
+      name: v.name,
+      title: v.title,
+      description: v.description,
+      mimeType: APP_MIME_TYPE,
+      _meta: VIEW_META,
+    }),
+  ),
 );
 
 const BUILT = new URL('../../../dist/views/', import.meta.url);
@@ -90,7 +104,9 @@ export function readView(view: AppViewInfo): { contents: Array<Record<string, un
     try {
       text = readFileSync(new URL(view.file, BUILT), 'utf8');
     } catch {
-      throw new ViewNotBuilt(`The view ${view.uri} is not built on this server (dist/views/${view.file}); run npm run build.`);
+      throw new ViewNotBuilt(
+        `The view ${view.uri} is not built on this server (dist/views/${view.file}); run npm run build.`,
+      );
     }
     html.set(view.file, text);
   }

@@ -2,7 +2,14 @@
  * The text of a booking, a list of bookings and a waitlist entry: what the person must hear of
  * each, in the business's time zone, with the terms as they apply to this booking now.
  */
-import { bookingNoShowFee, moneyFacts, paymentWindowOf, serviceTerms, type Business, type BookingFactsInput } from '../../operations/index.js';
+import {
+  bookingNoShowFee,
+  moneyFacts,
+  paymentWindowOf,
+  serviceTerms,
+  type Business,
+  type BookingFactsInput,
+} from '../../operations/index.js';
 import { money, when } from './format.js';
 import { lengthWords, paymentWindowWords, placeWords } from './terms-text.js';
 import { laterAccess, RENEW_TOOL } from './next-steps.js';
@@ -41,7 +48,9 @@ function paymentLines(b: Record<string, any>, ctx: BookingTextContext): string[]
       `NOT confirmed and NOT paid yet: the person must pay ${$(m.payNow.amount)}${already} at ${m.payNow.url} before ${when(m.payNow.until, ctx.zone)}, or the booking is canceled and the time freed.${window}${ctx.linksUnreachable ? '' : ' Give them that link exactly.'}`,
     );
     if (m.atAppointment > 0)
-      lines.push(`${m.timing === 'deposit_required' && m.paid === 0 ? 'That is the deposit; the other' : 'After that,'} ${$(m.atAppointment)} is paid at the appointment.`);
+      lines.push(
+        `${m.timing === 'deposit_required' && m.paid === 0 ? 'That is the deposit; the other' : 'After that,'} ${$(m.atAppointment)} is paid at the appointment.`,
+      );
     return lines;
   }
   if (!b.payment) return lines;
@@ -49,11 +58,26 @@ function paymentLines(b: Record<string, any>, ctx: BookingTextContext): string[]
   if (b.status === 'canceled') {
     if (m.paid > 0) lines.push(`${$(m.paid)} was paid online (${status}).`);
   } else if (LIVE.has(b.status) || m.paid > 0 || m.owed > 0) {
-    const refunded = m.refundState === 'full' ? ', since refunded in full' : m.refundState === 'partial' ? ', since partly refunded' : '';
-    if (m.paid === 0 && m.atAppointment > 0) lines.push(`Nothing is paid online (${status}): ${$(m.atAppointment)} is paid at the appointment.`);
-    else if (m.paid > 0 && m.atAppointment > 0) lines.push(`Paid ${$(m.paid)} online${refunded} (${status}); ${$(m.atAppointment)} is still paid at the appointment.`);
-    else if (m.paid > 0) lines.push(`Paid ${$(m.paid)} online${refunded} (${status})${m.owed || m.payNow ? '.' : '; nothing is left to pay at the appointment.'}`);
-    if (m.payNow) lines.push(`${$(m.payNow.amount)} is due through the payment link ${m.payNow.url} before ${when(m.payNow.until, ctx.zone)}.`);
+    const refunded =
+      m.refundState === 'full'
+        ? ', since refunded in full'
+        : m.refundState === 'partial'
+          ? ', since partly refunded'
+          : '';
+    if (m.paid === 0 && m.atAppointment > 0)
+      lines.push(`Nothing is paid online (${status}): ${$(m.atAppointment)} is paid at the appointment.`);
+    else if (m.paid > 0 && m.atAppointment > 0)
+      lines.push(
+        `Paid ${$(m.paid)} online${refunded} (${status}); ${$(m.atAppointment)} is still paid at the appointment.`,
+      );
+    else if (m.paid > 0)
+      lines.push(
+        `Paid ${$(m.paid)} online${refunded} (${status})${m.owed || m.payNow ? '.' : '; nothing is left to pay at the appointment.'}`,
+      );
+    if (m.payNow)
+      lines.push(
+        `${$(m.payNow.amount)} is due through the payment link ${m.payNow.url} before ${when(m.payNow.until, ctx.zone)}.`,
+      );
   }
   if (m.owed > 0) lines.push(`${$(m.owed)} is due from the person (booking.payment.amount_due).`);
   return lines;
@@ -77,7 +101,10 @@ function cancellationLine(b: Record<string, any>, ctx: BookingTextContext): stri
 /** Canceled by the system because its payment action lapsed (what the renewal tool takes). */
 function lapsedUnpaid(b: Record<string, any>): boolean {
   return (
-    b.status === 'canceled' && b.cancellation?.canceled_by === 'system' && Array.isArray(b.actions) && b.actions.some((a: any) => a.type === 'payment' && a.status === 'expired')
+    b.status === 'canceled' &&
+    b.cancellation?.canceled_by === 'system' &&
+    Array.isArray(b.actions) &&
+    b.actions.some((a: any) => a.type === 'payment' && a.status === 'expired')
   );
 }
 
@@ -91,7 +118,8 @@ export function bookingText(b: Record<string, any>, ctx: BookingTextContext): st
   const place = b.location?.id && biz ? biz.def.business.locations.find((l) => l.id === b.location.id) : undefined;
   if (place) lines.push(`At ${place.name}${place.address ? `, ${place.address}` : ''}.`);
   else if (b.location?.name) lines.push(`At ${b.location.name}.`);
-  else if (service?.atBuyer && b.delivery_address) lines.push(`At ${[b.delivery_address.line1, b.delivery_address.city].filter(Boolean).join(', ')}.`);
+  else if (service?.atBuyer && b.delivery_address)
+    lines.push(`At ${[b.delivery_address.line1, b.delivery_address.city].filter(Boolean).join(', ')}.`);
   else if (service && !b.location) {
     const where = placeWords(service);
     if (where) lines.push(`Where: ${where}.`);
@@ -102,7 +130,8 @@ export function bookingText(b: Record<string, any>, ctx: BookingTextContext): st
     lines.push(
       `Waiting for the business to confirm${by}; it is not confirmed yet. ${hearWords(ctx, b.buyer?.email, 'whether it is confirmed or declined')}${by ? ` If the business has not answered${by}, the request lapses: the booking is canceled by the system, the time freed and anything paid refunded.` : ''}`,
     );
-  } else if (b.status === 'requires_action' && moneyFacts(b as BookingFactsInput).payNow) lines.push(hearWords(ctx, b.buyer?.email, 'the payment link and its deadline'));
+  } else if (b.status === 'requires_action' && moneyFacts(b as BookingFactsInput).payNow)
+    lines.push(hearWords(ctx, b.buyer?.email, 'the payment link and its deadline'));
   if (b.status === 'canceled' && b.cancellation) lines.push(cancellationLine(b, ctx));
   if (lapsedUnpaid(b))
     lines.push(
@@ -120,7 +149,11 @@ export function bookingText(b: Record<string, any>, ctx: BookingTextContext): st
 }
 
 /** A page of bookings: one line each (id, service, time, status), and how to read the next page. */
-export function bookingsText(bookings: Array<Record<string, any>>, pagination: Record<string, any> | undefined, ctx: BookingTextContext): string {
+export function bookingsText(
+  bookings: Array<Record<string, any>>,
+  pagination: Record<string, any> | undefined,
+  ctx: BookingTextContext,
+): string {
   if (bookings.length === 0) return 'No bookings found for this person at this business.';
   const counts = new Map<string, number>();
   for (const b of bookings) counts.set(b.status, (counts.get(b.status) ?? 0) + 1);
@@ -130,12 +163,18 @@ export function bookingsText(bookings: Array<Record<string, any>>, pagination: R
     const past = Date.parse(b.slot?.start) < nowMs ? ' (past)' : '';
     return `- ${b.id}: ${b.service_name}, ${when(b.slot?.start, ctx.zone)}${past}; ${b.status}${b.resources?.length ? `; with ${b.resources.map((r: any) => r.name).join(', ')}` : ''}`;
   });
-  const more = pagination?.has_more ? `More follow: call again with cursor "${pagination.next_cursor}".` : 'That is every booking.';
+  const more = pagination?.has_more
+    ? `More follow: call again with cursor "${pagination.next_cursor}".`
+    : 'That is every booking.';
   return `${bookings.length} booking${bookings.length === 1 ? '' : 's'} (${tally}), newest first; read one with usp_bookings_get for its terms. ${more}\n${lines.join('\n')}`;
 }
 
 /** A waitlist entry: position, how an offer reaches the person, how long it stays open. */
-export function entryText(e: Record<string, any>, ctx: BookingTextContext, credential: Record<string, any> | undefined): string {
+export function entryText(
+  e: Record<string, any>,
+  ctx: BookingTextContext,
+  credential: Record<string, any> | undefined,
+): string {
   const party = typeof e.party_size === 'number' && e.party_size > 1 ? e.party_size : null;
   let t = `Waitlist entry ${e.id}: ${e.status}, position ${e.position}${party ? `, party of ${party}` : ''}.`;
   if (e.status === 'offered' && e.offered_slot)

@@ -40,10 +40,13 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
     "Search this business's services; start here. The text gives the business and each service's id, duration, price and when it is paid, place, and cancellation, rescheduling and no-show terms. Next: usp_availability_query.",
   usp_services_get:
     'One service in full: duration, price and when it is paid (by link when booking, a deposit, or at the appointment), address, manual confirmation, cancellation, rescheduling and no-show terms. Before booking tell the person the price, when they pay and the cancellation terms.',
-  usp_services_lookup: 'Up to 100 services by id (ids: [...]), with the terms usp_services_list gives. Unknown ids are service_unresolved warnings.',
+  usp_services_lookup:
+    'Up to 100 services by id (ids: [...]), with the terms usp_services_list gives. Unknown ids are service_unresolved warnings.',
   usp_services_feed: 'Catalog changes in modified_at order, to keep a copy in sync. Pass back pagination.next_cursor.',
-  usp_services_feed_subscribe: 'Have the business POST catalog change events (service.created, updated, deleted, suspended) to an https callback_url.',
-  usp_services_feed_subscription_get: 'Read your feed subscription: status (active, paused, canceled), events, callback_url.',
+  usp_services_feed_subscribe:
+    'Have the business POST catalog change events (service.created, updated, deleted, suspended) to an https callback_url.',
+  usp_services_feed_subscription_get:
+    'Read your feed subscription: status (active, paused, canceled), events, callback_url.',
   usp_services_feed_subscription_pause: 'Stop deliveries to your feed subscription until you resume it.',
   usp_services_feed_subscription_resume: 'Restart deliveries to your paused feed subscription.',
   usp_services_feed_unsubscribe: 'Cancel your feed subscription for good; it cannot be resumed (subscribe again).',
@@ -56,8 +59,10 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_bookings_create:
     'Book a slot (buyer first_name, last_name, email) with its slot_id, and hold_id if held. Then tell the person the status; if requires_action, give them actions[0].continue_url exactly as returned, the amount and the deadline actions[0].expires_at, and say it is NOT confirmed or paid until they complete it; if pending, the business still has to confirm. ' +
     RETRY,
-  usp_bookings_get: 'Read a booking: status, time, pending actions, payment and cancellation. Read it before acting on money (payment, fees, refunds) when unsure of its state.',
-  usp_bookings_update: "Change a booking's buyer contact, recipient, delivery address or notes. For the time or service use usp_bookings_reschedule.",
+  usp_bookings_get:
+    'Read a booking: status, time, pending actions, payment and cancellation. Read it before acting on money (payment, fees, refunds) when unsure of its state.',
+  usp_bookings_update:
+    "Change a booking's buyer contact, recipient, delivery address or notes. For the time or service use usp_bookings_reschedule.",
   usp_bookings_confirm:
     'Business only: approve a booking pending manual confirmation. Platforms cannot: tell the person the business will confirm, and check with usp_bookings_get.',
   usp_bookings_cancel:
@@ -80,7 +85,8 @@ export const TOOL_DESCRIPTIONS: Record<string, string> = {
   uspserver_bookings_renew_payment:
     'A booking canceled because its payment link lapsed: while its time is free, books it again with a fresh link under a new booking_id (use it from then on). Give the person the new link verbatim. ' +
     RETRY,
-  usp_waitlist_get: 'Read a waitlist entry: position, status, and once offered the slot and deadline offer_expires_at (tell the person).',
+  usp_waitlist_get:
+    'Read a waitlist entry: position, status, and once offered the slot and deadline offer_expires_at (tell the person).',
   usp_waitlist_leave: 'Take the person off a waitlist.',
   usp_waitlist_accept:
     'Accept an offered waitlist place: books it now and returns the booking. Tell the person its details; if requires_action, give the payment link verbatim and say it is not confirmed until paid. ' +
@@ -113,8 +119,26 @@ export type TextFact =
   | 'held_slot'
   | 'next_step';
 
-const SERVICE_FACTS: readonly TextFact[] = ['duration', 'price', 'payment_timing', 'location', 'cancellation', 'rescheduling', 'no_show'];
-const BOOKING_FACTS: readonly TextFact[] = ['business', 'status', 'zone', 'location', 'resource_ids', 'payment_timing', 'cancellation', 'rescheduling', 'no_show'];
+const SERVICE_FACTS: readonly TextFact[] = [
+  'duration',
+  'price',
+  'payment_timing',
+  'location',
+  'cancellation',
+  'rescheduling',
+  'no_show',
+];
+const BOOKING_FACTS: readonly TextFact[] = [
+  'business',
+  'status',
+  'zone',
+  'location',
+  'resource_ids',
+  'payment_timing',
+  'cancellation',
+  'rescheduling',
+  'no_show',
+];
 
 export const TEXT_PROMISES: Record<string, readonly TextFact[]> = {
   usp_services_list: ['business', ...SERVICE_FACTS],

@@ -24,7 +24,9 @@ export const JSON_RPC = {
 export const SESSION_NOT_FOUND = -32001;
 
 /** The name of a JSON-RPC code for an error that carries no `data.code` (the SDK's own errors). */
-export const JSON_RPC_NAME: ReadonlyMap<number, string> = new Map(Object.entries(JSON_RPC).map(([name, code]) => [code, name]));
+export const JSON_RPC_NAME: ReadonlyMap<number, string> = new Map(
+  Object.entries(JSON_RPC).map(([name, code]) => [code, name]),
+);
 
 export const MCP_ERROR_CODES = {
   invalid_request: JSON_RPC.invalid_request,
@@ -78,7 +80,8 @@ const WIRE_NAME: Partial<Record<ProtocolErrorCode, string>> = {
 };
 
 /** The code `message` starts with: a not-found names what is missing (`booking_not_found`, spec-next 9.4.3), as its `data.code` does. */
-const wireName = (err: ProtocolError): string => (err.code === 'not_found' && err.detailCode ? err.detailCode : (WIRE_NAME[err.code] ?? err.code));
+const wireName = (err: ProtocolError): string =>
+  err.code === 'not_found' && err.detailCode ? err.detailCode : (WIRE_NAME[err.code] ?? err.code);
 
 export interface JsonRpcErrorShape {
   code: number;
@@ -89,13 +92,20 @@ export interface JsonRpcErrorShape {
 /** `biz`, when known, lets the next step name the business's contact. */
 export function toJsonRpcError(err: ProtocolError, correlationId?: string, biz?: Business): JsonRpcErrorShape {
   // An unknown tool is the one JSON-RPC error without `data.code` (spec-next 9.2.1); `reason` says what it is.
-  const data: Record<string, unknown> = err.code === 'unknown_tool' ? { content: err.message, reason: 'unknown_tool' } : { code: err.detailCode ?? err.code, content: err.message };
+  const data: Record<string, unknown> =
+    err.code === 'unknown_tool'
+      ? { content: err.message, reason: 'unknown_tool' }
+      : { code: err.detailCode ?? err.code, content: err.message };
   if (err.errors && err.errors.length > 0) data.errors = err.errors;
   if (err.retryAfter !== undefined) data.retry_after = err.retryAfter;
   if (err.extra) for (const [k, v] of Object.entries(err.extra)) if (!(k in data)) data[k] = v;
   if (correlationId) data.correlation_id = correlationId;
   const next = protocolNextStep(err.code, err.detailCode, biz);
-  return { code: MCP_ERROR_CODES[err.code], message: `${errorSentence(wireName(err), err.message)}${next ? ` ${next}` : ''}`, data };
+  return {
+    code: MCP_ERROR_CODES[err.code],
+    message: `${errorSentence(wireName(err), err.message)}${next ? ` ${next}` : ''}`,
+    data,
+  };
 }
 
 /** "invalid_request: start_date: must be a date (YYYY-MM-DD)": the code first, then the explanation as a sentence. */

@@ -57,8 +57,23 @@ const clockFormats = new Map<string, Intl.DateTimeFormat>();
 /** "Fri 4 Dec" and "9:00" of an instant in `zone`. */
 export function dayAndClock(ms: number, zone: string): [string, string] {
   const d = new Date(ms);
-  const day = cached(dayFormats, zone, () => new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' }));
-  const clock = cached(clockFormats, zone, () => new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: 'numeric', minute: '2-digit', hourCycle: 'h23' }));
+  const day = cached(
+    dayFormats,
+    zone,
+    () =>
+      new Intl.DateTimeFormat('en-GB', {
+        timeZone: zone,
+        weekday: 'short',
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+      }),
+  );
+  const clock = cached(
+    clockFormats,
+    zone,
+    () => new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: 'numeric', minute: '2-digit', hourCycle: 'h23' }),
+  );
   return [day.format(d).replace(',', ''), clock.format(d).replace(/^0(\d)/, '$1')];
 }
 

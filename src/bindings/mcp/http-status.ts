@@ -17,9 +17,14 @@ export function tokenRefusalOf(body: unknown): { status: 401 | 403; challenge: s
   for (const m of (Array.isArray(body) ? body : [body]) as Array<RefusedMessage | null>) {
     const data = m?.error?.data;
     if (!data) continue;
-    const metadata = typeof data.resource_metadata === 'string' ? `resource_metadata="${data.resource_metadata}", ` : '';
+    const metadata =
+      typeof data.resource_metadata === 'string' ? `resource_metadata="${data.resource_metadata}", ` : '';
     if (data.code === 'invalid_token') return { status: 401, challenge: `Bearer ${metadata}error="invalid_token"` };
-    if (data.code === 'insufficient_scope') return { status: 403, challenge: `Bearer ${metadata}error="insufficient_scope", scope="${String(data.scope ?? '')}"` };
+    if (data.code === 'insufficient_scope')
+      return {
+        status: 403,
+        challenge: `Bearer ${metadata}error="insufficient_scope", scope="${String(data.scope ?? '')}"`,
+      };
   }
   return undefined;
 }

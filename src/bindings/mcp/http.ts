@@ -48,7 +48,12 @@ export interface McpHttpOptions {
   log?: Logger;
 }
 
-export const DEFAULT_SESSION_LIMITS = { maxSessions: 1000, maxSessionsPerAddress: 100, unusedSessionTimeoutMs: 60_000, idleTimeoutMs: 30 * 60_000 };
+export const DEFAULT_SESSION_LIMITS = {
+  maxSessions: 1000,
+  maxSessionsPerAddress: 100,
+  unusedSessionTimeoutMs: 60_000,
+  idleTimeoutMs: 30 * 60_000,
+};
 
 /** The largest request body the MCP door reads: the SDK's own bound for its HTTP entry points (4 MiB). */
 export const MCP_MAX_BODY_BYTES: number = DEFAULT_MAX_REQUEST_BODY_SIZE;
@@ -73,7 +78,10 @@ export const MCP_EXPOSED_HEADERS = [
  * status: how the MCP door, and the host on its behalf, says no. An MCP client never gets a
  * problem document or an HTML page.
  */
-export function jsonRpcErrorResponse(status: number, err: ProtocolError | { code: number; message: string; data?: Record<string, unknown> }): Response {
+export function jsonRpcErrorResponse(
+  status: number,
+  err: ProtocolError | { code: number; message: string; data?: Record<string, unknown> },
+): Response {
   const error = err instanceof ProtocolError ? toJsonRpcError(err) : withDataCode({ ...err });
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (err instanceof ProtocolError && err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
@@ -173,10 +181,14 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
       if (!victim) {
         return jsonRpcErrorResponse(
           503,
-          new ProtocolError('service_unavailable', `This server has the most MCP sessions it keeps open (${limits.maxSessions}), each answering a request; retry shortly.`, {
-            detailCode: 'too_many_sessions',
-            retryAfter: 60,
-          }),
+          new ProtocolError(
+            'service_unavailable',
+            `This server has the most MCP sessions it keeps open (${limits.maxSessions}), each answering a request; retry shortly.`,
+            {
+              detailCode: 'too_many_sessions',
+              retryAfter: 60,
+            },
+          ),
         );
       }
       await victim.close();
@@ -224,12 +236,22 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // The body is read once, here: its exact bytes ride along as evidence (RFC 9421 signatures and
     // bearer keys are checked below the door, the same as on REST), and its parse is handed to the
     // SDK, which would otherwise read it twice more (the era check and the transport).
-    const { req, parsedBody, authInfo } = await readPost(c.req.raw, addressOf(c), (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody);
+    const { req, parsedBody, authInfo } = await readPost(
+      c.req.raw,
+      addressOf(c),
+      (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody,
+    );
     const scope = scopeOf(c.req.raw);
     if (!(await isLegacyRequest(req, parsedBody))) {
       // A listen naming a webhook resource is the pipeline's to allow first: the SDK would serve anyone.
       const note = rateNoteOf(authInfo);
-      const refused = await refusedListen(deps, parsedBody, authInfo.extra?.evidence as HttpEvidence | undefined, scope, note);
+      const refused = await refusedListen(
+        deps,
+        parsedBody,
+        authInfo.extra?.evidence as HttpEvidence | undefined,
+        scope,
+        note,
+      );
       if (refused) return finishPost(refused, note);
       // The stateless era's server reads the request's scope from its auth info (one server per request).
       authInfo.extra = { ...authInfo.extra, scope };
@@ -239,7 +261,8 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
       const live = sessions.get(sid);
-      if (!live) return jsonError(404, SESSION_NOT_FOUND, 'Session not found; initialize a new session.', 'session_not_found');
+      if (!live)
+        return jsonError(404, SESSION_NOT_FOUND, 'Session not found; initialize a new session.', 'session_not_found');
       live.lastSeen = Date.now();
       live.used = true;
       // A POST is answered within this await (JSON responses): while it runs, the session is not idle.
@@ -247,7 +270,10 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
       if (post) live.busy++;
       let res: Response;
       try {
-        res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, { authInfo, parsedBody });
+        res = await (live.transport as WebStandardStreamableHTTPServerTransport).handleRequest(req, {
+          authInfo,
+          parsedBody,
+        });
       } finally {
         if (post) live.busy--;
         live.lastSeen = Date.now();
@@ -267,7 +293,11 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // Responses to POSTs go out as one application/json body (the Streamable HTTP spec lets the
     // server choose it over an SSE stream): a tool call sends nothing before its result, and what a
     // session is told unasked (notifications) goes on its GET stream, never on a POST's response.
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessionclosed,
+      enableJsonResponse: true,
+    });
     const live = await openSession(id, transport, address, 1, [], scope);
     const res = await transport.handleRequest(req, { authInfo, parsedBody });
     if (!res.ok) await live.close();
@@ -287,7 +317,8 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
 
   app.post('/messages', async (c) => {
     const live = sessions.get(c.req.query('sessionId') ?? '');
-    if (!live || !(live.transport instanceof SseTransport)) return jsonError(404, SESSION_NOT_FOUND, 'Unknown sessionId.', 'session_not_found');
+    if (!live || !(live.transport instanceof SseTransport))
+      return jsonError(404, SESSION_NOT_FOUND, 'Unknown sessionId.', 'session_not_found');
     live.lastSeen = Date.now();
     // The first message is initialize; anything after it means the client came back.
     if (++live.messages > 1) live.used = true;
@@ -304,11 +335,20 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
 
   // Everything else under the door's paths is still the MCP door's: JSON-RPC, never a problem document.
   app.notFound((c) =>
-    jsonRpcErrorResponse(404, new ProtocolError('not_found', `No MCP endpoint at ${c.req.method} ${c.req.path}; use POST /mcp (Streamable HTTP) or GET /sse (HTTP+SSE).`)),
+    jsonRpcErrorResponse(
+      404,
+      new ProtocolError(
+        'not_found',
+        `No MCP endpoint at ${c.req.method} ${c.req.path}; use POST /mcp (Streamable HTTP) or GET /sse (HTTP+SSE).`,
+      ),
+    ),
   );
   app.onError((err, c) => {
     opts.log?.error('unexpected MCP HTTP failure', { path: c.req.path, error: faultText(err) });
-    return jsonRpcErrorResponse(500, new ProtocolError('server_error', `The business could not process the request to ${c.req.path}.`));
+    return jsonRpcErrorResponse(
+      500,
+      new ProtocolError('server_error', `The business could not process the request to ${c.req.path}.`),
+    );
   });
 
   const idle = limits.idleTimeoutMs;
@@ -362,12 +402,21 @@ export async function readMcpBody(req: Request): Promise<McpBody> {
  * reads it again). A body that is empty or not JSON is left to the SDK to refuse as it always has:
  * the request handed on then carries the same bytes.
  */
-async function readPost(req: Request, clientAddress: string | undefined, pre?: McpBody): Promise<{ req: Request; parsedBody: unknown; authInfo: AuthInfo }> {
-  if (req.method !== 'POST') return { req, parsedBody: undefined, authInfo: authInfoFor(req, new Uint8Array(0), clientAddress) };
+async function readPost(
+  req: Request,
+  clientAddress: string | undefined,
+  pre?: McpBody,
+): Promise<{ req: Request; parsedBody: unknown; authInfo: AuthInfo }> {
+  if (req.method !== 'POST')
+    return { req, parsedBody: undefined, authInfo: authInfoFor(req, new Uint8Array(0), clientAddress) };
   const { bytes, parsed } = pre ?? (await readMcpBody(req));
   const authInfo = authInfoFor(req, bytes, clientAddress);
   if (parsed !== undefined) return { req, parsedBody: parsed, authInfo };
-  return { req: new Request(req.url, { method: 'POST', headers: req.headers, body: bytes }), parsedBody: undefined, authInfo };
+  return {
+    req: new Request(req.url, { method: 'POST', headers: req.headers, body: bytes }),
+    parsedBody: undefined,
+    authInfo,
+  };
 }
 
 function authInfoFor(req: Request, body: Uint8Array, clientAddress: string | undefined): AuthInfo {
@@ -402,7 +451,9 @@ export class SseTransport implements Transport {
       },
       cancel: () => void this.close(),
     });
-    return new Response(stream, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' } });
+    return new Response(stream, {
+      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' },
+    });
   }
 
   async start(): Promise<void> {}

@@ -5,7 +5,15 @@ export type { ToolEntry } from './tools.js';
 export { MCP_ERROR_CODES, toJsonRpcError } from './errors.js';
 export { SessionHub } from './hub.js';
 export type { NotifiableSession } from './hub.js';
-export { createMcpHttp, jsonRpcErrorResponse, readMcpBody, SseTransport, MCP_HTTP_PATHS, MCP_EXPOSED_HEADERS, MCP_MAX_BODY_BYTES } from './http.js';
+export {
+  createMcpHttp,
+  jsonRpcErrorResponse,
+  readMcpBody,
+  SseTransport,
+  MCP_HTTP_PATHS,
+  MCP_EXPOSED_HEADERS,
+  MCP_MAX_BODY_BYTES,
+} from './http.js';
 export type { McpBody, McpHttpOptions, McpHttpDoor } from './http.js';
 export { serveMcpStdio } from './stdio.js';
 export { connectMcpSession } from './session.js';

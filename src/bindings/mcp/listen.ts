@@ -8,7 +8,15 @@
  * or `_meta.usp` of the listen request's params (profile, authorization; a platform_key_pop proof
  * then covers the method `subscriptions/listen` and the params without `_meta`).
  */
-import { OPERATIONS, ProtocolError, WEBHOOK_RESOURCE_PREFIX, correlationIdOf, listenOperation, type CallScope, type HttpEvidence } from '../../operations/index.js';
+import {
+  OPERATIONS,
+  ProtocolError,
+  WEBHOOK_RESOURCE_PREFIX,
+  correlationIdOf,
+  listenOperation,
+  type CallScope,
+  type HttpEvidence,
+} from '../../operations/index.js';
 import { parseAgent } from '../../web/index.js';
 import { errorSentence, toJsonRpcError } from './errors.js';
 import { readMeta, sentCorrelationId, type McpDoorDeps } from './server.js';
@@ -25,7 +33,8 @@ function asListen(body: unknown): ListenRequest | null {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
   const m = body as Record<string, unknown>;
   if (m.method !== 'subscriptions/listen' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return null;
-  const params = m.params && typeof m.params === 'object' && !Array.isArray(m.params) ? (m.params as ListenRequest['params']) : {};
+  const params =
+    m.params && typeof m.params === 'object' && !Array.isArray(m.params) ? (m.params as ListenRequest['params']) : {};
   return { id: m.id, params };
 }
 
@@ -34,11 +43,18 @@ function asListen(body: unknown): ListenRequest | null {
  * HTTP status of a token refusal when it is one); null when the SDK may serve it: not a listen
  * request, one naming no webhook resource, or one whose listener the pipeline let through.
  */
-export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: HttpEvidence | undefined, scope: CallScope, note?: RateNote): Promise<Response | null> {
+export async function refusedListen(
+  deps: McpDoorDeps,
+  body: unknown,
+  evidence: HttpEvidence | undefined,
+  scope: CallScope,
+  note?: RateNote,
+): Promise<Response | null> {
   const listen = asListen(body);
   if (!listen) return null;
   const subs = listen.params.notifications?.resourceSubscriptions;
-  if (!Array.isArray(subs) || !subs.some((u) => typeof u === 'string' && u.startsWith(WEBHOOK_RESOURCE_PREFIX))) return null;
+  if (!Array.isArray(subs) || !subs.some((u) => typeof u === 'string' && u.startsWith(WEBHOOK_RESOURCE_PREFIX)))
+    return null;
   const correlationId = correlationIdOf(sentCorrelationId(listen.params), evidence?.headers['usp-correlation-id']);
   const refuse = async (err: ProtocolError) => {
     const error = toJsonRpcError(err, correlationId);
@@ -48,7 +64,12 @@ export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: 
     return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
   };
   const op = listenOperation(deps.operations ?? OPERATIONS);
-  if (!op) return refuse(new ProtocolError('not_found', 'This server raises no booking or waitlist events to listen to.', { detailCode: 'resource_not_found' }));
+  if (!op)
+    return refuse(
+      new ProtocolError('not_found', 'This server raises no booking or waitlist events to listen to.', {
+        detailCode: 'resource_not_found',
+      }),
+    );
   try {
     const meta = readMeta(listen.params._meta, LISTEN_META);
     const { _meta: _ignored, ...signed } = listen.params;
@@ -58,7 +79,11 @@ export async function refusedListen(deps: McpDoorDeps, body: unknown, evidence: 
         correlationId,
         input: { resource_subscriptions: subs },
         profile: meta.profile ?? parseAgent(evidence?.headers['usp-agent']) ?? deps.defaultProfile ?? null,
-        presented: { binding: 'mcp', mcp: { tool: 'subscriptions/listen', rawArguments: signed, authorization: meta.authorization }, http: evidence },
+        presented: {
+          binding: 'mcp',
+          mcp: { tool: 'subscriptions/listen', rawArguments: signed, authorization: meta.authorization },
+          http: evidence,
+        },
       },
       scope,
     );

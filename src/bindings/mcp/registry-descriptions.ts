@@ -22,11 +22,14 @@ export const REGISTRY_TOOL_DESCRIPTIONS: Record<string, string> = {
   usp_registry_search_business:
     'Find registered businesses by place (location.coordinates + radius_km), vertical, category, words (query) or deployment_mode. Give at least one filter. Use it when the person names a kind of business rather than a service. ' +
     NEXT,
-  usp_registry_get: "Read one registration by id (reg_...): the business's name, profile_url, location and categories. " + NEXT,
+  usp_registry_get:
+    "Read one registration by id (reg_...): the business's name, profile_url, location and categories. " + NEXT,
   usp_registry_register:
     'For a business, not for shoppers: list a business in this registry. Present its profile_url as your profile (_meta.usp.profile) and sign the request with a key that profile publishes; the registry fetches the profile and the catalog before accepting.',
-  usp_registry_update: 'For a business, not for shoppers: change a registration (same proof as registering); the profile and catalog are fetched again.',
-  usp_registry_delete: 'For a business, not for shoppers: remove a registration and the services indexed from it (same proof as registering).',
+  usp_registry_update:
+    'For a business, not for shoppers: change a registration (same proof as registering); the profile and catalog are fetched again.',
+  usp_registry_delete:
+    'For a business, not for shoppers: remove a registration and the services indexed from it (same proof as registering).',
 };
 
 export const REGISTRY_INSTRUCTIONS = `This server is a discovery registry of the Universal Scheduling Protocol: it knows which businesses offer which services, where, and roughly at what price. It cannot book.

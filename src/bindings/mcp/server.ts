@@ -54,7 +54,10 @@ export interface McpDoorDeps {
 }
 
 /** The session a server instance serves; null for stateless (per-request) instances. */
-export type SessionLike = Pick<NotifiableSession, 'principals' | 'resources' | 'catalogSubscriber' | 'subscriptions'> | null;
+export type SessionLike = Pick<
+  NotifiableSession,
+  'principals' | 'resources' | 'catalogSubscriber' | 'subscriptions'
+> | null;
 
 /** Events a read of the webhook resource returns (newest first). */
 export const WEBHOOK_RESOURCE_EVENTS = 50;
@@ -130,7 +133,10 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike, session
   const parts = sharedParts(deps);
   /** The scope of a request: the session's (or the door's only one), else the one the HTTP door resolved for this request. */
   const scopeOf = (ctx: unknown): CallScope => {
-    const scope = sessionScope ?? (ctx as { http?: { authInfo?: { extra?: { scope?: CallScope } } } }).http?.authInfo?.extra?.scope ?? deps.scope;
+    const scope =
+      sessionScope ??
+      (ctx as { http?: { authInfo?: { extra?: { scope?: CallScope } } } }).http?.authInfo?.extra?.scope ??
+      deps.scope;
     if (!scope) throw new Error('the MCP door has no scope for this request');
     return scope;
   };
@@ -158,9 +164,13 @@ export function createMcpServer(deps: McpDoorDeps, session: SessionLike, session
     const uri = subscriptionUri(request.params);
     if (session && !session.subscriptions?.has(uri)) {
       if ((session.subscriptions?.size ?? 0) >= MAX_SUBSCRIPTIONS_PER_SESSION) {
-        const err = new ProtocolError('limit_exceeded', `A session may hold ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions; unsubscribe from one first.`, {
-          detailCode: 'limit_exceeded',
-        });
+        const err = new ProtocolError(
+          'limit_exceeded',
+          `A session may hold ${MAX_SUBSCRIPTIONS_PER_SESSION} resource subscriptions; unsubscribe from one first.`,
+          {
+            detailCode: 'limit_exceeded',
+          },
+        );
         throw rpcError(err);
       }
       (session.subscriptions ??= new Set()).add(uri);
@@ -191,7 +201,9 @@ function subscriptionUri(params: unknown): string {
   const uri = (params as { uri?: unknown } | undefined)?.uri;
   if (typeof uri !== 'string' || uri.length === 0 || uri.length > 2048) {
     throw rpcError(
-      new ProtocolError('invalid_request', 'uri: must be the resource URI to (un)subscribe, as a string.', { errors: [{ field: 'uri', message: 'required string' }] }),
+      new ProtocolError('invalid_request', 'uri: must be the resource URI to (un)subscribe, as a string.', {
+        errors: [{ field: 'uri', message: 'required string' }],
+      }),
     );
   }
   return uri;
@@ -202,7 +214,11 @@ function readViewOrFail(view: Parameters<typeof readView>[0]) {
     return readView(view);
   } catch (err) {
     if (!(err instanceof ViewNotBuilt)) throw err;
-    throw new SdkProtocolError(JSON_RPC.server_error, errorSentence('server_error', err.message), { code: 'server_error', content: err.message, uri: view.uri });
+    throw new SdkProtocolError(JSON_RPC.server_error, errorSentence('server_error', err.message), {
+      code: 'server_error',
+      content: err.message,
+      uri: view.uri,
+    });
   }
 }
 
@@ -212,7 +228,11 @@ function resourceNotFound(uri: string, stateful: boolean): SdkProtocolError {
       ? `No resource ${uri.slice(0, 200)} for this session: read the webhook resource named in _meta["dev.usp-server/webhook_resource"] of one of your tool results, in the same session.`
       : 'The webhook resource is read in a session (initialize first); without one, its events arrive in the params of notifications/resources/updated.'
     : `No resource ${uri.slice(0, 200)}: this server's resources are its views (resources/list) and the webhook resources (resources/templates/list).`;
-  return new SdkProtocolError(JSON_RPC.invalid_params, errorSentence('resource_not_found', content), { code: 'resource_not_found', content, uri: uri.slice(0, 200) });
+  return new SdkProtocolError(JSON_RPC.invalid_params, errorSentence('resource_not_found', content), {
+    code: 'resource_not_found',
+    content,
+    uri: uri.slice(0, 200),
+  });
 }
 
 function rpcError(err: ProtocolError, correlationId?: string, biz?: Business): SdkProtocolError {
@@ -234,13 +254,21 @@ export async function callTool(
   const entry = mcpTools(deps.operations).get(params.name);
   if (!entry) {
     throw rpcError(
-      new ProtocolError('unknown_tool', `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`),
+      new ProtocolError(
+        'unknown_tool',
+        `No tool named ${JSON.stringify(String(params.name)).slice(0, 200)}; call tools/list for the available tools.`,
+      ),
       correlationId,
     );
   }
   const args = params.arguments ?? {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    throw rpcError(new ProtocolError('invalid_request', 'arguments must be a JSON object.', { errors: [{ field: 'arguments', message: 'not an object' }] }), correlationId);
+    throw rpcError(
+      new ProtocolError('invalid_request', 'arguments must be a JSON object.', {
+        errors: [{ field: 'arguments', message: 'not an object' }],
+      }),
+      correlationId,
+    );
   }
   const { _meta: rawMeta, ...input } = args as Record<string, unknown>;
   let req: OperationRequest;
@@ -256,7 +284,15 @@ export async function callTool(
       ifMatch: meta.if_match ?? null,
       locale: localeOf(rawMeta),
       // The proof digest covers the raw arguments; the HTTP evidence carries signatures and bearer keys.
-      presented: { binding: 'mcp', mcp: { tool: entry.tool.name, rawArguments: args as Record<string, unknown>, authorization: meta.authorization }, http: evidence },
+      presented: {
+        binding: 'mcp',
+        mcp: {
+          tool: entry.tool.name,
+          rawArguments: args as Record<string, unknown>,
+          authorization: meta.authorization,
+        },
+        http: evidence,
+      },
     };
   } catch (err) {
     if (err instanceof ProtocolError) throw rpcError(err, correlationId);
@@ -265,19 +301,23 @@ export async function callTool(
   const res = await deps.pipeline.execute(entry.op, req, scope);
   noteRate(rateNote, res);
   if (!res.ok) throw rpcError(withIgnoredMembers(res.error, entry.op, input), correlationId, scope.business?.current());
-  if (session && res.caller.principal && !res.caller.business) (session.principals ??= new Set()).add(res.caller.principal);
+  if (session && res.caller.principal && !res.caller.business)
+    (session.principals ??= new Set()).add(res.caller.principal);
   if (session && res.caller.credential) (session.resources ??= new Set()).add(res.caller.credential.id);
   if (session && entry.op.subscribesSessionToCatalog && res.messages.length === 0) session.catalogSubscriber = true;
 
   // Unknown members are ignored (the protocol's forward compatibility) but never silently: each is a warning naming it.
   // (An operation that already answered about a member, like update's immutable ones, says it once.)
-  const ignored = unknownMemberWarnings(entry.op.input, input).filter((w) => !res.messages.some((m) => m.path === w.path));
+  const ignored = unknownMemberWarnings(entry.op.input, input).filter(
+    (w) => !res.messages.some((m) => m.path === w.path),
+  );
   if (entry.former) ignored.push(deprecatedNameWarning(entry.op, entry.tool.name, entry.former.use));
   const messages = ignored.length ? [...res.messages, ...ignored] : res.messages;
   const structuredContent = { usp: res.usp, ...res.data, messages };
   const uspMeta: Record<string, unknown> = { correlation_id: correlationId };
   // Ours, so under our key; `_meta.usp.webhook_resource` (the spec's namespace) is kept one release, deprecated.
-  const webhookResource = res.caller.principal && !res.caller.business ? scope.webhookResourceUri(res.caller.principal) : undefined;
+  const webhookResource =
+    res.caller.principal && !res.caller.business ? scope.webhookResourceUri(res.caller.principal) : undefined;
   if (webhookResource) uspMeta.webhook_resource = webhookResource;
   if (generatedKey) uspMeta.idempotency_key = generatedKey;
   // The snapshot the call ran with: the words describe the business as the call saw it.
@@ -291,8 +331,11 @@ export async function callTool(
         now: deps.pipeline.now(),
         platformTells: res.caller.platform?.capabilities.includes(PLATFORM_MESSAGES_CAPABILITY) ?? false,
         // stdio and the in-process transport are on this machine; over HTTP, a loopback client is too.
-        local: evidence === undefined || (evidence.clientAddress !== undefined && isLoopbackAddress(evidence.clientAddress)),
-        ...(typeof input.party_size === 'number' && Number.isInteger(input.party_size) && input.party_size > 0 ? { partySize: input.party_size } : {}),
+        local:
+          evidence === undefined || (evidence.clientAddress !== undefined && isLoopbackAddress(evidence.clientAddress)),
+        ...(typeof input.party_size === 'number' && Number.isInteger(input.party_size) && input.party_size > 0
+          ? { partySize: input.party_size }
+          : {}),
       });
   const result: Record<string, unknown> = {
     structuredContent,
@@ -300,7 +343,12 @@ export async function callTool(
     _meta: { usp: uspMeta, ...(webhookResource ? { [META_WEBHOOK_RESOURCE]: webhookResource } : {}) },
   };
   // A tool with a view: what the view shows beside the result (a client without views ignores it).
-  if (entry.op.view && biz) (result._meta as Record<string, unknown>)[META_VIEW] = viewData(biz, res.data as Record<string, any>, deps.pipeline.now());
+  if (entry.op.view && biz)
+    (result._meta as Record<string, unknown>)[META_VIEW] = viewData(
+      biz,
+      res.data as Record<string, any>,
+      deps.pipeline.now(),
+    );
   if (messages.some((m) => m.type === 'error')) result.isError = true;
   return result;
 }
@@ -322,7 +370,9 @@ function withIgnoredMembers(err: ProtocolError, op: OperationDef, input: Record<
 export function sentCorrelationId(args: unknown): string | undefined {
   const meta = args && typeof args === 'object' ? (args as { _meta?: unknown })._meta : undefined;
   const usp = meta && typeof meta === 'object' ? (meta as { usp?: unknown }).usp : undefined;
-  return usp && typeof usp === 'object' ? callerCorrelationId((usp as { correlation_id?: unknown }).correlation_id) : undefined;
+  return usp && typeof usp === 'object'
+    ? callerCorrelationId((usp as { correlation_id?: unknown }).correlation_id)
+    : undefined;
 }
 
 export interface UspMeta {
@@ -343,7 +393,8 @@ function localeOf(raw: unknown): string | undefined {
 
 export function readMeta(raw: unknown, allowed: readonly string[]): UspMeta {
   if (raw === undefined) return {};
-  const bad = (field: string, message: string) => new ProtocolError('invalid_request', `${field}: ${message}`, { errors: [{ field, message }] });
+  const bad = (field: string, message: string) =>
+    new ProtocolError('invalid_request', `${field}: ${message}`, { errors: [{ field, message }] });
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('_meta', 'must be an object');
   const usp = (raw as Record<string, unknown>).usp;
   if (usp === undefined) return {};
@@ -352,16 +403,23 @@ export function readMeta(raw: unknown, allowed: readonly string[]): UspMeta {
   for (const [k, v] of Object.entries(usp)) {
     if (!allowed.includes(k)) throw bad(`_meta.usp.${k}`, 'is not allowed on this tool');
     if (k === 'authorization') {
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad('_meta.usp.authorization', 'must be an object');
+      if (typeof v !== 'object' || v === null || Array.isArray(v))
+        throw bad('_meta.usp.authorization', 'must be an object');
       const a = v as Record<string, unknown>;
-      for (const m of Object.keys(a)) if (!['mechanism', 'credential', 'proof'].includes(m)) throw bad(`_meta.usp.authorization.${m}`, 'is not allowed');
+      for (const m of Object.keys(a))
+        if (!['mechanism', 'credential', 'proof'].includes(m))
+          throw bad(`_meta.usp.authorization.${m}`, 'is not allowed');
       if (typeof a.mechanism !== 'string') throw bad('_meta.usp.authorization.mechanism', 'is required');
-      for (const m of ['credential', 'proof']) if (a[m] !== undefined && typeof a[m] !== 'string') throw bad(`_meta.usp.authorization.${m}`, 'must be a string');
+      for (const m of ['credential', 'proof'])
+        if (a[m] !== undefined && typeof a[m] !== 'string')
+          throw bad(`_meta.usp.authorization.${m}`, 'must be a string');
       out.authorization = a as UspMeta['authorization'];
       continue;
     }
-    if (typeof v !== 'string' || v.length === 0 || v.length > 2048) throw bad(`_meta.usp.${k}`, 'must be a non-empty string');
-    if (k === 'correlation_id' && !callerCorrelationId(v)) throw bad('_meta.usp.correlation_id', 'must be 1 to 256 visible ASCII characters');
+    if (typeof v !== 'string' || v.length === 0 || v.length > 2048)
+      throw bad(`_meta.usp.${k}`, 'must be a non-empty string');
+    if (k === 'correlation_id' && !callerCorrelationId(v))
+      throw bad('_meta.usp.correlation_id', 'must be 1 to 256 visible ASCII characters');
     (out as Record<string, string>)[k] = v;
   }
   return out;

@@ -22,7 +22,8 @@ function deliveredBy(biz: Business, serviceId: string): string | null {
 }
 
 function refundWords(biz: Business, t: ServiceTerms): string {
-  if (t.payment.timing === 'free' || t.payment.timing === 'at_service') return 'Nothing is paid online, so nothing is refunded online.';
+  if (t.payment.timing === 'free' || t.payment.timing === 'at_service')
+    return 'Nothing is paid online, so nothing is refunded online.';
   const how =
     biz.payments === 'sandbox'
       ? 'this is a sandbox business: no money moves, and a refund is recorded at once'
@@ -31,7 +32,12 @@ function refundWords(biz: Business, t: ServiceTerms): string {
         : "a refund goes back through the business's payment provider, the way the person paid";
   let deposit = '';
   const nonRefundable = t.payment.depositRefundable === false;
-  if (t.payment.timing === 'deposit_required' && t.payment.deposit !== null && t.cancel.allowed && (t.cancel.fee || nonRefundable)) {
+  if (
+    t.payment.timing === 'deposit_required' &&
+    t.payment.deposit !== null &&
+    t.cancel.allowed &&
+    (t.cancel.fee || nonRefundable)
+  ) {
     // A late cancellation keeps its fee from what was paid, and all of a deposit marked not refundable (cancellationTerms).
     const kept = nonRefundable ? t.payment.deposit : Math.min(t.cancel.fee, t.payment.deposit);
     deposit =

@@ -30,7 +30,12 @@ export function sessionToEvict<S extends CappedSession>(sessions: Iterable<S>): 
   let heaviest: { count: number; idlest: S } | undefined;
   for (const g of byAddress.values()) {
     if (!g.idlest) continue;
-    if (!heaviest || g.count > heaviest.count || (g.count === heaviest.count && g.idlest.lastSeen < heaviest.idlest.lastSeen)) heaviest = { count: g.count, idlest: g.idlest };
+    if (
+      !heaviest ||
+      g.count > heaviest.count ||
+      (g.count === heaviest.count && g.idlest.lastSeen < heaviest.idlest.lastSeen)
+    )
+      heaviest = { count: g.count, idlest: g.idlest };
   }
   return heaviest?.idlest;
 }

@@ -15,7 +15,12 @@ export interface McpSessionHandle {
   close(): Promise<void>;
 }
 
-export async function connectMcpSession(deps: McpDoorDeps, hub: SessionHub, transport: Transport & { send: Transport['send'] }, idPrefix = 'session'): Promise<McpSessionHandle> {
+export async function connectMcpSession(
+  deps: McpDoorDeps,
+  hub: SessionHub,
+  transport: Transport & { send: Transport['send'] },
+  idPrefix = 'session',
+): Promise<McpSessionHandle> {
   const session: NotifiableSession = {
     id: `${idPrefix}-${randomUUID()}`,
     catalogSubscriber: false,

@@ -12,7 +12,11 @@ import { connectMcpSession, type McpSessionHandle } from './session.js';
 import { JSON_RPC } from './errors.js';
 import { withDataCode } from './wire-fix.js';
 
-export async function serveMcpStdio(deps: McpDoorDeps, hub: SessionHub, streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream }): Promise<McpSessionHandle> {
+export async function serveMcpStdio(
+  deps: McpDoorDeps,
+  hub: SessionHub,
+  streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
+): Promise<McpSessionHandle> {
   const stdout = streams?.stdout ?? process.stdout;
   const stdin = screenInvalidLines(streams?.stdin ?? process.stdin, stdout);
   return connectMcpSession(deps, hub, new StdioServerTransport(stdin as never, stdout as never), 'stdio');
@@ -47,7 +51,8 @@ function screenInvalidLines(input: NodeJS.ReadableStream, output: NodeJS.Writabl
       deserializeMessage(line);
       return line;
     } catch {
-      const id = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as { id?: unknown }).id : null;
+      const id =
+        parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as { id?: unknown }).id : null;
       reply(id, JSON_RPC.invalid_request, 'Invalid Request: not a valid JSON-RPC message (params must be an object).');
       return null;
     }

@@ -31,7 +31,10 @@ export type SummaryContext = BookingTextContext & {
  * repeated availability call cost on stdio). Keyed weakly by the page's first slot, so a lapsed
  * cache entry takes its text with it; uncached (unfrozen) answers are never kept.
  */
-const pageTexts = new WeakMap<object, { slots: readonly object[]; zone: string; party: number; more: unknown; cursor: unknown; text: string }>();
+const pageTexts = new WeakMap<
+  object,
+  { slots: readonly object[]; zone: string; party: number; more: unknown; cursor: unknown; text: string }
+>();
 
 function slotsText(data: Record<string, any>, zone: string, party: number): string {
   const slots = data.slots as Array<Record<string, any>>;
@@ -91,7 +94,10 @@ function formatSlots(data: Record<string, any>, zone: string, party: number): st
     if (full) fullCount++;
     for (const r of s.resources ?? []) if (!resourceIds.has(r.name)) resourceIds.set(r.name, r.id);
     const left = s.capacity?.remaining ?? 0;
-    const tooSmall = full && left > 0 ? ` (${left} place${left === 1 ? '' : 's'} left, not enough for ${party > 1 ? party : 'this party'}: waitlist only)` : '';
+    const tooSmall =
+      full && left > 0
+        ? ` (${left} place${left === 1 ? '' : 's'} left, not enough for ${party > 1 ? party : 'this party'}: waitlist only)`
+        : '';
     const spots = tooSmall || (full ? ' (FULL: waitlist only)' : s.capacity ? ` (${left} left)` : '');
     times.push(`${who}${spots}${who || spots ? ' ' : ''}${s.id}`);
   }
@@ -105,15 +111,22 @@ function formatSlots(data: Record<string, any>, zone: string, party: number): st
   const counted = fullCount
     ? `${slots.length} slot${slots.length === 1 ? '' : 's'} (${open} open${party > 1 ? ` for ${party}` : ''}, ${fullCount} ${party > 1 ? 'too small or full' : 'full'}: join its waitlist with usp_waitlist_join${party > 1 ? `, party_size ${party}` : ''})`
     : `${slots.length} open slot${slots.length === 1 ? '' : 's'}`;
-  const ids = resourceIds.size ? `\nResource ids (to filter, pass resource_id): ${[...resourceIds].map(([name, rid]) => `${name} ${rid}`).join(', ')}.` : '';
-  return `${counted} from ${first} to ${last}, times in ${zoneLabel(zone)}; each name is followed by the slot_id to hold or book.${more}${ids}\n` + days.join('\n');
+  const ids = resourceIds.size
+    ? `\nResource ids (to filter, pass resource_id): ${[...resourceIds].map(([name, rid]) => `${name} ${rid}`).join(', ')}.`
+    : '';
+  return (
+    `${counted} from ${first} to ${last}, times in ${zoneLabel(zone)}; each name is followed by the slot_id to hold or book.${more}${ids}\n` +
+    days.join('\n')
+  );
 }
 
 export function summarize(tool: string, data: Record<string, any>, messages: Message[], given: SummaryContext): string {
   const ctx: SummaryContext = { ...given, linksUnreachable: linksUnreachable(given) };
   const parts: string[] = [];
   for (const m of messages)
-    parts.push(`${m.type === 'error' ? 'Could not complete' : m.type}: ${m.code ? `[${m.code}] ` : ''}${m.content}${m.type === 'error' ? nextStep(m.code, ctx.business) : ''}`);
+    parts.push(
+      `${m.type === 'error' ? 'Could not complete' : m.type}: ${m.code ? `[${m.code}] ` : ''}${m.content}${m.type === 'error' ? nextStep(m.code, ctx.business) : ''}`,
+    );
   if (data.booking) {
     parts.push(bookingText(data.booking, ctx));
     // The credential is the platform's to keep (structuredContent); the text never names it (DECISIONS).
@@ -128,12 +141,16 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
     );
   }
   if (data.entry) parts.push(entryText(data.entry, ctx, data.booking ? undefined : data.booking_scoped_credential));
-  if (data.quote) parts.push(`${data.quote.allowed ? '' : 'Not possible: '}${data.quote.summary} (booking ${data.quote.booking_id}; nothing was changed.)`);
+  if (data.quote)
+    parts.push(
+      `${data.quote.allowed ? '' : 'Not possible: '}${data.quote.summary} (booking ${data.quote.booking_id}; nothing was changed.)`,
+    );
   if (Array.isArray(data.slots)) parts.push(slotsText(data, ctx.zone, ctx.partySize ?? 1));
   if (Array.isArray(data.bookings)) parts.push(bookingsText(data.bookings, data.pagination, ctx));
   if (Array.isArray(data.services)) parts.push(servicesText(data.services, ctx));
   if (data.service) parts.push(serviceText(data.service, ctx, true));
-  if (Array.isArray(data.entries)) parts.push(`${data.entries.length} waitlist entr${data.entries.length === 1 ? 'y' : 'ies'}.`);
+  if (Array.isArray(data.entries))
+    parts.push(`${data.entries.length} waitlist entr${data.entries.length === 1 ? 'y' : 'ies'}.`);
   if (Array.isArray(data.items)) parts.push(`${data.items.length} catalog change(s).`);
   if (data.subscription) parts.push(`Feed subscription ${data.subscription.id} is ${data.subscription.status}.`);
   if (parts.length === 0) parts.push(`${tool} done.`);
@@ -146,7 +163,11 @@ export function summarize(tool: string, data: Record<string, any>, messages: Mes
 function heldWhat(h: Record<string, any>, ctx: SummaryContext): string {
   const start = decodeSlotId(h.slot_id)?.startMs;
   const name = ctx.business?.def.services.find((s) => s.id === h.service_id)?.name ?? h.service_id;
-  const parts = [name, start === undefined ? null : when(new Date(start).toISOString(), ctx.zone), h.spots > 1 ? `${h.spots} spots` : null].filter(Boolean);
+  const parts = [
+    name,
+    start === undefined ? null : when(new Date(start).toISOString(), ctx.zone),
+    h.spots > 1 ? `${h.spots} spots` : null,
+  ].filter(Boolean);
   return parts.length > 0 ? `: ${parts.join(', ')},` : '';
 }
 
@@ -162,7 +183,8 @@ function heldPayment(h: Record<string, any>, ctx: SummaryContext): string {
 function serviceText(s: Record<string, any>, ctx: SummaryContext, business: boolean): string {
   const terms = ctx.business ? serviceTerms(ctx.business, String(s.id)) : null;
   // One service asked by id gets its full card; a list keeps one line each.
-  if (terms && business) return `${serviceWords(String(s.id), terms, { business })} ${serviceCard(ctx.business!, String(s.id), terms)}`;
+  if (terms && business)
+    return `${serviceWords(String(s.id), terms, { business })} ${serviceCard(ctx.business!, String(s.id), terms)}`;
   if (terms) return serviceWords(String(s.id), terms, { business });
   return `${s.name} [${s.id}]: ${s.pricing?.model === 'free' ? 'free' : money(s.pricing?.amount, s.pricing?.currency)}.`;
 }

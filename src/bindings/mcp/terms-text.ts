@@ -5,7 +5,12 @@
  * or that it has closed and what the change costs now. The facts come from the operations
  * (serviceTerms), so the words follow the rules the operations apply.
  */
-import { shortestWindowSeconds, type PaymentWindowSettings, type ServiceTerms, type WindowFacts } from '../../operations/index.js';
+import {
+  shortestWindowSeconds,
+  type PaymentWindowSettings,
+  type ServiceTerms,
+  type WindowFacts,
+} from '../../operations/index.js';
 import { money, shortWhen } from './format.js';
 
 export function lengthWords(ms: number): string {
@@ -36,9 +41,14 @@ function priceWords(t: ServiceTerms): string {
  * closing before the start, and (in full) the floor that lets a person who booked at night pay.
  */
 export function paymentWindowWords(w: PaymentWindowSettings, opts: { full: boolean }): string {
-  const before = w.payment_due_before_start_seconds > 0 ? `${lengthWords(w.payment_due_before_start_seconds * 1000)} before the start` : 'the start';
+  const before =
+    w.payment_due_before_start_seconds > 0
+      ? `${lengthWords(w.payment_due_before_start_seconds * 1000)} before the start`
+      : 'the start';
   const head = `open up to ${lengthWords(w.payment_ttl_seconds * 1000)} after booking, closing ${before} if that comes sooner`;
-  return opts.full ? `${head}, but never less than ${lengthWords(shortestWindowSeconds(w) * 1000)} after booking (nor past the start)` : head;
+  return opts.full
+    ? `${head}, but never less than ${lengthWords(shortestWindowSeconds(w) * 1000)} after booking (nor past the start)`
+    : head;
 }
 
 /** When the price is paid, in words (with the payment link's window, compactly, when there is one). */
@@ -60,7 +70,8 @@ export function paymentWords(t: ServiceTerms): string {
 }
 
 export function placeWords(t: ServiceTerms): string | null {
-  if (t.atBuyer) return `at the person's address${t.atBuyer.serviceArea ? ` (area served: ${t.atBuyer.serviceArea})` : ''}; give delivery_address when booking`;
+  if (t.atBuyer)
+    return `at the person's address${t.atBuyer.serviceArea ? ` (area served: ${t.atBuyer.serviceArea})` : ''}; give delivery_address when booking`;
   if (t.places.length === 0) return null;
   return t.places.map((p) => (p.address ? `${p.name}, ${p.address}` : p.name)).join(' or ');
 }
@@ -69,7 +80,10 @@ export function placeWords(t: ServiceTerms): string | null {
 function windowLengthWords(verb: string, w: WindowFacts, currency: string): string {
   if (!w.allowed) return `${verb}: not allowed`;
   // The policy's window is said even when no fee follows it, so the words match the policy object.
-  if (!w.fee) return w.freeWindowMs === null ? `${verb}: free` : `${verb}: free until ${lengthWords(w.freeWindowMs)} before the start, and after that too (no fee is set)`;
+  if (!w.fee)
+    return w.freeWindowMs === null
+      ? `${verb}: free`
+      : `${verb}: free until ${lengthWords(w.freeWindowMs)} before the start, and after that too (no fee is set)`;
   if (w.freeWindowMs === null) return `${verb}: ${money(w.fee, currency)} fee`;
   return `${verb}: free until ${lengthWords(w.freeWindowMs)} before the start, then ${money(w.fee, currency)}`;
 }
@@ -78,12 +92,18 @@ function windowLengthWords(verb: string, w: WindowFacts, currency: string): stri
 export function serviceTermsWords(t: ServiceTerms): string[] {
   const out: string[] = [];
   let cancel = windowLengthWords('Cancel', t.cancel, t.currency);
-  if (t.cancel.allowed && t.cancel.closedWindowMs !== null) cancel += `; no cancellation in the last ${lengthWords(t.cancel.closedWindowMs)}`;
+  if (t.cancel.allowed && t.cancel.closedWindowMs !== null)
+    cancel += `; no cancellation in the last ${lengthWords(t.cancel.closedWindowMs)}`;
   out.push(cancel);
   let resched = windowLengthWords('Reschedule', t.reschedule, t.currency);
-  if (t.reschedule.allowed && t.reschedule.max !== null) resched += `; at most ${t.reschedule.max} time${t.reschedule.max === 1 ? '' : 's'}`;
+  if (t.reschedule.allowed && t.reschedule.max !== null)
+    resched += `; at most ${t.reschedule.max} time${t.reschedule.max === 1 ? '' : 's'}`;
   out.push(resched);
-  out.push(t.noShow ? `No-show: ${money(t.noShow.fee, t.currency)}${t.noShow.graceMinutes ? ` (after ${t.noShow.graceMinutes} min late)` : ''}` : 'No-show: no fee');
+  out.push(
+    t.noShow
+      ? `No-show: ${money(t.noShow.fee, t.currency)}${t.noShow.graceMinutes ? ` (after ${t.noShow.graceMinutes} min late)` : ''}`
+      : 'No-show: no fee',
+  );
   return out;
 }
 
@@ -93,7 +113,8 @@ export function serviceWords(id: string, t: ServiceTerms, opts: { business: bool
   const where = placeWords(t);
   const parts = [`${t.serviceName} [${id}]${opts.business ? ` at ${t.business}` : ''}: ${head}.`];
   if (where) parts.push(`Where: ${where}.`);
-  if (t.confirmation === 'manual') parts.push('The business confirms each request (the booking stays pending until then).');
+  if (t.confirmation === 'manual')
+    parts.push('The business confirms each request (the booking stays pending until then).');
   parts.push(`${serviceTermsWords(t).join('. ')}.`);
   return parts.join(' ');
 }
@@ -104,7 +125,13 @@ const at = shortWhen;
  * A booking's terms as they apply now: "Cancel: free until Thu 3 Dec 2026 9:00, then $20.00", or
  * once that has passed, what the change costs now and that a preview says it exactly.
  */
-export function bookingTermsWords(t: ServiceTerms, startMs: number, nowMs: number, zone: string, noShowFee: number): string[] {
+export function bookingTermsWords(
+  t: ServiceTerms,
+  startMs: number,
+  nowMs: number,
+  zone: string,
+  noShowFee: number,
+): string[] {
   const out: string[] = [];
   const line = (verb: string, tool: string, w: WindowFacts, extra: string) => {
     if (!w.allowed) return `${verb}: not allowed`;
@@ -117,12 +144,24 @@ export function bookingTermsWords(t: ServiceTerms, startMs: number, nowMs: numbe
   let closed = '';
   if (t.cancel.allowed && t.cancel.closedWindowMs !== null) {
     const from = startMs - t.cancel.closedWindowMs;
-    closed = nowMs < from ? `; no cancellation after ${at(from, zone)}` : '; no longer possible (too close to the start)';
+    closed =
+      nowMs < from ? `; no cancellation after ${at(from, zone)}` : '; no longer possible (too close to the start)';
   }
   if (closed.startsWith('; no longer')) out.push('Cancel: no longer possible (too close to the start)');
   else out.push(line('Cancel', 'cancel', t.cancel, closed));
-  out.push(line('Reschedule', 'reschedule', t.reschedule, t.reschedule.max !== null ? `; at most ${t.reschedule.max} time${t.reschedule.max === 1 ? '' : 's'} in all` : ''));
+  out.push(
+    line(
+      'Reschedule',
+      'reschedule',
+      t.reschedule,
+      t.reschedule.max !== null ? `; at most ${t.reschedule.max} time${t.reschedule.max === 1 ? '' : 's'} in all` : '',
+    ),
+  );
   const grace = t.noShow?.graceMinutes;
-  out.push(noShowFee > 0 ? `No-show: ${money(noShowFee, t.currency)}${grace ? ` (after ${grace} min late)` : ''}` : 'No-show: no fee');
+  out.push(
+    noShowFee > 0
+      ? `No-show: ${money(noShowFee, t.currency)}${grace ? ` (after ${grace} min late)` : ''}`
+      : 'No-show: no fee',
+  );
   return out;
 }

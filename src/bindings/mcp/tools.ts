@@ -74,7 +74,8 @@ function trim(node: unknown): void {
   if (n.minLength === 1) delete n.minLength;
   if (n.minimum === -SAFE_INTEGER) delete n.minimum;
   if (n.maximum === SAFE_INTEGER) delete n.maximum;
-  if ((n.propertyNames as Json | undefined)?.type === 'string' && Object.keys(n.propertyNames as Json).length === 1) delete n.propertyNames;
+  if ((n.propertyNames as Json | undefined)?.type === 'string' && Object.keys(n.propertyNames as Json).length === 1)
+    delete n.propertyNames;
   for (const v of Object.values(n)) trim(v);
 }
 
@@ -122,7 +123,12 @@ function buildTool(op: OperationDef): ToolEntry {
       outputSchema: outputSchema(op),
       // A read-only tool's destructive and idempotent hints mean nothing (MCP): only the writes carry them.
       annotations: op.mutating
-        ? { readOnlyHint: false, destructiveHint: op.destructive === true, idempotentHint: op.idempotent === true, openWorldHint: false }
+        ? {
+            readOnlyHint: false,
+            destructiveHint: op.destructive === true,
+            idempotentHint: op.idempotent === true,
+            openWorldHint: false,
+          }
         : { readOnlyHint: true, openWorldHint: false },
       ...(op.view ? { _meta: toolViewMeta(op.view) } : {}),
     },
@@ -149,7 +155,12 @@ export function mcpTools(operations: readonly OperationDef[] = OPERATIONS): Read
           {
             op,
             former: { use: op.tool! },
-            tool: { ...entry.tool, name: old, title: `${entry.tool.title} (deprecated)`, description: `Deprecated until ${op.formerly!.until}: use ${op.tool}.` },
+            tool: {
+              ...entry.tool,
+              name: old,
+              title: `${entry.tool.title} (deprecated)`,
+              description: `Deprecated until ${op.formerly!.until}: use ${op.tool}.`,
+            },
           },
         ]);
     }

@@ -4,7 +4,14 @@
  * and what is due as the business writes money, and the terms in words, all from the same helpers
  * the text uses. A view formats nothing the business decides; a client without views ignores it.
  */
-import { bookingNoShowFee, decodeSlotId, moneyFacts, serviceTerms, type BookingFactsInput, type Business } from '../../operations/index.js';
+import {
+  bookingNoShowFee,
+  decodeSlotId,
+  moneyFacts,
+  serviceTerms,
+  type BookingFactsInput,
+  type Business,
+} from '../../operations/index.js';
 
 import { money } from './format.js';
 import { bookingTermsWords, paymentWords, serviceTermsWords } from './terms-text.js';
@@ -31,11 +38,21 @@ export function viewData(biz: Business, data: Record<string, any>, nowMs: number
     const m = moneyFacts(b as BookingFactsInput);
     const due = m.payNow?.amount ?? m.owed;
     if (due > 0) base.due = money(due, m.currency ?? cur);
-    if (b.status === 'canceled' && b.cancellation) base.cancellation = { fee: money(b.cancellation.fee ?? 0, cur), refund: money(b.cancellation.refund_amount ?? 0, cur) };
+    if (b.status === 'canceled' && b.cancellation)
+      base.cancellation = {
+        fee: money(b.cancellation.fee ?? 0, cur),
+        refund: money(b.cancellation.refund_amount ?? 0, cur),
+      };
     const startMs = Date.parse(b.slot?.start);
     if (!Number.isNaN(startMs) && ['pending', 'requires_action', 'confirmed'].includes(b.status)) {
       const durationMs = Math.max(0, Date.parse(b.slot?.end) - startMs) || 0;
-      base.terms = bookingTermsWords(t, startMs, nowMs, biz.zone, bookingNoShowFee(biz, String(b.service_id), Number(b.party_size) || 1, durationMs));
+      base.terms = bookingTermsWords(
+        t,
+        startMs,
+        nowMs,
+        biz.zone,
+        bookingNoShowFee(biz, String(b.service_id), Number(b.party_size) || 1, durationMs),
+      );
     }
     return base;
   }

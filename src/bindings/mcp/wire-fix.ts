@@ -16,10 +16,16 @@ import { tokenRefusalOf } from './http-status.js';
 import type { RateNote } from './rate-note.js';
 
 /** An error object with `data.code` set (its own, or the name of its JSON-RPC code). */
-export function withDataCode<E extends { code?: unknown; data?: unknown }>(error: E): E & { data: Record<string, unknown> } {
-  const data = error.data && typeof error.data === 'object' && !Array.isArray(error.data) ? (error.data as Record<string, unknown>) : {};
+export function withDataCode<E extends { code?: unknown; data?: unknown }>(
+  error: E,
+): E & { data: Record<string, unknown> } {
+  const data =
+    error.data && typeof error.data === 'object' && !Array.isArray(error.data)
+      ? (error.data as Record<string, unknown>)
+      : {};
   // An unknown tool is the one error without it (spec-next 9.2.1).
-  if (typeof data.code !== 'string' && data.reason !== 'unknown_tool') data.code = (typeof error.code === 'number' && JSON_RPC_NAME.get(error.code)) || 'server_error';
+  if (typeof data.code !== 'string' && data.reason !== 'unknown_tool')
+    data.code = (typeof error.code === 'number' && JSON_RPC_NAME.get(error.code)) || 'server_error';
   return Object.assign(error, { data });
 }
 
@@ -34,7 +40,9 @@ export function restoreUspCodes<T>(message: T): T {
 }
 
 /** Wrap a transport's send so that every outgoing error keeps its USP code. */
-export function guardSend<T extends { send(message: JSONRPCMessage, options?: unknown): Promise<void> }>(transport: T): T {
+export function guardSend<T extends { send(message: JSONRPCMessage, options?: unknown): Promise<void> }>(
+  transport: T,
+): T {
   const send = transport.send.bind(transport);
   transport.send = (message: JSONRPCMessage, options?: unknown) => send(restoreUspCodes(message), options as never);
   return transport;

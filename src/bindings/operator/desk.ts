@@ -8,7 +8,11 @@ export interface OperatorDesk {
   list(): Promise<OperatorBusiness[]>;
   get(id: string): Promise<OperatorBusiness | undefined>;
   /** A new business; with paymentAccount, its connected account; with ownerEmail, its owner is invited as `invite` does. */
-  create(business: unknown, hosts: unknown, extra?: { paymentAccount?: unknown; ownerEmail?: unknown }): Promise<OperatorBusiness>;
+  create(
+    business: unknown,
+    hosts: unknown,
+    extra?: { paymentAccount?: unknown; ownerEmail?: unknown },
+  ): Promise<OperatorBusiness>;
   setHosts(id: string, hosts: unknown): Promise<OperatorBusiness>;
   /** Its Stripe connected account (`acct_...`), or null to forget it. */
   setPaymentAccount(id: string, account: unknown): Promise<OperatorBusiness>;

@@ -39,7 +39,13 @@ const HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosnif
 
 const json = (status: number, body: unknown) => Response.json(body, { status, headers: HEADERS });
 
-const problem = (status: number, title: string, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+const problem = (
+  status: number,
+  title: string,
+  detail: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) =>
   new Response(JSON.stringify({ type: 'about:blank', title, status, detail, ...extra }), {
     status,
     headers: { 'Content-Type': 'application/problem+json; charset=utf-8', ...HEADERS, ...headers },
@@ -81,17 +87,30 @@ export function createOperatorDoor(o: OperatorDoorOptions): (req: Request, env: 
     const now = o.now();
     const wait = backoff.wait([who], now);
     if (wait > 0)
-      return problem(429, 'Too many failed attempts', 'Too many failed attempts from this address; try again later.', {}, { 'Retry-After': String(Math.ceil(wait / 1000)) });
+      return problem(
+        429,
+        'Too many failed attempts',
+        'Too many failed attempts from this address; try again later.',
+        {},
+        { 'Retry-After': String(Math.ceil(wait / 1000)) },
+      );
     const key = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
     if (!key || !apiKeyMatches(key, o.keyHashes)) {
       backoff.fail([who], now);
-      return problem(401, 'Unauthorized', 'The operator key is missing or wrong.', {}, { 'WWW-Authenticate': 'Bearer realm="usp-operator"' });
+      return problem(
+        401,
+        'Unauthorized',
+        'The operator key is missing or wrong.',
+        {},
+        { 'WWW-Authenticate': 'Bearer realm="usp-operator"' },
+      );
     }
     backoff.clear([who]);
     try {
       return await route(o.desk, req);
     } catch (err) {
-      if (err instanceof OperatorRefusal) return problem(REFUSALS[err.kind].status, REFUSALS[err.kind].title, err.message, err.extra);
+      if (err instanceof OperatorRefusal)
+        return problem(REFUSALS[err.kind].status, REFUSALS[err.kind].title, err.message, err.extra);
       if (err instanceof DoorStatus) return problem(err.status, err.title, err.message);
       o.log.error('operator API call failed', { error: String(err) });
       return problem(500, 'Internal error', 'The operator API could not answer; the deployment log says why.');
@@ -101,8 +120,12 @@ export function createOperatorDoor(o: OperatorDoorOptions): (req: Request, env: 
 
 async function route(desk: OperatorDesk, req: Request): Promise<Response> {
   const path = new URL(req.url).pathname.replace(/\/+$/, '') || '/';
-  const m = /^\/businesses(?:\/([^/]+)(?:\/(hosts|payment-account|suspend|resume|invite|domains|export)(?:\/([^/]+)\/(verify))?)?)?$/.exec(path);
-  if (!m || (m[3] && m[2] !== 'domains')) throw new OperatorRefusal('not_found', `The operator API has no ${path}; it serves /businesses.`);
+  const m =
+    /^\/businesses(?:\/([^/]+)(?:\/(hosts|payment-account|suspend|resume|invite|domains|export)(?:\/([^/]+)\/(verify))?)?)?$/.exec(
+      path,
+    );
+  if (!m || (m[3] && m[2] !== 'domains'))
+    throw new OperatorRefusal('not_found', `The operator API has no ${path}; it serves /businesses.`);
   const allow = (method: string) => {
     if (req.method !== method) throw new DoorStatus(405, 'Method not allowed', `${path} takes ${method}.`);
   };
@@ -110,7 +133,12 @@ async function route(desk: OperatorDesk, req: Request): Promise<Response> {
     if (req.method === 'GET') return json(200, { businesses: await desk.list() });
     allow('POST');
     const input = await body(req);
-    return json(201, { business: await desk.create(input.business, input.hosts, { paymentAccount: input.payment_account, ownerEmail: input.owner_email }) });
+    return json(201, {
+      business: await desk.create(input.business, input.hosts, {
+        paymentAccount: input.payment_account,
+        ownerEmail: input.owner_email,
+      }),
+    });
   }
   const id = safeDecode(m[1]);
   switch (m[2]) {
@@ -132,7 +160,11 @@ async function route(desk: OperatorDesk, req: Request): Promise<Response> {
       const data = await desk.exportBusiness(id);
       return new Response(data, {
         status: 200,
-        headers: { ...HEADERS, 'Content-Type': 'application/vnd.sqlite3', 'Content-Disposition': `attachment; filename="${id.replace(/[^A-Za-z0-9_-]/g, '_')}.db"` },
+        headers: {
+          ...HEADERS,
+          'Content-Type': 'application/vnd.sqlite3',
+          'Content-Disposition': `attachment; filename="${id.replace(/[^A-Za-z0-9_-]/g, '_')}.db"`,
+        },
       });
     }
     case 'domains':
@@ -160,9 +192,11 @@ function safeDecode(s: string): string {
 }
 
 async function body(req: Request, optional = false): Promise<Record<string, unknown>> {
-  if (Number(req.headers.get('content-length') ?? 0) > MAX_BODY) throw new DoorStatus(413, 'Payload too large', `The body is over ${MAX_BODY} characters.`);
+  if (Number(req.headers.get('content-length') ?? 0) > MAX_BODY)
+    throw new DoorStatus(413, 'Payload too large', `The body is over ${MAX_BODY} characters.`);
   const text = await req.text();
-  if (text.length > MAX_BODY) throw new DoorStatus(413, 'Payload too large', `The body is over ${MAX_BODY} characters.`);
+  if (text.length > MAX_BODY)
+    throw new DoorStatus(413, 'Payload too large', `The body is over ${MAX_BODY} characters.`);
   if (optional && text.trim() === '') return {};
   let value: unknown;
   try {
@@ -170,6 +204,7 @@ async function body(req: Request, optional = false): Promise<Record<string, unkn
   } catch {
     throw new OperatorRefusal('invalid', 'The body must be a JSON object.');
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new OperatorRefusal('invalid', 'The body must be a JSON object.');
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new OperatorRefusal('invalid', 'The body must be a JSON object.');
   return value as Record<string, unknown>;
 }

@@ -57,16 +57,25 @@ export function createOperatorScreen(o: ScreenOptions): (req: Request, env: unkn
     const secure = url.protocol === 'https:' || req.headers.get('x-forwarded-proto') === 'https';
     if (path === '/' || path === SCREEN_PREFIX + '/') return redirect(SCREEN_PREFIX);
     if (path === `${SCREEN_PREFIX}/style.css`) return styleSheet(CSS);
-    if (req.method === 'POST' && crossSite(req)) return page('Refused', html`<p class="error">A form sent from another site is refused.</p>`, 403);
+    if (req.method === 'POST' && crossSite(req))
+      return page('Refused', html`<p class="error">A form sent from another site is refused.</p>`, 403);
     if (path === `${SCREEN_PREFIX}/sign-in` && req.method === 'POST') {
       const key = (await form(req)).get('key') ?? '';
       const verdict = o.signIn(key, req, env);
       if (verdict !== 'ok')
-        return signInPage(verdict === 'wait' ? 'Too many failed attempts from this address; try again later.' : 'That is not the operator key.', verdict === 'wait' ? 429 : 401);
+        return signInPage(
+          verdict === 'wait'
+            ? 'Too many failed attempts from this address; try again later.'
+            : 'That is not the operator key.',
+          verdict === 'wait' ? 429 : 401,
+        );
       if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
       const id = randomBytes(32).toString('base64url');
       sessions.set(id, { csrf: randomBytes(24).toString('base64url'), expires: o.now() + SESSION_MS });
-      return redirect(SCREEN_PREFIX, `${COOKIE}=${id}; Path=${SCREEN_PREFIX}; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MS / 1000}${secure ? '; Secure' : ''}`);
+      return redirect(
+        SCREEN_PREFIX,
+        `${COOKIE}=${id}; Path=${SCREEN_PREFIX}; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MS / 1000}${secure ? '; Secure' : ''}`,
+      );
     }
     const session = current(req);
     if (!session) return signInPage(undefined, req.method === 'GET' && path === SCREEN_PREFIX ? 200 : 401);
@@ -74,8 +83,17 @@ export function createOperatorScreen(o: ScreenOptions): (req: Request, env: unkn
       const all = await o.desk.list();
       const invited = all.find((b) => b.id === url.searchParams.get('invited'));
       const deleted = url.searchParams.get('deleted');
-      const gone = deleted && !all.some((b) => b.id === deleted) && /^[A-Za-z0-9_-]{1,100}$/.test(deleted) ? `${deleted} is deleted; its host names are free.` : undefined;
-      return listPage(all, session, undefined, 200, invited ? `The owner of ${invited.id} was mailed a one-time setup link.` : gone);
+      const gone =
+        deleted && !all.some((b) => b.id === deleted) && /^[A-Za-z0-9_-]{1,100}$/.test(deleted)
+          ? `${deleted} is deleted; its host names are free.`
+          : undefined;
+      return listPage(
+        all,
+        session,
+        undefined,
+        200,
+        invited ? `The owner of ${invited.id} was mailed a one-time setup link.` : gone,
+      );
     }
     const exp = new RegExp(`^${SCREEN_PREFIX}/businesses/([^/]+)/export$`).exec(path);
     if (req.method === 'GET' && exp) {
@@ -93,17 +111,28 @@ export function createOperatorScreen(o: ScreenOptions): (req: Request, env: unkn
         return listPage(await o.desk.list(), session, (err as Error).message, 400);
       }
     }
-    if (req.method !== 'POST') return page('Not found', html`<p>Nothing here. <a href="${SCREEN_PREFIX}">The businesses</a></p>`, 404);
+    if (req.method !== 'POST')
+      return page('Not found', html`<p>Nothing here. <a href="${SCREEN_PREFIX}">The businesses</a></p>`, 404);
     const fields = await form(req);
     const token = fields.get('csrf') ?? '';
     if (!sameText(token, session.csrf))
-      return page('Refused', html`<p class="error">This form has expired; go back to <a href="${SCREEN_PREFIX}">the businesses</a> and try again.</p>`, 403);
+      return page(
+        'Refused',
+        html`<p class="error">This form has expired; go back to <a href="${SCREEN_PREFIX}">the businesses</a> and try again.</p>`,
+        403,
+      );
     if (path === `${SCREEN_PREFIX}/sign-out`) {
       sessions.delete(cookie(req, COOKIE)!);
-      return redirect(SCREEN_PREFIX, `${COOKIE}=; Path=${SCREEN_PREFIX}; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`);
+      return redirect(
+        SCREEN_PREFIX,
+        `${COOKIE}=; Path=${SCREEN_PREFIX}; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`,
+      );
     }
-    const m = new RegExp(`^${SCREEN_PREFIX}/businesses/([^/]+)/(suspend|resume|invite|domains|delete)(?:/([^/]+)/verify)?$`).exec(path);
-    if (!m || (m[3] && m[2] !== 'domains')) return page('Not found', html`<p>Nothing here. <a href="${SCREEN_PREFIX}">The businesses</a></p>`, 404);
+    const m = new RegExp(
+      `^${SCREEN_PREFIX}/businesses/([^/]+)/(suspend|resume|invite|domains|delete)(?:/([^/]+)/verify)?$`,
+    ).exec(path);
+    if (!m || (m[3] && m[2] !== 'domains'))
+      return page('Not found', html`<p>Nothing here. <a href="${SCREEN_PREFIX}">The businesses</a></p>`, 404);
     const id = decodeURIComponent(m[1]!);
     try {
       if (m[2] === 'domains') {
@@ -143,10 +172,20 @@ async function form(req: Request): Promise<URLSearchParams> {
 }
 
 const redirect = (to: string, setCookie?: string) =>
-  new Response(null, { status: 303, headers: { Location: to, 'Cache-Control': 'no-store', ...(setCookie ? { 'Set-Cookie': setCookie } : {}) } });
+  new Response(null, {
+    status: 303,
+    headers: { Location: to, 'Cache-Control': 'no-store', ...(setCookie ? { 'Set-Cookie': setCookie } : {}) },
+  });
 
 function page(title: string, main: Html, status = 200): Response {
-  return htmlResponse(documentShell({ title: `${title} · usp-server operator`, styles: [`${SCREEN_PREFIX}/style.css`], main: html`<h1>${title}</h1>${main}` }), { status });
+  return htmlResponse(
+    documentShell({
+      title: `${title} · usp-server operator`,
+      styles: [`${SCREEN_PREFIX}/style.css`],
+      main: html`<h1>${title}</h1>${main}`,
+    }),
+    { status },
+  );
 }
 
 function signInPage(error: string | undefined, status: number): Response {

@@ -8,7 +8,13 @@
  * nothing (mail scanners follow links); the confirm buttons post a CSRF-checked form.
  */
 import type { Context, Hono } from 'hono';
-import { operationForPage, type BookingPageView, type OperationResponse, type Pipeline, type ScopeResolver } from '../../operations/index.js';
+import {
+  operationForPage,
+  type BookingPageView,
+  type OperationResponse,
+  type Pipeline,
+  type ScopeResolver,
+} from '../../operations/index.js';
 import { REST_ERRORS, csrfFor, csrfOk, errorCard, html, isHttps, readForm, type Html } from '../../web/index.js';
 import { negotiateLocale, page, Words, zoneWords } from './page-kit.js';
 import { asEntry, TOKEN } from './waitlist-offer.js';
@@ -48,9 +54,19 @@ const bookingHref = (id: string, token: string) => `/booking/${encodeURIComponen
  * The two links on the booking page for a visitor holding the booking's credential, only while the
  * booking can still change and the credential opens it (the cancel quote, read with it, says so).
  */
-export async function actionsCard(pipeline: Pipeline, scopeOf: ScopeResolver, c: Context, b: BookingPageView, token: string): Promise<Html | ''> {
+export async function actionsCard(
+  pipeline: Pipeline,
+  scopeOf: ScopeResolver,
+  c: Context,
+  b: BookingPageView,
+  token: string,
+): Promise<Html | ''> {
   if (!TOKEN.test(token) || !['confirmed', 'pending', 'requires_action'].includes(b.status)) return '';
-  const q = await pipeline.execute(operationForPage('booking_quote'), { input: { booking_id: b.booking_id, change: 'cancel' }, ...asEntry(c, token) }, scopeOf(c.req.raw));
+  const q = await pipeline.execute(
+    operationForPage('booking_quote'),
+    { input: { booking_id: b.booking_id, change: 'cancel' }, ...asEntry(c, token) },
+    scopeOf(c.req.raw),
+  );
   if (!q.ok) return '';
   const id = encodeURIComponent(b.booking_id);
   return html`<section class="card" aria-labelledby="change"><h2 id="change">Change your booking</h2><p>${(q.data.quote as Quote).summary} You see what a change costs before you confirm it.</p>
@@ -61,7 +77,9 @@ export async function actionsCard(pipeline: Pipeline, scopeOf: ScopeResolver, c:
 export function contactCard(b: BookingPageView): Html | '' {
   const c = b.contact;
   if (!c) return '';
-  const phone = c.phone ? html`<dt>Phone</dt><dd><a href="tel:${c.phone.replace(/[^+\d]/g, '')}">${c.phone}</a></dd>` : '';
+  const phone = c.phone
+    ? html`<dt>Phone</dt><dd><a href="tel:${c.phone.replace(/[^+\d]/g, '')}">${c.phone}</a></dd>`
+    : '';
   const email = c.email ? html`<dt>Email</dt><dd><a href="mailto:${c.email}">${c.email}</a></dd>` : '';
   return html`<section class="card" aria-labelledby="contact"><h2 id="contact">Contact ${b.business_name}</h2><dl>${phone}${email}</dl></section>`;
 }
@@ -69,18 +87,29 @@ export function contactCard(b: BookingPageView): Html | '' {
 const linkDead = (status = 403) =>
   page(
     'Link no longer works',
-    errorCard({ heading: 'This link cannot change the booking', text: 'Open the link in your latest mail about this booking, or contact the business.' }),
+    errorCard({
+      heading: 'This link cannot change the booking',
+      text: 'Open the link in your latest mail about this booking, or contact the business.',
+    }),
     status,
   );
 
 /** A refusal in words, with the way back to the booking so the page stays usable. */
 function refused(heading: string, id: string, token: string, status: number): Response {
-  return page('Not possible', errorCard({ heading, text: html`Nothing was changed. <a href="${bookingHref(id, token)}">Back to your booking</a>` }), status);
+  return page(
+    'Not possible',
+    errorCard({
+      heading,
+      text: html`Nothing was changed. <a href="${bookingHref(id, token)}">Back to your booking</a>`,
+    }),
+    status,
+  );
 }
 
 function failed(res: Extract<OperationResponse, { ok: false }>, id: string, token: string): Response {
   const status = REST_ERRORS[res.error.code].status;
-  if (res.error.code === 'authentication_required' || status === 401 || status === 403 || status === 404) return linkDead(status);
+  if (res.error.code === 'authentication_required' || status === 401 || status === 403 || status === 404)
+    return linkDead(status);
   return refused(res.error.message, id, token, status);
 }
 
@@ -112,9 +141,14 @@ function slotPicker(slots: Slot[], w: Words): Html {
 }
 
 export function registerBookingActions(app: Hono, pipeline: Pipeline, scopeOf: ScopeResolver): void {
-  const words = (c: Context, b: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
-  const run = (c: Context, which: 'booking_quote' | 'booking_cancel' | 'booking_move', input: Record<string, unknown>, token: string) =>
-    pipeline.execute(operationForPage(which), { input, ...asEntry(c, token) }, scopeOf(c.req.raw));
+  const words = (c: Context, b: { locale: string; zone: string }) =>
+    new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
+  const run = (
+    c: Context,
+    which: 'booking_quote' | 'booking_cancel' | 'booking_move',
+    input: Record<string, unknown>,
+    token: string,
+  ) => pipeline.execute(operationForPage(which), { input, ...asEntry(c, token) }, scopeOf(c.req.raw));
 
   /** The booking and the quote for a change, both read with the booking's credential. */
   const load = async (c: Context, change: 'cancel' | 'reschedule') => {
@@ -124,7 +158,11 @@ export function registerBookingActions(app: Hono, pipeline: Pipeline, scopeOf: S
     const q = await run(c, 'booking_quote', { booking_id: id, change }, token);
     if (!q.ok) return { done: failed(q, id, token) };
     // The page view and the free times are public reads: they take no credential (one names a resource they do not have).
-    const v = await pipeline.execute(operationForPage('booking_page'), { input: { booking_id: id } }, scopeOf(c.req.raw));
+    const v = await pipeline.execute(
+      operationForPage('booking_page'),
+      { input: { booking_id: id } },
+      scopeOf(c.req.raw),
+    );
     if (!v.ok) return { done: failed(v, id, token) };
     return { id, token, quote: q.data.quote as Quote, b: v.data.booking_page as BookingPageView };
   };
@@ -195,7 +233,12 @@ export function registerBookingActions(app: Hono, pipeline: Pipeline, scopeOf: S
     const q = await pipeline.execute(
       operationForPage('booking_slots'),
       {
-        input: { service_id: b.service_id, start_date: quote.quoted_at, end_date: new Date(from + MOVE_DAYS * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z'), limit: 200 },
+        input: {
+          service_id: b.service_id,
+          start_date: quote.quoted_at,
+          end_date: new Date(from + MOVE_DAYS * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          limit: 200,
+        },
       },
       scopeOf(c.req.raw),
     );
@@ -218,7 +261,8 @@ export function registerBookingActions(app: Hono, pipeline: Pipeline, scopeOf: S
     confirmed(
       c,
       'booking_move',
-      (form) => (typeof form.slot_id === 'string' && form.slot_id ? { slot_id: form.slot_id } : 'Choose a new time first.'),
+      (form) =>
+        typeof form.slot_id === 'string' && form.slot_id ? { slot_id: form.slot_id } : 'Choose a new time first.',
       'The booking could not be moved.',
       (_res, id, token) => c.redirect(bookingHref(id, token), 303),
     ),
@@ -226,6 +270,8 @@ export function registerBookingActions(app: Hono, pipeline: Pipeline, scopeOf: S
 }
 
 function expired(id: string, token: string): Response {
-  const again = token ? html`<a href="${bookingHref(id, token)}">Open your booking again</a>; nothing was changed.` : 'Nothing was changed.';
+  const again = token
+    ? html`<a href="${bookingHref(id, token)}">Open your booking again</a>; nothing was changed.`
+    : 'Nothing was changed.';
   return page('Form expired', errorCard({ heading: 'This form has expired', text: again }), 403);
 }

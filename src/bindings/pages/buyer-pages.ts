@@ -7,12 +7,31 @@
  * (Accept-Language, else the business's locale).
  */
 import { Hono, type Context } from 'hono';
-import { operationForPage, type BookingPageView, type CheckoutView, type Pipeline, type ProtocolError, type ScopeResolver } from '../../operations/index.js';
+import {
+  operationForPage,
+  type BookingPageView,
+  type CheckoutView,
+  type Pipeline,
+  type ProtocolError,
+  type ScopeResolver,
+} from '../../operations/index.js';
 import { registerCalendarFeeds } from './calendar-feeds.js';
 import { isOfferPageRequest, registerWaitlistOffer } from './waitlist-offer.js';
 import { actionsCard, contactCard, registerBookingActions } from './booking-actions.js';
 import { CSS, negotiateLocale, page, PAGES_CSS_PATH, Words, zoneWords } from './page-kit.js';
-import { REST_ERRORS, contentSecurityPolicy, csrfFor, csrfOk, errorCard, html, isHttps, problemResponse, readForm, styleSheet, type Html } from '../../web/index.js';
+import {
+  REST_ERRORS,
+  contentSecurityPolicy,
+  csrfFor,
+  csrfOk,
+  errorCard,
+  html,
+  isHttps,
+  problemResponse,
+  readForm,
+  styleSheet,
+  type Html,
+} from '../../web/index.js';
 
 /** The buyer's language for a page: Accept-Language, else the business's locale (shared with the mail's choice). */
 export { negotiateLocale };
@@ -51,16 +70,19 @@ function bookingCard(b: BookingPageView, w: Words): Html {
 function priceCard(b: BookingPageView, w: Words): Html {
   const p = b.price;
   const m = (n: number) => w.money(n, p.currency);
-  if (p.total === 0 && !p.cancellation_fee) return html`<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><p>Free</p></section>`;
+  if (p.total === 0 && !p.cancellation_fee)
+    return html`<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><p>Free</p></section>`;
   const rows: Html[] = [html`<tr><td>${b.service_name}</td><td>${m(p.total)}</td></tr>`];
   if (p.deposit) rows.push(html`<tr><td>Deposit</td><td>${m(p.deposit)}</td></tr>`);
   if (p.paid) rows.push(html`<tr><td>Paid</td><td>${m(p.paid)}</td></tr>`);
   if (p.cancellation_fee) rows.push(html`<tr><td>Cancellation fee</td><td>${m(p.cancellation_fee)}</td></tr>`);
   if (p.refund) rows.push(html`<tr><td>Refund</td><td>${m(p.refund)}</td></tr>`);
   if (p.due_now) rows.push(html`<tr class="total"><td>Due now</td><td>${m(p.due_now)}</td></tr>`);
-  if (p.at_appointment) rows.push(html`<tr class="total"><td>To pay at the appointment</td><td>${m(p.at_appointment)}</td></tr>`);
+  if (p.at_appointment)
+    rows.push(html`<tr class="total"><td>To pay at the appointment</td><td>${m(p.at_appointment)}</td></tr>`);
   if (p.owed) rows.push(html`<tr class="total"><td>Still to pay</td><td>${m(p.owed)}</td></tr>`);
-  if (b.status !== 'canceled' && p.balance === 0) rows.push(html`<tr class="total"><td>Still to pay</td><td>${m(0)}</td></tr>`);
+  if (b.status !== 'canceled' && p.balance === 0)
+    rows.push(html`<tr class="total"><td>Still to pay</td><td>${m(0)}</td></tr>`);
   return html`<section class="card" aria-labelledby="price"><h2 id="price">Price</h2><table>${rows}</table><p class="note">No other fees.</p></section>`;
 }
 
@@ -89,7 +111,10 @@ function render(v: CheckoutView, w: Words, csrf: string, abandoned = false): Res
             ? html`<p class="note">The payment page is being prepared; reload this page in a moment.</p>`
             : html`<p class="note">This business takes payment through its payment provider.</p>`;
       const due = html`<section class="card" aria-labelledby="pay"><h2 id="pay">Payment</h2><p class="due">${v.amount_due ?? ''} due now</p><p>Pay before ${w.time(b.deadline_at ?? '')}, or the booking is released.</p>${pay}</section>`;
-      return page(abandoned ? 'Payment not made' : `Pay for ${b.service_name}`, html`${lead}${bookingCard(b, w)}${due}${priceCard(b, w)}${termsCard(b)}`);
+      return page(
+        abandoned ? 'Payment not made' : `Pay for ${b.service_name}`,
+        html`${lead}${bookingCard(b, w)}${due}${priceCard(b, w)}${termsCard(b)}`,
+      );
     }
     case 'paid':
       return page(
@@ -116,7 +141,14 @@ function render(v: CheckoutView, w: Words, csrf: string, abandoned = false): Res
 }
 
 function notFound(status: number): Response {
-  return page('Not found', errorCard({ heading: 'There is nothing behind this link.', text: 'Check the link you were given, or ask your assistant.' }), status);
+  return page(
+    'Not found',
+    errorCard({
+      heading: 'There is nothing behind this link.',
+      text: 'Check the link you were given, or ask your assistant.',
+    }),
+    status,
+  );
 }
 
 const wantsHtml = (req: Request) => (req.headers.get('accept') ?? '').includes('text/html');
@@ -161,12 +193,17 @@ export function createBuyerPages(pipeline: Pipeline, scopeOf: ScopeResolver): Ho
     throw err;
   });
   const browser = (c: Context) => wantsHtml(c.req.raw);
-  const words = (c: Context, b: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
+  const words = (c: Context, b: { locale: string; zone: string }) =>
+    new Words(negotiateLocale(c.req.header('accept-language'), b.locale), b.zone);
 
   app.get(PAGES_CSS_PATH, () => styleSheet(CSS));
 
   app.get('/checkout/:booking_id', async (c) => {
-    const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } }, scopeOf(c.req.raw));
+    const res = await pipeline.execute(
+      operationForPage('checkout'),
+      { input: { booking_id: c.req.param('booking_id') } },
+      scopeOf(c.req.raw),
+    );
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
     const csrf = csrfFor(c, { secure: isHttps(c) });
@@ -178,11 +215,20 @@ export function createBuyerPages(pipeline: Pipeline, scopeOf: ScopeResolver): Ho
   // Back from the provider's page (paid or not): on to the platform's return URL when it gave one
   // (spec 8.5.5), else to the booking's own page or, still unpaid, its checkout.
   app.get('/checkout/:booking_id/return', async (c) => {
-    const res = await pipeline.execute(operationForPage('checkout'), { input: { booking_id: c.req.param('booking_id') } }, scopeOf(c.req.raw));
+    const res = await pipeline.execute(
+      operationForPage('checkout'),
+      { input: { booking_id: c.req.param('booking_id') } },
+      scopeOf(c.req.raw),
+    );
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const v = res.data.checkout as CheckoutView;
     if (v.return_url) return c.redirect(v.return_url, 303);
-    return c.redirect(v.state === 'due' && c.req.query('result') !== 'paid' ? `/checkout/${encodeURIComponent(v.booking_id)}` : v.booking.booking_path, 303);
+    return c.redirect(
+      v.state === 'due' && c.req.query('result') !== 'paid'
+        ? `/checkout/${encodeURIComponent(v.booking_id)}`
+        : v.booking.booking_path,
+      303,
+    );
   });
   app.post('/checkout/:booking_id', async (c) => {
     const form = await readForm(c);
@@ -192,18 +238,36 @@ export function createBuyerPages(pipeline: Pipeline, scopeOf: ScopeResolver): Ho
       return page('Payment form expired', errorCard({ heading: 'This payment form has expired', text: again }), 403);
     }
     const choice = form.choice === 'cancel' ? 'cancel' : 'pay';
-    const res = await pipeline.execute(operationForPage('checkout_form'), { input: { booking_id: c.req.param('booking_id'), choice } }, scopeOf(c.req.raw));
-    if (!res.ok) return page('Payment not possible', errorCard({ heading: res.error.message }), REST_ERRORS[res.error.code].status);
+    const res = await pipeline.execute(
+      operationForPage('checkout_form'),
+      { input: { booking_id: c.req.param('booking_id'), choice } },
+      scopeOf(c.req.raw),
+    );
+    if (!res.ok)
+      return page(
+        'Payment not possible',
+        errorCard({ heading: res.error.message }),
+        REST_ERRORS[res.error.code].status,
+      );
     const v = res.data.checkout as CheckoutView;
     // Paid, failed, or abandoned: back to the platform when it asked (spec 8.5.5).
     if (v.return_url) return c.redirect(v.return_url, 303);
     // Paid: on to the booking page, which follows the booking from now on.
     if (v.state === 'paid') return c.redirect(v.booking.booking_path, 303);
-    return render(v, words(c, v.booking), csrfFor(c, { secure: isHttps(c) }).token, choice === 'cancel' && v.state === 'due');
+    return render(
+      v,
+      words(c, v.booking),
+      csrfFor(c, { secure: isHttps(c) }).token,
+      choice === 'cancel' && v.state === 'due',
+    );
   });
 
   app.get('/booking/:booking_id', async (c) => {
-    const res = await pipeline.execute(operationForPage('booking_page'), { input: { booking_id: c.req.param('booking_id') } }, scopeOf(c.req.raw));
+    const res = await pipeline.execute(
+      operationForPage('booking_page'),
+      { input: { booking_id: c.req.param('booking_id') } },
+      scopeOf(c.req.raw),
+    );
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     const b = res.data.booking_page as BookingPageView;
     const w = words(c, b);
@@ -234,8 +298,19 @@ export function createBuyerPages(pipeline: Pipeline, scopeOf: ScopeResolver): Ho
     const form = await readForm(c);
     const id = encodeURIComponent(c.req.param('booking_id'));
     if (!csrfOk(c, form.csrf))
-      return page('Form expired', errorCard({ heading: 'This form has expired', text: html`<a href="/booking/${id}/reminders">Open it again</a>; nothing was changed.` }), 403);
-    const res = await pipeline.execute(operationForPage('reminders_form'), { input: { booking_id: c.req.param('booking_id') } }, scopeOf(c.req.raw));
+      return page(
+        'Form expired',
+        errorCard({
+          heading: 'This form has expired',
+          text: html`<a href="/booking/${id}/reminders">Open it again</a>; nothing was changed.`,
+        }),
+        403,
+      );
+    const res = await pipeline.execute(
+      operationForPage('reminders_form'),
+      { input: { booking_id: c.req.param('booking_id') } },
+      scopeOf(c.req.raw),
+    );
     if (!res.ok) return notFound(REST_ERRORS[res.error.code].status);
     return page(
       'Reminders stopped',
@@ -243,11 +318,19 @@ export function createBuyerPages(pipeline: Pipeline, scopeOf: ScopeResolver): Ho
     );
   });
   app.get('/booking/:booking_id/calendar.ics', async (c) => {
-    const res = await pipeline.execute(operationForPage('calendar_file'), { input: { booking_id: c.req.param('booking_id') } }, scopeOf(c.req.raw));
+    const res = await pipeline.execute(
+      operationForPage('calendar_file'),
+      { input: { booking_id: c.req.param('booking_id') } },
+      scopeOf(c.req.raw),
+    );
     if (!res.ok) {
       // A program downloading the file gets the problem document its operation's REST route gives.
       if (!browser(c)) return problemResponse(c.req.path, res.error);
-      return page('No calendar entry yet', errorCard({ heading: res.error.message }), REST_ERRORS[res.error.code].status);
+      return page(
+        'No calendar entry yet',
+        errorCard({ heading: res.error.message }),
+        REST_ERRORS[res.error.code].status,
+      );
     }
     return new Response(res.data.calendar as string, {
       headers: {

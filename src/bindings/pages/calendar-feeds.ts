@@ -12,7 +12,11 @@ export function registerCalendarFeeds(app: Hono<any>, pipeline: Pipeline, scopeO
     );
     if (!res.ok) return problemResponse(c.req.path, res.error);
     return new Response(res.data.calendar as string, {
-      headers: { 'Content-Type': 'text/calendar; charset=utf-8', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' },
+      headers: {
+        'Content-Type': 'text/calendar; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'Referrer-Policy': 'no-referrer',
+      },
     });
   });
 }

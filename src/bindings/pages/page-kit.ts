@@ -52,15 +52,30 @@ export class Words {
   when(startIso: string, endIso: string): string {
     const start = new Date(startIso);
     const end = new Date(endIso);
-    const day = new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(start);
-    const times = new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, hour: 'numeric', minute: '2-digit' }).formatRange(start, end);
+    const day = new Intl.DateTimeFormat(this.locale, {
+      timeZone: this.zone,
+      weekday: 'long',
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+    }).format(start);
+    const times = new Intl.DateTimeFormat(this.locale, {
+      timeZone: this.zone,
+      hour: 'numeric',
+      minute: '2-digit',
+    }).formatRange(start, end);
     return `${day}, ${times}`;
   }
   time(iso: string): string {
     // Always with the day: the page may be read hours later, and the server's clock is not the reader's.
-    return new Intl.DateTimeFormat(this.locale, { timeZone: this.zone, weekday: 'short', day: 'numeric', month: 'short', hour: 'numeric', minute: '2-digit' }).format(
-      new Date(iso),
-    );
+    return new Intl.DateTimeFormat(this.locale, {
+      timeZone: this.zone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      hour: 'numeric',
+      minute: '2-digit',
+    }).format(new Date(iso));
   }
   money(minor: number, currency: string): string {
     return formatMoney(minor, currency, this.locale);
@@ -68,7 +83,9 @@ export class Words {
   minutes(n: number): string {
     try {
       const unit = n % 60 === 0 ? 'hour' : 'minute';
-      return new Intl.NumberFormat(this.locale, { style: 'unit', unit, unitDisplay: 'long' }).format(unit === 'hour' ? n / 60 : n);
+      return new Intl.NumberFormat(this.locale, { style: 'unit', unit, unitDisplay: 'long' }).format(
+        unit === 'hour' ? n / 60 : n,
+      );
     } catch {
       return `${n} min`;
     }

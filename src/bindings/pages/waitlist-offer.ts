@@ -7,7 +7,14 @@
  * nothing (mail scanners follow links); the buttons post a CSRF-checked form.
  */
 import type { Context, Hono } from 'hono';
-import { formatMoney, operationForPage, type OperationResponse, type Pipeline, type ScopeResolver, type WaitlistOfferView } from '../../operations/index.js';
+import {
+  formatMoney,
+  operationForPage,
+  type OperationResponse,
+  type Pipeline,
+  type ScopeResolver,
+  type WaitlistOfferView,
+} from '../../operations/index.js';
 import { REST_ERRORS, csrfFor, csrfOk, errorCard, html, isHttps, readForm, type Html } from '../../web/index.js';
 import { negotiateLocale, page, Words, zoneWords } from './page-kit.js';
 
@@ -19,7 +26,10 @@ export function isOfferPageRequest(req: Request, path: string): boolean {
   if (!OFFER.test(path)) return false;
   if (req.method === 'GET') return (req.headers.get('accept') ?? '').includes('text/html');
   const type = req.headers.get('content-type') ?? '';
-  return req.method === 'POST' && (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data'));
+  return (
+    req.method === 'POST' &&
+    (type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data'))
+  );
 }
 
 /** The call as the entry (or booking) makes it: its credential on the Authorization header, the page's own origin as the profile. */
@@ -29,7 +39,10 @@ export function asEntry(c: Context, token: string) {
   return {
     profile: `${url.origin}/`,
     door: 'pages',
-    presented: { binding: 'rest' as const, http: { method: c.req.method, url: url.toString(), headers: { authorization: `Bearer ${token}` } } },
+    presented: {
+      binding: 'rest' as const,
+      http: { method: c.req.method, url: url.toString(), headers: { authorization: `Bearer ${token}` } },
+    },
   };
 }
 
@@ -54,7 +67,9 @@ function offerCard(v: WaitlistOfferView, w: Words): Html {
     v.start_at && v.end_at
       ? html`<dt>When</dt><dd>${w.when(v.start_at, v.end_at)}<br>${zoneWords(v.zone)}${v.duration_minutes ? html` · ${w.minutes(v.duration_minutes)}` : ''}</dd>`
       : '';
-  const where = v.location ? html`<dt>Where</dt><dd>${v.location.name}${v.location.address ? html`<br>${v.location.address}` : ''}</dd>` : '';
+  const where = v.location
+    ? html`<dt>Where</dt><dd>${v.location.name}${v.location.address ? html`<br>${v.location.address}` : ''}</dd>`
+    : '';
   const price = html`<dt>Price</dt><dd>${v.price.total > 0 ? formatMoney(v.price.total, v.price.currency, w.locale) : 'Free'}</dd>`;
   return html`<section class="card" aria-labelledby="what"><p class="biz">${v.business_name}</p><h1 id="what">${v.service_name}</h1><dl>${when}${where}${price}</dl></section>`;
 }
@@ -92,9 +107,14 @@ function render(v: WaitlistOfferView, w: Words, csrf: string, token: string): Re
 }
 
 export function registerWaitlistOffer(app: Hono, pipeline: Pipeline, scopeOf: ScopeResolver): void {
-  const words = (c: Context, v: { locale: string; zone: string }) => new Words(negotiateLocale(c.req.header('accept-language'), v.locale), v.zone);
+  const words = (c: Context, v: { locale: string; zone: string }) =>
+    new Words(negotiateLocale(c.req.header('accept-language'), v.locale), v.zone);
   const show = async (c: Context, entryId: string, token: string) => {
-    const res = await pipeline.execute(operationForPage('waitlist_offer'), { input: { entry_id: entryId }, ...asEntry(c, token) }, scopeOf(c.req.raw));
+    const res = await pipeline.execute(
+      operationForPage('waitlist_offer'),
+      { input: { entry_id: entryId }, ...asEntry(c, token) },
+      scopeOf(c.req.raw),
+    );
     if (!res.ok) return refusal(res);
     const v = res.data.offer as WaitlistOfferView | undefined;
     if (!v) return linkDead();
@@ -132,7 +152,12 @@ export function registerWaitlistOffer(app: Hono, pipeline: Pipeline, scopeOf: Sc
     );
     if (!res.ok) return refusal(res);
     const problem = res.messages.find((m) => m.type === 'error');
-    if (problem) return page('Not possible', errorCard({ heading: problem.content ?? 'The offer could not be answered.', text: 'Nothing was booked.' }), 409);
+    if (problem)
+      return page(
+        'Not possible',
+        errorCard({ heading: problem.content ?? 'The offer could not be answered.', text: 'Nothing was booked.' }),
+        409,
+      );
     if (choice === 'accept') {
       const booking = res.data.booking as { id: string };
       return c.redirect(`/booking/${encodeURIComponent(booking.id)}`, 303);

@@ -6,7 +6,14 @@
  * database that is away answers 503 so that the provider delivers again later.
  */
 import { Hono } from 'hono';
-import { operationForPaymentEvents, type Caller, type PaymentEvent, type Pipeline, type ProtocolError, type ScopeResolver } from '../../operations/index.js';
+import {
+  operationForPaymentEvents,
+  type Caller,
+  type PaymentEvent,
+  type Pipeline,
+  type ProtocolError,
+  type ScopeResolver,
+} from '../../operations/index.js';
 
 export interface PaymentWebhookOptions {
   pipeline: Pipeline;
@@ -24,7 +31,10 @@ export interface PaymentWebhookOptions {
 export const paymentWebhookPath = (provider: string): string => `/payments/${provider}/webhook`;
 
 const json = (status: number, body: Record<string, unknown>) =>
-  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } });
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+  });
 
 export function createPaymentWebhook(o: PaymentWebhookOptions): Hono {
   const app = new Hono();
@@ -38,12 +48,18 @@ export function createPaymentWebhook(o: PaymentWebhookOptions): Hono {
       return json(400, { error: 'invalid_signature', message: 'The webhook signature could not be verified.' });
     }
     for (const event of parsed.events) {
-      const res = await o.pipeline.execute(op, { input: { provider: o.provider, event }, trustedCaller: caller, door: 'payments' }, o.scopeOf(c.req.raw));
+      const res = await o.pipeline.execute(
+        op,
+        { input: { provider: o.provider, event }, trustedCaller: caller, door: 'payments' },
+        o.scopeOf(c.req.raw),
+      );
       if (!res.ok) return refusal(res.error);
     }
     return json(200, { received: true });
   });
-  app.all('*', () => json(405, { error: 'method_not_allowed', message: `POST signed events to ${paymentWebhookPath(o.provider)}.` }));
+  app.all('*', () =>
+    json(405, { error: 'method_not_allowed', message: `POST signed events to ${paymentWebhookPath(o.provider)}.` }),
+  );
   return app;
 }
 

@@ -32,25 +32,46 @@ export interface RegistryFeedDoorOptions {
 }
 
 /** Whether a path is this door's. */
-export const isRegistryFeedPath = (path: string): boolean => path === PLATFORM_PROFILE_PATH || path.startsWith(`${FEED_EVENTS_PATH}/`);
+export const isRegistryFeedPath = (path: string): boolean =>
+  path === PLATFORM_PROFILE_PATH || path.startsWith(`${FEED_EVENTS_PATH}/`);
 
 /** A refusal in the REST door's shape, at the path asked for. */
-export const registryFeedRefusal = (req: Request, err: ProtocolError): Response => problemResponse(new URL(req.url).pathname, err);
+export const registryFeedRefusal = (req: Request, err: ProtocolError): Response =>
+  problemResponse(new URL(req.url).pathname, err);
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+  });
 
 export function createRegistryFeedDoor(o: RegistryFeedDoorOptions): Hono {
   const app = new Hono();
   const call = async (c: Context, op: OperationDef, input: unknown, body: Uint8Array): Promise<OperationResponse> => {
     const headers: Record<string, string> = {};
     c.req.raw.headers.forEach((v, k) => (headers[k] = v));
-    const http: HttpEvidence = { method: c.req.method, url: c.req.url, headers, body, clientAddress: o.clientAddress(c.req.raw, c.env) };
-    const correlationId = (c.env as { correlationId?: string } | undefined)?.correlationId ?? correlationIdOf(c.req.header('usp-correlation-id'));
-    return o.pipeline.execute(op, { input, presented: { binding: 'rest', http }, correlationId, door: 'registry-feeds' }, o.scopeOf(c.req.raw));
+    const http: HttpEvidence = {
+      method: c.req.method,
+      url: c.req.url,
+      headers,
+      body,
+      clientAddress: o.clientAddress(c.req.raw, c.env),
+    };
+    const correlationId =
+      (c.env as { correlationId?: string } | undefined)?.correlationId ??
+      correlationIdOf(c.req.header('usp-correlation-id'));
+    return o.pipeline.execute(
+      op,
+      { input, presented: { binding: 'rest', http }, correlationId, door: 'registry-feeds' },
+      o.scopeOf(c.req.raw),
+    );
   };
-  const answer = (c: Context, res: OperationResponse) => (res.ok ? json(res.status, res.data) : registryFeedRefusal(c.req.raw, res.error));
+  const answer = (c: Context, res: OperationResponse) =>
+    res.ok ? json(res.status, res.data) : registryFeedRefusal(c.req.raw, res.error);
 
-  app.on(['GET', 'HEAD'], PLATFORM_PROFILE_PATH, async (c) => answer(c, await call(c, REGISTRY_FEED_OPERATIONS.platformProfile, {}, new Uint8Array())));
+  app.on(['GET', 'HEAD'], PLATFORM_PROFILE_PATH, async (c) =>
+    answer(c, await call(c, REGISTRY_FEED_OPERATIONS.platformProfile, {}, new Uint8Array())),
+  );
   app.post(`${FEED_EVENTS_PATH}/:id`, async (c) => {
     const body = new Uint8Array(await c.req.arrayBuffer());
     let event: unknown = {};
@@ -68,6 +89,11 @@ export function createRegistryFeedDoor(o: RegistryFeedDoorOptions): Hono {
     if (res.ok) o.accepted();
     return answer(c, res);
   });
-  app.all('*', (c) => registryFeedRefusal(c.req.raw, new ProtocolError('method_not_allowed', `${c.req.method} is not served at ${c.req.path}.`)));
+  app.all('*', (c) =>
+    registryFeedRefusal(
+      c.req.raw,
+      new ProtocolError('method_not_allowed', `${c.req.method} is not served at ${c.req.path}.`),
+    ),
+  );
   return app;
 }

@@ -106,7 +106,8 @@ function routeTable(operations: readonly OperationDef[]): Hono {
 
   // Each operation's route, and the former route a row keeps for one release (answered, marked deprecated).
   const byPath = new Map<string, Array<{ op: OperationDef; route: RestRoute; former: boolean }>>();
-  const add = (op: OperationDef, route: RestRoute, former: boolean) => byPath.set(route.path, [...(byPath.get(route.path) ?? []), { op, route, former }]);
+  const add = (op: OperationDef, route: RestRoute, former: boolean) =>
+    byPath.set(route.path, [...(byPath.get(route.path) ?? []), { op, route, former }]);
   for (const op of jsonDoorRows(operations)) {
     add(op, op.rest, false);
     if (op.formerly?.rest) add(op, op.formerly.rest, true);
@@ -119,7 +120,10 @@ function routeTable(operations: readonly OperationDef[]): Hono {
     const allowed = ops.map((o) => o.route.method).join(', ');
     app.all(honoPath, (c) => {
       // problem() builds a fresh Response, so the Allow header goes on that response itself.
-      const res = problem(c, new ProtocolError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed}.`));
+      const res = problem(
+        c,
+        new ProtocolError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed}.`),
+      );
       res.headers.set('Allow', allowed);
       return res;
     });
@@ -139,7 +143,12 @@ function routeTable(operations: readonly OperationDef[]): Hono {
  */
 async function handleFormer(c: Context, op: OperationDef, opts: RestAppOptions): Promise<Response> {
   const formerly = op.formerly!;
-  const res = await handle(c, op, opts, deprecatedNameWarning(op, `${formerly.rest!.method} ${formerly.rest!.path}`, `${op.rest.method} ${op.rest.path}`));
+  const res = await handle(
+    c,
+    op,
+    opts,
+    deprecatedNameWarning(op, `${formerly.rest!.method} ${formerly.rest!.path}`, `${op.rest.method} ${op.rest.path}`),
+  );
   res.headers.set('Deprecation', `@${Math.floor(Date.parse(`${formerly.since}T00:00:00Z`) / 1000)}`);
   res.headers.set('Link', `<${op.rest.path}>; rel="successor-version"`);
   return res;
@@ -159,7 +168,13 @@ async function handle(c: Context, op: OperationDef, opts: RestAppOptions, warnin
 }
 
 /** `seen.rate`: the quota the pipeline's answer carries, for the RateLimit fields `handle` adds. */
-async function answer(c: Context, op: OperationDef, opts: RestAppOptions, seen: { rate?: RateQuota }, warning?: Message): Promise<Response> {
+async function answer(
+  c: Context,
+  op: OperationDef,
+  opts: RestAppOptions,
+  seen: { rate?: RateQuota },
+  warning?: Message,
+): Promise<Response> {
   let req: OperationRequest;
   try {
     req = await readRequest(c, op, opts);
@@ -193,10 +208,14 @@ async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): 
       try {
         parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
       } catch {
-        throw new ProtocolError('invalid_request', 'The request body is not valid JSON.', { errors: [{ field: '(body)', message: 'malformed JSON' }] });
+        throw new ProtocolError('invalid_request', 'The request body is not valid JSON.', {
+          errors: [{ field: '(body)', message: 'malformed JSON' }],
+        });
       }
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        throw new ProtocolError('invalid_request', 'The request body must be a JSON object.', { errors: [{ field: '(body)', message: 'not an object' }] });
+        throw new ProtocolError('invalid_request', 'The request body must be a JSON object.', {
+          errors: [{ field: '(body)', message: 'not an object' }],
+        });
       }
       input = parsed as Record<string, unknown>;
     }
@@ -223,7 +242,10 @@ async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): 
  * the response (src/server/host.ts); in-process, without the host, the door reads it itself.
  */
 function correlationOf(c: Context): string {
-  return (c.env as { correlationId?: string } | undefined)?.correlationId ?? correlationIdOf(c.req.header('usp-correlation-id'));
+  return (
+    (c.env as { correlationId?: string } | undefined)?.correlationId ??
+    correlationIdOf(c.req.header('usp-correlation-id'))
+  );
 }
 
 /** The request as evidence; its URL is worked out only when a signature or a proof asks for it. */

@@ -16,7 +16,8 @@ const b64 = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8').toString('bas
 
 function requireAuthenticating(ctx: CheckContext, mechanism = 'platform_key_pop'): void {
   if (ctx.sandbox) skip('a sandbox: privileged operations accept unauthenticated calls');
-  if (!(ctx.profile?.authorization?.accepted_mechanisms ?? []).includes(mechanism)) skip(`the business does not accept ${mechanism}`);
+  if (!(ctx.profile?.authorization?.accepted_mechanisms ?? []).includes(mechanism))
+    skip(`the business does not accept ${mechanism}`);
 }
 
 /**
@@ -59,7 +60,8 @@ export const authChecks: Check[] = [
       if (vectors.length === 0) skip('no canonicalization vectors in the artifacts');
       for (const { name, vector } of vectors) {
         const got = argumentsDigest(vector.canonicalization.params);
-        if (got !== vector.canonicalization.usp_p) fail(`${name}: digest ${got}, the vector says ${vector.canonicalization.usp_p}`);
+        if (got !== vector.canonicalization.usp_p)
+          fail(`${name}: digest ${got}, the vector says ${vector.canonicalization.usp_p}`);
       }
       return `${vectors.length} vectors`;
     },
@@ -112,11 +114,16 @@ export const authChecks: Check[] = [
     title: 'a proof made for another business (htu / aud) is refused',
     async run(ctx) {
       requireAuthenticating(ctx);
-      const a = await probe(ctx, { DPoP: dpopProof(ctx.platform.key, 'GET', `https://other-business.example${probePath}`) });
+      const a = await probe(ctx, {
+        DPoP: dpopProof(ctx.platform.key, 'GET', `https://other-business.example${probePath}`),
+      });
       expectThat(refused(a), `a proof for another audience: ${describeAnswer(a)}`);
       if (ctx.mcp && ctx.mcp.transport === 'http') {
         const args = { booking_id: 'conformance_unknown_id', _meta: { usp: { profile: ctx.rest.profile } } };
-        const r = await ctx.mcp.call('usp_bookings_get', withMcpProof(ctx.platform.key, 'usp_bookings_get', args, 'https://other-business.example/.well-known/usp'));
+        const r = await ctx.mcp.call(
+          'usp_bookings_get',
+          withMcpProof(ctx.platform.key, 'usp_bookings_get', args, 'https://other-business.example/.well-known/usp'),
+        );
         expectThat(r.error, 'MCP: a proof for another audience answered a result');
       }
     },
@@ -161,12 +168,16 @@ export const authChecks: Check[] = [
     async run(ctx) {
       requireAuthenticating(ctx);
       const { bookingId, credential } = await boundCredential(ctx);
-      const a = await ctx.rest.send(`/bookings/${encodeURIComponent(bookingId)}`, { headers: { Authorization: `Bearer ${credential}` } });
+      const a = await ctx.rest.send(`/bookings/${encodeURIComponent(bookingId)}`, {
+        headers: { Authorization: `Bearer ${credential}` },
+      });
       expectThat(refused(a), `the bound credential as a bearer token: ${describeAnswer(a)}`);
       if (ctx.mcp) {
         const r = await ctx.mcp.call('usp_bookings_get', {
           booking_id: bookingId,
-          _meta: { usp: { profile: ctx.rest.profile, authorization: { mechanism: 'booking_scoped_credential', credential } } },
+          _meta: {
+            usp: { profile: ctx.rest.profile, authorization: { mechanism: 'booking_scoped_credential', credential } },
+          },
         });
         expectThat(r.error, 'MCP: the bound credential without a proof answered a result');
       }
@@ -180,7 +191,8 @@ export const webhookChecks: Check[] = [
     section: 'webhooks',
     clause: '5.4, 9.1.4',
     level: 'MUST',
-    title: "a booking webhook reaches the platform's webhook_url signed (RFC 9421, Content-Digest) by a key in the business profile",
+    title:
+      "a booking webhook reaches the platform's webhook_url signed (RFC 9421, Content-Digest) by a key in the business profile",
     writes: true,
     async run(ctx) {
       requireCapability(ctx, 'dev.usp-protocol.services.bookings');
@@ -189,20 +201,29 @@ export const webhookChecks: Check[] = [
       const before = ctx.platform.webhooks.length;
       await bookOrFail(ctx, await freshSlot(ctx));
       const deadline = Date.now() + Math.min(ctx.options.timeoutMs, 8000);
-      while (ctx.platform.webhooks.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while (ctx.platform.webhooks.length === before && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       const got = ctx.platform.webhooks.slice(before);
-      if (got.length === 0) skip('no webhook reached the receiver in time (the business may not fetch loopback platform profiles)');
+      if (got.length === 0)
+        skip('no webhook reached the receiver in time (the business may not fetch loopback platform profiles)');
       for (const w of got) {
         try {
-          await verifyRequestSignature({ method: w.method, url: w.url, headers: w.headers, body: w.body }, async (kid) => keys.find((k) => k.kid === kid) ?? null, {
-            now: Date.now(),
-            requiredComponents: uspRequiredComponents,
-          });
+          await verifyRequestSignature(
+            { method: w.method, url: w.url, headers: w.headers, body: w.body },
+            async (kid) => keys.find((k) => k.kid === kid) ?? null,
+            {
+              now: Date.now(),
+              requiredComponents: uspRequiredComponents,
+            },
+          );
         } catch (err) {
           fail(`webhook ${w.headers['webhook-id'] ?? ''} does not verify: ${(err as Error).message}`);
         }
         const digest = w.headers['content-digest'];
-        expectThat(digest && digest.includes(createHash('sha256').update(w.body).digest('base64')), 'the webhook has no Content-Digest matching its body');
+        expectThat(
+          digest && digest.includes(createHash('sha256').update(w.body).digest('base64')),
+          'the webhook has no Content-Digest matching its body',
+        );
       }
       return `${got.length} webhook(s) verified`;
     },

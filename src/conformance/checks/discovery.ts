@@ -5,7 +5,15 @@
  */
 import { describeAnswer } from '../../client/index.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
-import { businessNow, businessZone, expectRestSchema, isoDate, mcpArgs, requireCapability, services } from './support.js';
+import {
+  businessNow,
+  businessZone,
+  expectRestSchema,
+  isoDate,
+  mcpArgs,
+  requireCapability,
+  services,
+} from './support.js';
 
 const PROFILE_SCHEMA = 'https://usp-protocol.dev/schemas/profile.json#/$defs/BusinessProfile';
 
@@ -17,7 +25,9 @@ export const CAPABILITY_OPERATIONS: Record<string, Array<{ method: string; route
     { method: 'POST', route: '/services/lookup', tool: 'usp_services_lookup' },
     { method: 'GET', route: '/services/feed', tool: 'usp_services_feed' },
   ],
-  'dev.usp-protocol.services.catalog.subscriptions': [{ method: 'POST', route: '/services/feed/subscriptions', tool: 'usp_services_feed_subscribe' }],
+  'dev.usp-protocol.services.catalog.subscriptions': [
+    { method: 'POST', route: '/services/feed/subscriptions', tool: 'usp_services_feed_subscribe' },
+  ],
   'dev.usp-protocol.services.availability': [
     { method: 'POST', route: '/availability/query', tool: 'usp_availability_query' },
     { method: 'POST', route: '/availability/holds', tool: 'usp_availability_hold' },
@@ -49,7 +59,8 @@ const concrete = (route: string) => route.replace(/\{[a-z_]+\}/g, 'conformance_u
  * (`booking_not_found`, `entry_not_found`, ...) is the route answering for the unknown id in its path
  * (newer text 9.4.1).
  */
-const routeMissing = (a: { status: number; body?: any }) => (a.status === 404 && !/_not_found$/.test(String(a.body?.code ?? ''))) || a.status === 405 || a.status === 501;
+const routeMissing = (a: { status: number; body?: any }) =>
+  (a.status === 404 && !/_not_found$/.test(String(a.body?.code ?? ''))) || a.status === 405 || a.status === 501;
 
 export function restBinding(ctx: CheckContext): any | null {
   const bindings = ctx.profile?.usp?.services?.['dev.usp-protocol.services'];
@@ -76,11 +87,18 @@ export const discoveryChecks: Check[] = [
     async run(ctx) {
       const a = await ctx.rest.send('/.well-known/usp', { profile: null });
       expectThat(a.status === 200, `GET /.well-known/usp: ${describeAnswer(a)}`);
-      expectThat((a.headers.get('content-type') ?? '').startsWith('application/json'), `Content-Type is ${a.headers.get('content-type')}, not application/json`);
+      expectThat(
+        (a.headers.get('content-type') ?? '').startsWith('application/json'),
+        `Content-Type is ${a.headers.get('content-type')}, not application/json`,
+      );
       const cc = (a.headers.get('cache-control') ?? '').toLowerCase();
       const maxAge = Number(/max-age=(\d+)/.exec(cc)?.[1] ?? NaN);
-      expectThat(cc.includes('public') && maxAge >= 60 && !/no-store|no-cache|private/.test(cc), `Cache-Control is ${JSON.stringify(cc)}`);
-      if (new URL(ctx.rest.base).protocol !== 'https:') return 'served over plain http: acceptable for a local check only (8.2.2 requires https)';
+      expectThat(
+        cc.includes('public') && maxAge >= 60 && !/no-store|no-cache|private/.test(cc),
+        `Cache-Control is ${JSON.stringify(cc)}`,
+      );
+      if (new URL(ctx.rest.base).protocol !== 'https:')
+        return 'served over plain http: acceptable for a local check only (8.2.2 requires https)';
     },
   },
   {
@@ -101,13 +119,21 @@ export const discoveryChecks: Check[] = [
     section: 'discovery',
     clause: '8.2.1',
     level: 'MUST',
-    title: 'a business with privileged operations publishes its authorization policy (require flag, accepted mechanisms)',
+    title:
+      'a business with privileged operations publishes its authorization policy (require flag, accepted mechanisms)',
     async run(ctx) {
       const auth = ctx.profile?.authorization;
       expectThat(auth && typeof auth === 'object', 'the profile has no authorization object');
-      expectThat(typeof auth.privileged_operations_require_authentication === 'boolean', 'privileged_operations_require_authentication is not a boolean');
-      expectThat(Array.isArray(auth.accepted_mechanisms) && auth.accepted_mechanisms.length > 0, 'accepted_mechanisms is empty or missing');
-      if (!auth.privileged_operations_require_authentication) return 'a sandbox: privileged operations accept unauthenticated calls (declares non-conformance for production)';
+      expectThat(
+        typeof auth.privileged_operations_require_authentication === 'boolean',
+        'privileged_operations_require_authentication is not a boolean',
+      );
+      expectThat(
+        Array.isArray(auth.accepted_mechanisms) && auth.accepted_mechanisms.length > 0,
+        'accepted_mechanisms is empty or missing',
+      );
+      if (!auth.privileged_operations_require_authentication)
+        return 'a sandbox: privileged operations accept unauthenticated calls (declares non-conformance for production)';
     },
   },
   {
@@ -120,7 +146,10 @@ export const discoveryChecks: Check[] = [
       requireCapability(ctx, 'dev.usp-protocol.services.catalog');
       const entry = (ctx.profile?.usp?.capabilities?.['dev.usp-protocol.services.catalog'] ?? [])[0] ?? {};
       const max = entry.max_lookup_ids ?? entry.lookup_max_ids ?? entry.lookup?.max_ids;
-      expectThat(Number.isInteger(max) && max > 0, 'the catalog capability entry states no lookup maximum (max_lookup_ids)');
+      expectThat(
+        Number.isInteger(max) && max > 0,
+        'the catalog capability entry states no lookup maximum (max_lookup_ids)',
+      );
       expectThat(max >= 50, `the lookup maximum ${max} is under the 50 ids the spec requires`);
     },
   },
@@ -149,7 +178,8 @@ export const discoveryChecks: Check[] = [
 /** Problems of a served OpenAPI document as the REST binding's description (empty: none). */
 export function openApiProblems(doc: any): string[] {
   const problems: string[] = [];
-  if (!doc?.components?.securitySchemes || Object.keys(doc.components.securitySchemes).length === 0) problems.push('no components.securitySchemes');
+  if (!doc?.components?.securitySchemes || Object.keys(doc.components.securitySchemes).length === 0)
+    problems.push('no components.securitySchemes');
   if (!doc?.webhooks || Object.keys(doc.webhooks).length === 0) problems.push('no webhooks section');
   for (const [path, item] of Object.entries<any>(doc?.paths ?? {})) {
     for (const [method, op] of Object.entries<any>(item ?? {})) {
@@ -158,7 +188,8 @@ export function openApiProblems(doc: any): string[] {
       const success = Object.entries<any>(responses).filter(([code]) => /^2\d\d$/.test(code) && code !== '204');
       if (success.some(([, r]) => !Object.values<any>(r?.content ?? {}).some((c) => c?.schema)))
         problems.push(`${method.toUpperCase()} ${path}: a success answer without a schema`);
-      if (responses['201'] && !responses['200']) problems.push(`${method.toUpperCase()} ${path}: creates (201) but declares no 200 business-outcome answer`);
+      if (responses['201'] && !responses['200'])
+        problems.push(`${method.toUpperCase()} ${path}: creates (201) but declares no 200 business-outcome answer`);
     }
   }
   return problems;
@@ -170,7 +201,8 @@ export const envelopeChecks: Check[] = [
     section: 'discovery',
     clause: '9.1, 9.1.5',
     level: 'SHOULD',
-    title: 'a served OpenAPI document describes answers (schemas, the 200 outcome of creations), webhooks and security schemes',
+    title:
+      'a served OpenAPI document describes answers (schemas, the 200 outcome of creations), webhooks and security schemes',
     async run(ctx) {
       const a = await ctx.rest.send('/openapi.json', { profile: null });
       if (a.status !== 200 || !a.body?.openapi) skip('the business serves no /openapi.json');
@@ -197,7 +229,10 @@ export const envelopeChecks: Check[] = [
       for (const [what, a] of answers) {
         const usp = a.body?.usp;
         expectThat(a.status === 200, `${what}: ${describeAnswer(a)}`);
-        expectThat(usp && typeof usp.version === 'string' && usp.capabilities && typeof usp.capabilities === 'object', `${what}: the answer has no usp envelope`);
+        expectThat(
+          usp && typeof usp.version === 'string' && usp.capabilities && typeof usp.capabilities === 'object',
+          `${what}: the answer has no usp envelope`,
+        );
       }
     },
   },
@@ -213,11 +248,21 @@ export const envelopeChecks: Check[] = [
       const svc = (await services(ctx))[0];
       const list = await ctx.rest.post('/services/list', { pagination: { limit: 2 } });
       expectRestSchema(ctx, '/services/list', 'post', list);
-      expectRestSchema(ctx, '/services/{service_id}', 'get', await ctx.rest.send(`/services/${encodeURIComponent(svc.id)}`));
+      expectRestSchema(
+        ctx,
+        '/services/{service_id}',
+        'get',
+        await ctx.rest.send(`/services/${encodeURIComponent(svc.id)}`),
+      );
       if (ctx.profile?.usp?.capabilities?.['dev.usp-protocol.services.availability']) {
         const now = await businessNow(ctx);
         const date = isoDate(now + 3 * 86_400_000, businessZone(ctx));
-        expectRestSchema(ctx, '/availability/query', 'post', await ctx.rest.post('/availability/query', { service_id: svc.id, start_date: date, end_date: date }));
+        expectRestSchema(
+          ctx,
+          '/availability/query',
+          'post',
+          await ctx.rest.post('/availability/query', { service_id: svc.id, start_date: date, end_date: date }),
+        );
       }
       const bad = await ctx.rest.post('/availability/query', { start_date: 7 });
       expectRestSchema(ctx, '/availability/query', 'post', bad);
@@ -233,7 +278,10 @@ export const envelopeChecks: Check[] = [
       const mcp = requireMcp(ctx);
       requireCapability(ctx, 'dev.usp-protocol.services.catalog');
       const a = await mcp.call('usp_services_list', mcpArgs(ctx, { pagination: { limit: 1 } }));
-      expectThat(!a.error && a.result, `usp_services_list: ${a.error ? `error ${a.error.code} ${a.error.message}` : 'no result'}`);
+      expectThat(
+        !a.error && a.result,
+        `usp_services_list: ${a.error ? `error ${a.error.code} ${a.error.message}` : 'no result'}`,
+      );
       const sc = a.result.structuredContent;
       expectThat(sc && sc.usp && typeof sc.usp.version === 'string', 'structuredContent has no usp envelope');
       expectThat(Array.isArray(sc.messages), 'structuredContent has no messages array (an empty one on success)');
@@ -259,7 +307,10 @@ export const mappingChecks: Check[] = [
       for (const [cap, ops] of Object.entries(CAPABILITY_OPERATIONS)) {
         if (!ctx.profile?.usp?.capabilities?.[cap]) continue;
         for (const op of ops) {
-          const a = await ctx.rest.send(concrete(op.route), { method: op.method, body: op.method === 'GET' || op.method === 'DELETE' ? undefined : {} });
+          const a = await ctx.rest.send(concrete(op.route), {
+            method: op.method,
+            body: op.method === 'GET' || op.method === 'DELETE' ? undefined : {},
+          });
           if (routeMissing(a)) missing.push(`${op.method} ${op.route} (${a.status})`);
           if (a.status >= 500) fail(`${op.method} ${op.route} answered ${describeAnswer(a)} to an empty request`);
         }

@@ -10,7 +10,21 @@ import { createPopKey, dpopProof } from '../../client/index.js';
 import { withVariant } from './protocol.js';
 import { describeAnswer, messageCodes, type RestAnswer } from '../../client/index.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
-import { book, bookOrFail, businessNow, businessZone, cancel, freshSlot, hasCapability, hold, isoDate, mcpArgs, requireCapability, services, slotsOf } from './support.js';
+import {
+  book,
+  bookOrFail,
+  businessNow,
+  businessZone,
+  cancel,
+  freshSlot,
+  hasCapability,
+  hold,
+  isoDate,
+  mcpArgs,
+  requireCapability,
+  services,
+  slotsOf,
+} from './support.js';
 
 const BOOKINGS = 'dev.usp-protocol.services.bookings';
 const CATALOG = 'dev.usp-protocol.services.catalog';
@@ -49,7 +63,10 @@ const NOT_FOUND_ERRORS = new Set(['service_not_found', 'booking_not_found', 'ent
  */
 function expectNotFound(a: RestAnswer, what: string, code: string): void {
   const type = `https://usp-protocol.dev/errors/${code.replace(/_/g, '-')}`;
-  expectThat(a.status !== 200, `${what}: HTTP 200${messageCodes(a.body).length ? ` with messages [${messageCodes(a.body).join(', ')}]` : ''} in place of a 404`);
+  expectThat(
+    a.status !== 200,
+    `${what}: HTTP 200${messageCodes(a.body).length ? ` with messages [${messageCodes(a.body).join(', ')}]` : ''} in place of a 404`,
+  );
   expectThat(a.status === 404 && a.body?.type === type, `${what}: expected 404 ${type}, got ${describeAnswer(a)}`);
 }
 
@@ -59,7 +76,10 @@ function expectMcpNotFound(m: { result?: any; error?: any }, what: string, code:
     m.error,
     `MCP ${what}: a result${messageCodes(m.result?.structuredContent).length ? ` with messages [${messageCodes(m.result?.structuredContent).join(', ')}]` : ''}, not a JSON-RPC error`,
   );
-  expectThat(m.error.code === -32602 && m.error.data?.code === code, `MCP ${what}: expected -32602 with data.code ${code}, got ${m.error.code} ${m.error.data?.code ?? ''}`);
+  expectThat(
+    m.error.code === -32602 && m.error.data?.code === code,
+    `MCP ${what}: expected -32602 with data.code ${code}, got ${m.error.code} ${m.error.data?.code ?? ''}`,
+  );
 }
 
 /** FAIL unless `a` is HTTP 200 with `invalid_transition` in messages[], no problem, the booking still `status`. */
@@ -96,10 +116,21 @@ export const newerTextChecks: Check[] = [
       const booking = await bookOrFail(ctx, slot);
       const path = `/bookings/${encodeURIComponent(booking.id)}`;
       const currency = ctx.profile?.usp?.business?.currency ?? 'USD';
-      const paid = { payment_result: { status: 'paid', transaction_id: `txn_conformance_${randomUUID().slice(0, 8)}`, amount_paid: 0, currency } };
+      const paid = {
+        payment_result: {
+          status: 'paid',
+          transaction_id: `txn_conformance_${randomUUID().slice(0, 8)}`,
+          amount_paid: 0,
+          currency,
+        },
+      };
       const key = () => ({ idempotencyKey: randomUUID() });
       if (booking.status === 'confirmed') {
-        expectRefusedMove(await ctx.rest.post(`${path}/confirm-payment`, paid, key()), 'confirm-payment on a confirmed booking', 'confirmed');
+        expectRefusedMove(
+          await ctx.rest.post(`${path}/confirm-payment`, paid, key()),
+          'confirm-payment on a confirmed booking',
+          'confirmed',
+        );
       }
       const c = await cancel(ctx, booking.id);
       expectThat(c.body?.booking?.status === 'canceled', `cancel: ${describeAnswer(c)}`);
@@ -111,11 +142,20 @@ export const newerTextChecks: Check[] = [
       ];
       for (const [move, send] of cells) expectRefusedMove(await send(), `${move} on a canceled booking`, 'canceled');
       const after = await ctx.rest.send(path);
-      expectThat(after.body?.booking?.status === 'canceled', `after the refused moves the booking is ${after.body?.booking?.status}`);
+      expectThat(
+        after.body?.booking?.status === 'canceled',
+        `after the refused moves the booking is ${after.body?.booking?.status}`,
+      );
       if (ctx.mcp && ctx.sandbox) {
         const m = await ctx.mcp.call('usp_bookings_cancel', mcpArgs(ctx, { booking_id: booking.id }));
-        expectThat(!m.error, `MCP cancel of a canceled booking: JSON-RPC error ${m.error?.code} ${m.error?.data?.code ?? ''} (a business outcome is a result)`);
-        expectThat(messageCodes(m.result?.structuredContent).includes('invalid_transition'), 'MCP cancel of a canceled booking: no invalid_transition in messages[]');
+        expectThat(
+          !m.error,
+          `MCP cancel of a canceled booking: JSON-RPC error ${m.error?.code} ${m.error?.data?.code ?? ''} (a business outcome is a result)`,
+        );
+        expectThat(
+          messageCodes(m.result?.structuredContent).includes('invalid_transition'),
+          'MCP cancel of a canceled booking: no invalid_transition in messages[]',
+        );
       }
     },
   },
@@ -130,8 +170,13 @@ export const newerTextChecks: Check[] = [
       const a = await mcp.call('usp_conformance_no_such_tool', mcpArgs(ctx, {}));
       expectThat(a.error, 'an unknown tool answered a result');
       expectThat(a.error!.code !== -32603, 'an unknown tool answered -32603 (a transient code)');
-      expectThat(a.error!.data?.code === undefined, `an unknown tool carries data.code ${JSON.stringify(a.error!.data?.code)}`);
-      return a.error!.code === -32602 ? undefined : `no data.code; the code is ${a.error!.code} (the text recommends -32602)`;
+      expectThat(
+        a.error!.data?.code === undefined,
+        `an unknown tool carries data.code ${JSON.stringify(a.error!.data?.code)}`,
+      );
+      return a.error!.code === -32602
+        ? undefined
+        : `no data.code; the code is ${a.error!.code} (the text recommends -32602)`;
     },
   },
   {
@@ -139,7 +184,8 @@ export const newerTextChecks: Check[] = [
     section: 'errors',
     clause: '9.1, 9.4.3 (newer)',
     level: 'MUST',
-    title: 'a method a USP route does not define answers 405 about:blank with an Allow header, and no USP-minted type or code',
+    title:
+      'a method a USP route does not define answers 405 about:blank with an Allow header, and no USP-minted type or code',
     async run(ctx) {
       requireCapability(ctx, CATALOG);
       const a = await ctx.rest.send('/services/list', { method: 'DELETE' });
@@ -171,9 +217,17 @@ export const newerTextChecks: Check[] = [
         checked.push('waitlist entry');
       }
       if (ctx.mcp) {
-        expectMcpNotFound(await ctx.mcp.call('usp_services_get', mcpArgs(ctx, { service_id: unknown })), 'usp_services_get', 'service_not_found');
+        expectMcpNotFound(
+          await ctx.mcp.call('usp_services_get', mcpArgs(ctx, { service_id: unknown })),
+          'usp_services_get',
+          'service_not_found',
+        );
         if (ctx.sandbox && hasCapability(ctx, BOOKINGS)) {
-          expectMcpNotFound(await ctx.mcp.call('usp_bookings_get', mcpArgs(ctx, { booking_id: unknown })), 'usp_bookings_get', 'booking_not_found');
+          expectMcpNotFound(
+            await ctx.mcp.call('usp_bookings_get', mcpArgs(ctx, { booking_id: unknown })),
+            'usp_bookings_get',
+            'booking_not_found',
+          );
         }
       }
       return `checked: ${checked.join(', ')}${ctx.mcp ? ' (REST and MCP)' : ''}`;
@@ -184,13 +238,23 @@ export const newerTextChecks: Check[] = [
     section: 'errors',
     clause: '8.5.3, 9.1, 9.4.3 (newer)',
     level: 'MUST',
-    title: 'confirm-payment of an unknown booking_id is a 404 booking-not-found problem, no longer a booking_not_found business outcome',
+    title:
+      'confirm-payment of an unknown booking_id is a 404 booking-not-found problem, no longer a booking_not_found business outcome',
     writes: true,
     async run(ctx) {
       requireCapability(ctx, BOOKINGS);
       const currency = ctx.profile?.usp?.business?.currency ?? 'USD';
-      const paid = { payment_result: { status: 'paid', transaction_id: `txn_conformance_${randomUUID().slice(0, 8)}`, amount_paid: 0, currency } };
-      const a = await ctx.rest.post('/bookings/conformance_unknown_id/confirm-payment', paid, { idempotencyKey: randomUUID() });
+      const paid = {
+        payment_result: {
+          status: 'paid',
+          transaction_id: `txn_conformance_${randomUUID().slice(0, 8)}`,
+          amount_paid: 0,
+          currency,
+        },
+      };
+      const a = await ctx.rest.post('/bookings/conformance_unknown_id/confirm-payment', paid, {
+        idempotencyKey: randomUUID(),
+      });
       expectNotFound(a, 'confirm-payment of an unknown booking', 'booking_not_found');
     },
   },
@@ -199,14 +263,25 @@ export const newerTextChecks: Check[] = [
     section: 'errors',
     clause: '9.4.1 (newer)',
     level: 'MUST',
-    title: 'an unknown service in a body (availability) is a business outcome whose code is not a protocol error code (service_not_found is the 404 of a path)',
+    title:
+      'an unknown service in a body (availability) is a business outcome whose code is not a protocol error code (service_not_found is the 404 of a path)',
     async run(ctx) {
       requireCapability(ctx, 'dev.usp-protocol.services.availability');
       const day = isoDate((await businessNow(ctx)) + 2 * 86_400_000, businessZone(ctx));
-      const a = await ctx.rest.post('/availability/query', { service_id: 'svc_conformance_unknown', start_date: day, end_date: day });
-      expectThat(a.status === 200 && messageCodes(a.body).length > 0, `availability of an unknown service: ${describeAnswer(a)}`);
+      const a = await ctx.rest.post('/availability/query', {
+        service_id: 'svc_conformance_unknown',
+        start_date: day,
+        end_date: day,
+      });
+      expectThat(
+        a.status === 200 && messageCodes(a.body).length > 0,
+        `availability of an unknown service: ${describeAnswer(a)}`,
+      );
       const both = messageCodes(a.body).filter((c) => NOT_FOUND_ERRORS.has(c));
-      expectThat(both.length === 0, `availability of an unknown service answers the outcome ${both.join(', ')}, which the newer text makes a 404 protocol error`);
+      expectThat(
+        both.length === 0,
+        `availability of an unknown service answers the outcome ${both.join(', ')}, which the newer text makes a 404 protocol error`,
+      );
     },
   },
   {
@@ -218,21 +293,41 @@ export const newerTextChecks: Check[] = [
       'a minor-unit amount on input is accepted as a string of digits as well as an integer: the price filter of services/list answers alike, and (with writes) confirm-payment reads amount_paid "0" as it reads 0',
     async run(ctx) {
       requireCapability(ctx, CATALOG);
-      const listed = async (price: Record<string, unknown>) => ctx.rest.post('/services/list', { filters: { price }, pagination: { limit: 100 } });
+      const listed = async (price: Record<string, unknown>) =>
+        ctx.rest.post('/services/list', { filters: { price }, pagination: { limit: 100 } });
       const asInteger = await listed({ min: 0, max: 99_999_999 });
       const asString = await listed({ min: '0', max: '99999999' });
       expectThat(asInteger.status === 200, `services/list with an integer price filter: ${describeAnswer(asInteger)}`);
-      expectThat(asString.status === 200, `services/list with the price filter as digit strings: ${describeAnswer(asString)}`);
+      expectThat(
+        asString.status === 200,
+        `services/list with the price filter as digit strings: ${describeAnswer(asString)}`,
+      );
       const ids = (a: RestAnswer) => (a.body?.services ?? []).map((s: any) => s?.id).join(',');
-      expectThat(ids(asString) === ids(asInteger), `the price filter as digit strings lists [${ids(asString)}], as integers [${ids(asInteger)}]`);
-      if (!ctx.writes || !hasCapability(ctx, BOOKINGS)) return 'the price filter (confirm-payment needs writes and bookings)';
+      expectThat(
+        ids(asString) === ids(asInteger),
+        `the price filter as digit strings lists [${ids(asString)}], as integers [${ids(asInteger)}]`,
+      );
+      if (!ctx.writes || !hasCapability(ctx, BOOKINGS))
+        return 'the price filter (confirm-payment needs writes and bookings)';
       const booking = await bookOrFail(ctx, await freshSlot(ctx));
       await cancel(ctx, booking.id);
       const currency = ctx.profile?.usp?.business?.currency ?? 'USD';
-      const paid = { payment_result: { status: 'paid', transaction_id: `txn_conformance_${randomUUID().slice(0, 8)}`, amount_paid: '0', currency } };
-      const a = await ctx.rest.post(`/bookings/${encodeURIComponent(booking.id)}/confirm-payment`, paid, { idempotencyKey: randomUUID() });
+      const paid = {
+        payment_result: {
+          status: 'paid',
+          transaction_id: `txn_conformance_${randomUUID().slice(0, 8)}`,
+          amount_paid: '0',
+          currency,
+        },
+      };
+      const a = await ctx.rest.post(`/bookings/${encodeURIComponent(booking.id)}/confirm-payment`, paid, {
+        idempotencyKey: randomUUID(),
+      });
       const named = JSON.stringify(a.body?.errors ?? a.body?.detail ?? '').includes('amount_paid');
-      expectThat(!(a.status === 400 || a.status === 422) || !named, `confirm-payment with amount_paid "0" refused the digit string: ${describeAnswer(a)}`);
+      expectThat(
+        !(a.status === 400 || a.status === 422) || !named,
+        `confirm-payment with amount_paid "0" refused the digit string: ${describeAnswer(a)}`,
+      );
       return 'the price filter and confirm-payment';
     },
   },
@@ -241,7 +336,8 @@ export const newerTextChecks: Check[] = [
     section: 'auth',
     clause: '5.3.6 (newer)',
     level: 'SHOULD',
-    title: 'a reschedule past the booking-scoped credential the booking was made with carries a fresh one for the new slot (the old one would lapse before it)',
+    title:
+      'a reschedule past the booking-scoped credential the booking was made with carries a fresh one for the new slot (the old one would lapse before it)',
     writes: true,
     async run(ctx) {
       requireCapability(ctx, BOOKINGS);
@@ -254,11 +350,24 @@ export const newerTextChecks: Check[] = [
       // A slot of the same service starting after the first credential lapses.
       const later = (await slotsOf(ctx, slot.service_id, 21, 7)).find((s) => Date.parse(s.start) > lapses);
       if (!later) skip(`no free slot of ${slot.service_id} after the credential lapses (${first.expires_at})`);
-      const moved = await ctx.rest.post(`/bookings/${encodeURIComponent(booking.id)}/reschedule`, { slot_id: later!.id }, { idempotencyKey: randomUUID() });
-      expectThat(moved.status === 200 && moved.body?.booking?.slot, `reschedule to ${later!.start}: ${describeAnswer(moved)}`);
+      const moved = await ctx.rest.post(
+        `/bookings/${encodeURIComponent(booking.id)}/reschedule`,
+        { slot_id: later!.id },
+        { idempotencyKey: randomUUID() },
+      );
+      expectThat(
+        moved.status === 200 && moved.body?.booking?.slot,
+        `reschedule to ${later!.start}: ${describeAnswer(moved)}`,
+      );
       const fresh = moved.body?.booking_scoped_credential;
-      expectThat(fresh?.value, `moved to ${later!.start}, past the credential's expiry ${first.expires_at}, and the answer carries no new booking_scoped_credential`);
-      expectThat(Date.parse(fresh.expires_at) > Date.parse(later!.start), `the new credential expires ${fresh.expires_at}, before the new slot ${later!.start}`);
+      expectThat(
+        fresh?.value,
+        `moved to ${later!.start}, past the credential's expiry ${first.expires_at}, and the answer carries no new booking_scoped_credential`,
+      );
+      expectThat(
+        Date.parse(fresh.expires_at) > Date.parse(later!.start),
+        `the new credential expires ${fresh.expires_at}, before the new slot ${later!.start}`,
+      );
     },
   },
   {
@@ -266,12 +375,15 @@ export const newerTextChecks: Check[] = [
     section: 'discovery',
     clause: '3.12.4, 9.4.2 (newer)',
     level: 'MUST',
-    title: 'an id a lookup cannot resolve is a service_unresolved warning naming it (service_not_found is the 404 protocol error now)',
+    title:
+      'an id a lookup cannot resolve is a service_unresolved warning naming it (service_not_found is the 404 protocol error now)',
     async run(ctx) {
       requireCapability(ctx, CATALOG);
       const a = await ctx.rest.post('/services/lookup', { ids: ['svc_conformance_unresolved'] });
       expectThat(a.status === 200, `lookup of an unknown id: ${describeAnswer(a)}`);
-      const m = (a.body?.messages ?? []).find((x: any) => x?.path === '$.ids[0]' || x?.code === 'service_unresolved' || x?.code === 'service_not_found');
+      const m = (a.body?.messages ?? []).find(
+        (x: any) => x?.path === '$.ids[0]' || x?.code === 'service_unresolved' || x?.code === 'service_not_found',
+      );
       expectThat(m, 'the unknown id is not reported in messages[]');
       expectThat(m.code === 'service_unresolved', `the unknown id is reported as ${m.code}, not service_unresolved`);
       expectThat(m.type === 'warning', `service_unresolved is a ${m.type}, not a warning`);
@@ -282,7 +394,8 @@ export const newerTextChecks: Check[] = [
     section: 'versioning',
     clause: '8.3 step 4',
     level: 'MUST',
-    title: 'a platform that did not negotiate the waitlist gets no waitlist data inside answers (a service read without capacity.waitlist)',
+    title:
+      'a platform that did not negotiate the waitlist gets no waitlist data inside answers (a service read without capacity.waitlist)',
     async run(ctx) {
       requireCapability(ctx, WAITLIST);
       const svc = (await services(ctx)).find((s) => s?.capacity?.waitlist === true);
@@ -290,9 +403,15 @@ export const newerTextChecks: Check[] = [
       const path = `/services/${encodeURIComponent(svc.id)}`;
       // The platform authenticates on the read where the business authenticates platforms, so the business may fetch its profile.
       const a = await withVariant(ctx, 'base-only', (profile) =>
-        ctx.rest.send(path, { profile, headers: ctx.sandbox ? {} : { DPoP: dpopProof(createPopKey(), 'GET', ctx.rest.url(path)) } }),
+        ctx.rest.send(path, {
+          profile,
+          headers: ctx.sandbox ? {} : { DPoP: dpopProof(createPopKey(), 'GET', ctx.rest.url(path)) },
+        }),
       );
-      expectThat(a.status === 200 && a.body?.service, `GET ${path} from a platform without the waitlist: ${describeAnswer(a as RestAnswer)}`);
+      expectThat(
+        a.status === 200 && a.body?.service,
+        `GET ${path} from a platform without the waitlist: ${describeAnswer(a as RestAnswer)}`,
+      );
       expectThat(
         a.body.service.capacity?.waitlist === undefined,
         `the service read by a platform without the waitlist carries capacity.waitlist ${JSON.stringify(a.body.service.capacity?.waitlist)}`,
@@ -318,14 +437,25 @@ export const newerTextChecks: Check[] = [
         const h = await hold(ctx, { ...slot, service_id: slot.service_id ?? svc.id });
         const held = h.body?.hold?.id;
         const strange = messageCodes(h.body).filter((c) => !SPEC_OUTCOMES.has(c));
-        if (strange.length > 0) fail(`a hold on ${svc.id} (offered active) answered ${strange.join(', ')}, outside the spec`);
-        const { answer, booking } = await book(ctx, { ...slot, service_id: slot.service_id ?? svc.id }, held ? { hold_id: held } : {});
+        if (strange.length > 0)
+          fail(`a hold on ${svc.id} (offered active) answered ${strange.join(', ')}, outside the spec`);
+        const { answer, booking } = await book(
+          ctx,
+          { ...slot, service_id: slot.service_id ?? svc.id },
+          held ? { hold_id: held } : {},
+        );
         const outside = messageCodes(answer.body).filter((c) => !SPEC_OUTCOMES.has(c));
-        if (outside.length > 0) fail(`${svc.id} is offered active, but its booking answered ${outside.join(', ')}, outside the spec: ${describeAnswer(answer)}`);
+        if (outside.length > 0)
+          fail(
+            `${svc.id} is offered active, but its booking answered ${outside.join(', ')}, outside the spec: ${describeAnswer(answer)}`,
+          );
         if (!booking?.id) continue;
         const pay = (booking.actions ?? []).find((x: any) => x?.type === 'payment' && x?.status === 'pending');
         const settled = booking.status === 'confirmed' || booking.status === 'pending';
-        expectThat(settled || pay?.continue_url, `${svc.id}: the booking is ${booking.status} with no payment action to continue at`);
+        expectThat(
+          settled || pay?.continue_url,
+          `${svc.id}: the booking is ${booking.status} with no payment action to continue at`,
+        );
         return `${svc.id}: booked ${booking.status}${pay ? ', with a payment action' : ''}`;
       }
       skip('no free slot of a service paid online when booking');

@@ -7,7 +7,15 @@ import { createPopKey, dpopProof } from '../../client/index.js';
 import { describeAnswer, messageCodes } from '../../client/index.js';
 import { NEWER_VERSION, OLDER_VERSION, extensionBases } from '../platform.js';
 import { expectThat, fail, skip, type Check, type CheckContext } from '../types.js';
-import { businessNow, businessZone, isoDate, mcpArgs, requireCapability, servedUnknownBooking, services } from './support.js';
+import {
+  businessNow,
+  businessZone,
+  isoDate,
+  mcpArgs,
+  requireCapability,
+  servedUnknownBooking,
+  services,
+} from './support.js';
 
 const CATALOG = 'dev.usp-protocol.services.catalog';
 const AVAIL = 'dev.usp-protocol.services.availability';
@@ -15,7 +23,9 @@ const WAITLIST = 'dev.usp-protocol.services.waitlist';
 
 /** The zone's UTC offset at an instant, in minutes. */
 function offsetMinutes(zone: string, ms: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(new Date(ms));
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(
+    new Date(ms),
+  );
   const name = parts.find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
   const m = /GMT([+-])(\d{2}):?(\d{2})?/.exec(name);
   return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0)) : 0;
@@ -67,7 +77,9 @@ export async function withVariant(
  * each profile variant gets a fresh key.
  */
 function privilegedProbe(ctx: CheckContext, profile: string, path = '/bookings/conformance_unknown_id') {
-  const headers: Record<string, string> = ctx.sandbox ? {} : { DPoP: dpopProof(createPopKey(), 'GET', ctx.rest.url(path)) };
+  const headers: Record<string, string> = ctx.sandbox
+    ? {}
+    : { DPoP: dpopProof(createPopKey(), 'GET', ctx.rest.url(path)) };
   return ctx.rest.send(path, { profile, headers });
 }
 
@@ -77,12 +89,15 @@ export const protocolChecks: Check[] = [
     section: 'dst',
     clause: '4.1',
     level: 'MUST',
-    title: "slot instants carry the business zone's offset at that instant (the next DST change when within the booking window)",
+    title:
+      "slot instants carry the business zone's offset at that instant (the next DST change when within the booking window)",
     async run(ctx) {
       requireCapability(ctx, AVAIL);
       const zone = businessZone(ctx);
       const now = await businessNow(ctx);
-      const svc = (await services(ctx)).find((s) => (s.status ?? 'active') === 'active' && s.type === 'appointment') ?? (await services(ctx))[0];
+      const svc =
+        (await services(ctx)).find((s) => (s.status ?? 'active') === 'active' && s.type === 'appointment') ??
+        (await services(ctx))[0];
       const change = nextTransitionDay(zone, now);
       const inWindow = change !== null && change - now < 55 * 86_400_000;
       const day = isoDate(inWindow ? change! : now + 2 * 86_400_000, zone);
@@ -93,7 +108,8 @@ export const protocolChecks: Check[] = [
       for (const s of slots) {
         const off = offsetOf(s.start);
         const want = offsetMinutes(zone, Date.parse(s.start));
-        if (off !== want) fail(`slot ${s.id} starts ${s.start}: offset ${off} min, the zone ${zone} is at ${want} min then`);
+        if (off !== want)
+          fail(`slot ${s.id} starts ${s.start}: offset ${off} min, the zone ${zone} is at ${want} min then`);
         if (isoDate(Date.parse(s.start), zone) !== day) fail(`slot ${s.start} is not on ${day} in ${zone}`);
       }
       return inWindow ? `checked the DST change day ${day}` : `no DST change within the booking window; checked ${day}`;
@@ -147,7 +163,10 @@ export const protocolChecks: Check[] = [
       requireCapability(ctx, AVAIL);
       const a = await ctx.rest.post('/availability/query', '{"service_id": ', {});
       expectThat(a.status === 400, `a body that is not JSON: ${describeAnswer(a)}`);
-      expectThat((a.headers.get('content-type') ?? '').includes('application/problem+json'), `Content-Type ${a.headers.get('content-type')}`);
+      expectThat(
+        (a.headers.get('content-type') ?? '').includes('application/problem+json'),
+        `Content-Type ${a.headers.get('content-type')}`,
+      );
       expectThat(typeof a.body?.type === 'string' && a.body?.status === 400, 'the problem has no type or status');
       const missing = await ctx.rest.post('/availability/query', {});
       expectThat(missing.status === 400, `a missing required field: ${describeAnswer(missing)}`);
@@ -163,8 +182,15 @@ export const protocolChecks: Check[] = [
       requireCapability(ctx, AVAIL);
       const now = await businessNow(ctx);
       const day = isoDate(now + 2 * 86_400_000, businessZone(ctx));
-      const a = await ctx.rest.post('/availability/query', { service_id: 'svc_conformance_unknown', start_date: day, end_date: day });
-      expectThat(a.status === 200 && messageCodes(a.body).length > 0 && a.body?.usp, `unknown service: ${describeAnswer(a)}`);
+      const a = await ctx.rest.post('/availability/query', {
+        service_id: 'svc_conformance_unknown',
+        start_date: day,
+        end_date: day,
+      });
+      expectThat(
+        a.status === 200 && messageCodes(a.body).length > 0 && a.body?.usp,
+        `unknown service: ${describeAnswer(a)}`,
+      );
     },
   },
   {
@@ -197,9 +223,16 @@ export const protocolChecks: Check[] = [
       const mcp = requireMcp(ctx);
       requireCapability(ctx, AVAIL);
       const a = await mcp.call('usp_availability_query', mcpArgs(ctx, { start_date: 7 }));
-      expectThat(a.error, `a malformed call answered a result${a.result?.isError ? ' (isError)' : ''}, not a JSON-RPC error`);
+      expectThat(
+        a.error,
+        `a malformed call answered a result${a.result?.isError ? ' (isError)' : ''}, not a JSON-RPC error`,
+      );
       expectThat(a.error!.code === -32600, `code ${a.error!.code}, expected -32600`);
-      if (ctx.spec) expectThat(ctx.spec.errorCodes.has(a.error!.data?.code), `data.code ${JSON.stringify(a.error!.data?.code)} is not in the official enum`);
+      if (ctx.spec)
+        expectThat(
+          ctx.spec.errorCodes.has(a.error!.data?.code),
+          `data.code ${JSON.stringify(a.error!.data?.code)} is not in the official enum`,
+        );
     },
   },
   {
@@ -213,7 +246,10 @@ export const protocolChecks: Check[] = [
       requireCapability(ctx, CATALOG);
       // An unknown id in the body (a lookup) is an outcome; in the path (usp_services_get) it is the 404 error of the newer text's 9.4.1.
       const a = await mcp.call('usp_services_lookup', mcpArgs(ctx, { ids: ['svc_conformance_unknown'] }));
-      expectThat(!a.error, `lookup of an unknown service: JSON-RPC error ${a.error?.code} ${a.error?.data?.code ?? ''}`);
+      expectThat(
+        !a.error,
+        `lookup of an unknown service: JSON-RPC error ${a.error?.code} ${a.error?.data?.code ?? ''}`,
+      );
       expectThat(messageCodes(a.result?.structuredContent).length > 0, 'the result has no messages[]');
     },
   },
@@ -228,7 +264,8 @@ export const protocolChecks: Check[] = [
       const a = await mcp.call('usp_conformance_no_such_tool', mcpArgs(ctx, {}));
       expectThat(a.error, 'an unknown tool answered a result');
       const code = a.error!.data?.code;
-      if (ctx.spec && code !== undefined) expectThat(ctx.spec.errorCodes.has(code), `data.code ${JSON.stringify(code)} is not in the official enum`);
+      if (ctx.spec && code !== undefined)
+        expectThat(ctx.spec.errorCodes.has(code), `data.code ${JSON.stringify(code)} is not in the official enum`);
     },
   },
   {
@@ -240,7 +277,8 @@ export const protocolChecks: Check[] = [
     async run(ctx) {
       const a = await withVariant(ctx, 'newer', (p) => privilegedProbe(ctx, p));
       expectThat(
-        a.status === 400 && (a.body?.code === 'version_unsupported' || String(a.body?.type).endsWith('/version-unsupported')),
+        a.status === 400 &&
+          (a.body?.code === 'version_unsupported' || String(a.body?.type).endsWith('/version-unsupported')),
         `newer platform: ${describeAnswer(a as any)}`,
       );
     },
@@ -264,7 +302,10 @@ export const protocolChecks: Check[] = [
     title: 'a platform declaring capabilities {} shares none: capabilities_incompatible',
     async run(ctx) {
       const a = await withVariant(ctx, 'no-capabilities', (p) => privilegedProbe(ctx, p));
-      expectThat(a.status === 200 && messageCodes(a.body).includes('capabilities_incompatible'), `capabilities {}: ${describeAnswer(a as any)}`);
+      expectThat(
+        a.status === 200 && messageCodes(a.body).includes('capabilities_incompatible'),
+        `capabilities {}: ${describeAnswer(a as any)}`,
+      );
     },
   },
   {
@@ -272,7 +313,8 @@ export const protocolChecks: Check[] = [
     section: 'versioning',
     clause: '8.3 step 4',
     level: 'MUST',
-    title: 'an extension declared without its base is pruned: a waitlist read from such a platform is capabilities_incompatible and names neither',
+    title:
+      'an extension declared without its base is pruned: a waitlist read from such a platform is capabilities_incompatible and names neither',
     async run(ctx) {
       requireCapability(ctx, WAITLIST);
       const bases = extensionBases(ctx.profile);
@@ -280,8 +322,14 @@ export const protocolChecks: Check[] = [
       const a = await withVariant(ctx, 'orphaned', (p) => privilegedProbe(ctx, p, '/waitlist/conformance_unknown_id'));
       const named = Object.keys(a.body?.usp?.capabilities ?? {});
       const pruned = named.filter((k) => k in bases || Object.values(bases).flat().includes(k));
-      expectThat(pruned.length === 0, `the answer's usp.capabilities names ${pruned.join(', ')}, which the platform does not share once orphans are pruned`);
-      expectThat(a.status === 200 && messageCodes(a.body).includes('capabilities_incompatible'), `waitlist without bookings: ${describeAnswer(a as any)}`);
+      expectThat(
+        pruned.length === 0,
+        `the answer's usp.capabilities names ${pruned.join(', ')}, which the platform does not share once orphans are pruned`,
+      );
+      expectThat(
+        a.status === 200 && messageCodes(a.body).includes('capabilities_incompatible'),
+        `waitlist without bookings: ${describeAnswer(a as any)}`,
+      );
     },
   },
   {
@@ -289,7 +337,8 @@ export const protocolChecks: Check[] = [
     section: 'headers',
     clause: '10.2.2',
     level: 'SHOULD',
-    title: 'answers state the rate limit and what is left of it (RateLimit-Policy with RateLimit, or RateLimit-Limit/-Remaining)',
+    title:
+      'answers state the rate limit and what is left of it (RateLimit-Policy with RateLimit, or RateLimit-Limit/-Remaining)',
     async run(ctx) {
       const a = await ctx.rest.post('/services/list', { pagination: { limit: 1 } });
       const has = (n: string) => a.headers.get(n) !== null;

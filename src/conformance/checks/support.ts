@@ -59,7 +59,9 @@ export async function businessNow(ctx: CheckContext): Promise<number> {
 }
 
 export function isoDate(ms: number, zone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
+  return new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    new Date(ms),
+  );
 }
 
 export function businessZone(ctx: CheckContext): string {
@@ -115,8 +117,17 @@ function markUsed(ctx: CheckContext, s: Slot): void {
 }
 
 /** Create a booking on `slot`; registers its cancellation as a cleanup. */
-export async function book(ctx: CheckContext, slot: Slot, extra: Record<string, unknown> = {}, key = randomUUID()): Promise<{ answer: RestAnswer; booking: any }> {
-  const answer = await ctx.rest.post('/bookings', { service_id: slot.service_id, slot_id: slot.id, buyer: BUYER, ...extra }, { idempotencyKey: key });
+export async function book(
+  ctx: CheckContext,
+  slot: Slot,
+  extra: Record<string, unknown> = {},
+  key = randomUUID(),
+): Promise<{ answer: RestAnswer; booking: any }> {
+  const answer = await ctx.rest.post(
+    '/bookings',
+    { service_id: slot.service_id, slot_id: slot.id, buyer: BUYER, ...extra },
+    { idempotencyKey: key },
+  );
   const booking = answer.body?.booking;
   const credential = answer.body?.booking_scoped_credential?.value;
   if (booking?.id && typeof credential === 'string') ctx.facts.set(`credential:${booking.id}`, credential);
@@ -133,14 +144,25 @@ export async function bookOrFail(ctx: CheckContext, slot: Slot): Promise<any> {
 }
 
 export function cancel(ctx: CheckContext, bookingId: string, auth?: Authenticate): Promise<RestAnswer> {
-  return ctx.rest.post(`/bookings/${encodeURIComponent(bookingId)}/cancel`, { reason: 'conformance suite cleanup' }, { idempotencyKey: randomUUID(), auth });
+  return ctx.rest.post(
+    `/bookings/${encodeURIComponent(bookingId)}/cancel`,
+    { reason: 'conformance suite cleanup' },
+    { idempotencyKey: randomUUID(), auth },
+  );
 }
 
 export async function hold(ctx: CheckContext, slot: Slot, spots?: number): Promise<RestAnswer> {
-  const a = await ctx.rest.post('/availability/holds', { service_id: slot.service_id, slot_id: slot.id, ...(spots ? { spots } : {}) });
+  const a = await ctx.rest.post('/availability/holds', {
+    service_id: slot.service_id,
+    slot_id: slot.id,
+    ...(spots ? { spots } : {}),
+  });
   const id = a.body?.hold?.id;
   const auth = ctx.rest.authenticate;
-  if (id) ctx.cleanups.push(() => ctx.rest.send(`/availability/holds/${encodeURIComponent(id)}`, { method: 'DELETE', auth }).then(() => undefined));
+  if (id)
+    ctx.cleanups.push(() =>
+      ctx.rest.send(`/availability/holds/${encodeURIComponent(id)}`, { method: 'DELETE', auth }).then(() => undefined),
+    );
   return a;
 }
 
@@ -150,15 +172,23 @@ export function expectRestSchema(ctx: CheckContext, route: string, method: strin
   const v = ctx.spec.restAnswer(route, method, a.status);
   if (!v) return;
   const errors = v(a.body);
-  if (errors) fail(`${method} ${route} answer (HTTP ${a.status}) is not valid against the official OpenAPI schema: ${errors}`);
+  if (errors)
+    fail(`${method} ${route} answer (HTTP ${a.status}) is not valid against the official OpenAPI schema: ${errors}`);
 }
 
 export function expectOutcome(a: RestAnswer, code: string, what: string): void {
-  expectThat(a.status === 200 && messageCodes(a.body).includes(code), `${what}: expected HTTP 200 with messages [${code}], got ${describeAnswer(a)}`);
+  expectThat(
+    a.status === 200 && messageCodes(a.body).includes(code),
+    `${what}: expected HTTP 200 with messages [${code}], got ${describeAnswer(a)}`,
+  );
 }
 
 /** MCP arguments with the suite's profile in `_meta.usp`. */
-export function mcpArgs(ctx: CheckContext, args: Record<string, unknown>, usp: Record<string, unknown> = {}): Record<string, unknown> {
+export function mcpArgs(
+  ctx: CheckContext,
+  args: Record<string, unknown>,
+  usp: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { ...args, _meta: { usp: { profile: ctx.rest.profile, ...usp } } };
 }
 
@@ -168,5 +198,8 @@ export function mcpArgs(ctx: CheckContext, args: Record<string, unknown>, usp: R
  * the pinned text HTTP 200 with a `booking_not_found` message.
  */
 export function servedUnknownBooking(a: { status: number; body?: any }): boolean {
-  return (a.status === 404 && a.body?.code === 'booking_not_found') || (a.status === 200 && messageCodes(a.body).includes('booking_not_found'));
+  return (
+    (a.status === 404 && a.body?.code === 'booking_not_found') ||
+    (a.status === 200 && messageCodes(a.body).includes('booking_not_found'))
+  );
 }

@@ -7,7 +7,18 @@
 import { randomUUID } from 'node:crypto';
 import { describeAnswer, messageCodes } from '../../client/index.js';
 import { expectThat, skip, type Check } from '../types.js';
-import { book, bookOrFail, cancel, expectOutcome, expectRestSchema, freshSlot, hold, requireCapability, services, slotsOf } from './support.js';
+import {
+  book,
+  bookOrFail,
+  cancel,
+  expectOutcome,
+  expectRestSchema,
+  freshSlot,
+  hold,
+  requireCapability,
+  services,
+  slotsOf,
+} from './support.js';
 
 const AVAIL = 'dev.usp-protocol.services.availability';
 const BOOKINGS = 'dev.usp-protocol.services.bookings';
@@ -34,7 +45,9 @@ export const holdChecks: Check[] = [
       expectRestSchema(ctx, '/availability/holds', 'post', first);
       const second = await hold(ctx, slot);
       expectOutcome(second, 'slot_unavailable', 'second hold on the same slot');
-      const released = await ctx.rest.send(`/availability/holds/${encodeURIComponent(first.body.hold.id)}`, { method: 'DELETE' });
+      const released = await ctx.rest.send(`/availability/holds/${encodeURIComponent(first.body.hold.id)}`, {
+        method: 'DELETE',
+      });
       expectThat(released.status === 200 || released.status === 204, `release: ${describeAnswer(released)}`);
       const again = await hold(ctx, slot);
       expectThat(again.status === 201 && again.body?.hold?.id, `hold after release: ${describeAnswer(again)}`);
@@ -75,7 +88,10 @@ export const holdChecks: Check[] = [
       if (!suspended) skip('neither the list nor the feed shows a suspended service');
       const slots = await slotsOf(ctx, suspended.id);
       expectThat(slots.length === 0, `the suspended service ${suspended.id} answered ${slots.length} available slots`);
-      const a = await ctx.rest.post('/availability/holds', { service_id: suspended.id, slot_id: 'slot_conformance_any' });
+      const a = await ctx.rest.post('/availability/holds', {
+        service_id: suspended.id,
+        slot_id: 'slot_conformance_any',
+      });
       expectThat(!a.body?.hold?.id, `a hold on the suspended service ${suspended.id} was accepted`);
     },
   },
@@ -120,7 +136,10 @@ export const raceChecks: Check[] = [
       const won = made.filter((m) => m.booking?.id);
       expectThat(won.length === 1, `${won.length} of ${made.length} concurrent bookings of one slot succeeded`);
       const bad = made.filter((m) => !m.booking?.id && !messageCodes(m.answer.body).includes('slot_unavailable'));
-      expectThat(bad.length === 0, `a loser did not answer slot_unavailable: ${bad.map((m) => describeAnswer(m.answer)).join('; ')}`);
+      expectThat(
+        bad.length === 0,
+        `a loser did not answer slot_unavailable: ${bad.map((m) => describeAnswer(m.answer)).join('; ')}`,
+      );
     },
   },
 ];
@@ -140,7 +159,10 @@ export const idempotencyChecks: Check[] = [
       const first = await book(ctx, slot, {}, key);
       expectThat(first.booking?.id, `booking: ${describeAnswer(first.answer)}`);
       const again = await book(ctx, slot, {}, key);
-      expectThat(again.booking?.id === first.booking.id, `the replay answered ${again.booking?.id ? `another booking ${again.booking.id}` : describeAnswer(again.answer)}`);
+      expectThat(
+        again.booking?.id === first.booking.id,
+        `the replay answered ${again.booking?.id ? `another booking ${again.booking.id}` : describeAnswer(again.answer)}`,
+      );
     },
   },
   {
@@ -158,8 +180,14 @@ export const idempotencyChecks: Check[] = [
       const first = await book(ctx, slot, {}, key);
       expectThat(first.booking?.id, `booking: ${describeAnswer(first.answer)}`);
       const clash = await book(ctx, other, {}, key);
-      expectThat(!clash.booking?.id || clash.booking.id === first.booking.id, `a different body under a used key made booking ${clash.booking?.id}`);
-      expectThat(clash.answer.status === 409, `a different body under a used key: expected 409, got ${describeAnswer(clash.answer)}`);
+      expectThat(
+        !clash.booking?.id || clash.booking.id === first.booking.id,
+        `a different body under a used key made booking ${clash.booking?.id}`,
+      );
+      expectThat(
+        clash.answer.status === 409,
+        `a different body under a used key: expected 409, got ${describeAnswer(clash.answer)}`,
+      );
     },
   },
 ];
@@ -170,18 +198,27 @@ export const conditionalChecks: Check[] = [
     section: 'conditional',
     clause: '5.6',
     level: 'MUST',
-    title: 'an update with a stale If-Match answers 412 revision_mismatch and changes nothing; the current revision is accepted',
+    title:
+      'an update with a stale If-Match answers 412 revision_mismatch and changes nothing; the current revision is accepted',
     writes: true,
     async run(ctx) {
       requireCapability(ctx, BOOKINGS);
       const booking = await bookOrFail(ctx, await freshSlot(ctx));
       expectThat(typeof booking.revision === 'string', 'the booking carries no revision');
       const path = `/bookings/${encodeURIComponent(booking.id)}`;
-      const stale = await ctx.rest.send(path, { method: 'PUT', body: { notes: 'stale write' }, ifMatch: '"rev_conformance_stale"' });
+      const stale = await ctx.rest.send(path, {
+        method: 'PUT',
+        body: { notes: 'stale write' },
+        ifMatch: '"rev_conformance_stale"',
+      });
       expectThat(stale.status === 412, `a stale If-Match: expected 412, got ${describeAnswer(stale)}`);
       const after = await ctx.rest.send(path);
       expectThat(after.body?.booking?.revision === booking.revision, 'the stale write changed the booking');
-      const fresh = await ctx.rest.send(path, { method: 'PUT', body: { notes: 'conformance' }, ifMatch: `"${booking.revision}"` });
+      const fresh = await ctx.rest.send(path, {
+        method: 'PUT',
+        body: { notes: 'conformance' },
+        ifMatch: `"${booking.revision}"`,
+      });
       expectThat(fresh.status === 200 && fresh.body?.booking, `the current revision: ${describeAnswer(fresh)}`);
     },
   },
@@ -202,13 +239,21 @@ export const lifecycleChecks: Check[] = [
       const booking = await bookOrFail(ctx, slot);
       const c = await cancel(ctx, booking.id);
       expectThat(c.body?.booking?.status === 'canceled', `cancel: ${describeAnswer(c)}`);
-      const r = await ctx.rest.post(`/bookings/${encodeURIComponent(booking.id)}/reschedule`, { slot_id: target.id }, { idempotencyKey: randomUUID() });
+      const r = await ctx.rest.post(
+        `/bookings/${encodeURIComponent(booking.id)}/reschedule`,
+        { slot_id: target.id },
+        { idempotencyKey: randomUUID() },
+      );
       expectThat(
-        r.status === 409 || (r.status === 200 && messageCodes(r.body).length > 0 && !r.body?.booking?.slot?.id?.includes(target.id)),
+        r.status === 409 ||
+          (r.status === 200 && messageCodes(r.body).length > 0 && !r.body?.booking?.slot?.id?.includes(target.id)),
         `reschedule of a canceled booking: ${describeAnswer(r)}`,
       );
       const after = await ctx.rest.send(`/bookings/${encodeURIComponent(booking.id)}`);
-      expectThat(after.body?.booking?.status === 'canceled', `after the refused move the booking is ${after.body?.booking?.status}`);
+      expectThat(
+        after.body?.booking?.status === 'canceled',
+        `after the refused move the booking is ${after.body?.booking?.status}`,
+      );
     },
   },
   {
@@ -225,9 +270,13 @@ export const lifecycleChecks: Check[] = [
       const policy = svc?.policies?.cancellation;
       if (!policy?.allowed) skip(`${slot.service_id} does not allow cancellation`);
       const window = /^PT(\d+)H$/.exec(policy.free_cancellation_until ?? '');
-      if (!window) skip(`free_cancellation_until ${JSON.stringify(policy.free_cancellation_until)} is not a whole number of hours`);
+      if (!window)
+        skip(
+          `free_cancellation_until ${JSON.stringify(policy.free_cancellation_until)} is not a whole number of hours`,
+        );
       const booking = await bookOrFail(ctx, slot);
-      if (Date.parse(slot.start) - Date.now() <= Number(window![1]) * 3_600_000 + 600_000) skip('the free slot found is inside the late window');
+      if (Date.parse(slot.start) - Date.now() <= Number(window![1]) * 3_600_000 + 600_000)
+        skip('the free slot found is inside the late window');
       const c = await cancel(ctx, booking.id);
       expectThat(c.body?.booking?.status === 'canceled', `cancel: ${describeAnswer(c)}`);
       const fee = c.body.booking.cancellation?.fee ?? 0;

@@ -15,7 +15,10 @@ export const es: Words = {
     waitlist_offer: (f) => `Hay un lugar libre: ${f.service} en ${f.business}`,
   },
   lead: {
-    booking_confirmed: (f) => [`Tu reserva está confirmada: ${f.service} el ${f.when}.`, ...(f.paid ? [`Pago recibido: ${f.paid}.`] : [])],
+    booking_confirmed: (f) => [
+      `Tu reserva está confirmada: ${f.service} el ${f.when}.`,
+      ...(f.paid ? [`Pago recibido: ${f.paid}.`] : []),
+    ],
     booking_requested: (f) => [
       `${f.business} ha recibido tu solicitud de ${f.service} para el ${f.when}.`,
       `Aún no está confirmada: el negocio responde antes del ${f.deadline}. Te escribiremos en cualquier caso.`,
@@ -24,8 +27,14 @@ export const es: Words = {
       `${f.business} no ha podido aceptar tu solicitud de ${f.service} para el ${f.when}.`,
       ...(f.refund ? [`Te enviamos un reembolso de ${f.refund}.`] : []),
     ],
-    payment_needed: (f) => [`Para mantener ${f.service} el ${f.when}, paga ${f.due} antes del ${f.deadline}.`, 'Si no recibimos el pago para entonces, el lugar quedará libre.'],
-    booking_rescheduled: (f) => [`Tu reserva ha cambiado: ${f.service} es ahora el ${f.when}.`, 'La invitación de calendario adjunta sustituye a la anterior.'],
+    payment_needed: (f) => [
+      `Para mantener ${f.service} el ${f.when}, paga ${f.due} antes del ${f.deadline}.`,
+      'Si no recibimos el pago para entonces, el lugar quedará libre.',
+    ],
+    booking_rescheduled: (f) => [
+      `Tu reserva ha cambiado: ${f.service} es ahora el ${f.when}.`,
+      'La invitación de calendario adjunta sustituye a la anterior.',
+    ],
     booking_canceled: (f) => [
       `Tu reserva de ${f.service} del ${f.when} está cancelada.`,
       ...(f.fee ? [`Se aplica un cargo por cancelación de ${f.fee}.`] : []),
@@ -41,19 +50,26 @@ export const es: Words = {
   account: {
     signup: (code) => ({
       subject: `Tu código de registro: ${code}`,
-      lines: [`Tu código es ${code}.`, 'Escríbelo en la página de registro para terminar de crear tu cuenta. Sirve una sola vez y caduca pronto.'],
+      lines: [
+        `Tu código es ${code}.`,
+        'Escríbelo en la página de registro para terminar de crear tu cuenta. Sirve una sola vez y caduca pronto.',
+      ],
       footer: 'Si no has pedido una cuenta, ignora este mensaje: sin el código no se crea nada.',
     }),
     reset: (url, minutes) => ({
       subject: 'Restablece tu contraseña',
-      lines: [`Alguien (esperamos que tú) ha pedido restablecer la contraseña de tu cuenta. El enlace de abajo sirve una sola vez, durante ${minutes} minutos.`],
+      lines: [
+        `Alguien (esperamos que tú) ha pedido restablecer la contraseña de tu cuenta. El enlace de abajo sirve una sola vez, durante ${minutes} minutos.`,
+      ],
       link: url,
       linkLabel: 'Elegir una contraseña nueva',
       footer: 'Si no lo has pedido tú, ignora este mensaje: tu contraseña sigue siendo la misma.',
     }),
     ownerInvite: (url, hours) => ({
       subject: 'Configura tu panel',
-      lines: [`Tu web de reservas está lista. Elige la contraseña de tu cuenta del panel con el enlace de abajo: sirve una sola vez, durante ${hours} horas.`],
+      lines: [
+        `Tu web de reservas está lista. Elige la contraseña de tu cuenta del panel con el enlace de abajo: sirve una sola vez, durante ${hours} horas.`,
+      ],
       link: url,
       linkLabel: 'Configurar mi cuenta',
       footer: 'Si no esperabas este mensaje, ignóralo: sin el enlace no se crea ninguna cuenta.',
@@ -72,6 +88,8 @@ export const es: Words = {
     reminders_off: 'No enviar más recordatorios de esta reserva',
     footer: (business) => `Recibes este mensaje porque hiciste una reserva en ${business}.`,
     contact: (phone, email) =>
-      phone || email ? `¿Preguntas? ${[phone ? `Llama al ${phone}` : '', email ? `${phone ? 'o escribe a' : 'Escribe a'} ${email}` : ''].filter(Boolean).join(' ')}.` : undefined,
+      phone || email
+        ? `¿Preguntas? ${[phone ? `Llama al ${phone}` : '', email ? `${phone ? 'o escribe a' : 'Escribe a'} ${email}` : ''].filter(Boolean).join(' ')}.`
+        : undefined,
   },
 };

@@ -38,8 +38,15 @@ export const addTimeOff = defineOperation({
     start: z
       .string()
       .max(40)
-      .describe('First instant off: RFC 3339, a local date-time YYYY-MM-DDTHH:MM in the business time zone, or a date YYYY-MM-DD (from the start of that local day).'),
-    end: z.string().max(40).describe('End of the absence (exclusive), written like start; a date YYYY-MM-DD is the last day off, to its end (all day).'),
+      .describe(
+        'First instant off: RFC 3339, a local date-time YYYY-MM-DDTHH:MM in the business time zone, or a date YYYY-MM-DD (from the start of that local day).',
+      ),
+    end: z
+      .string()
+      .max(40)
+      .describe(
+        'End of the absence (exclusive), written like start; a date YYYY-MM-DD is the last day off, to its end (all day).',
+      ),
     reason: z.string().max(500).optional(),
   }),
   async handle(inp, ctx) {
@@ -47,11 +54,24 @@ export const addTimeOff = defineOperation({
     const resource = resourceOf(ctx, inp.resource_id);
     const startMs = edgeOf(inp.start, ctx.biz.zone, false);
     const endMs = edgeOf(inp.end, ctx.biz.zone, true);
-    if (startMs === null) throw invalidRequest('start: must be an RFC 3339 date-time with offset, a local date-time or a date', [{ field: 'start', message: 'not a date-time' }]);
-    if (endMs === null) throw invalidRequest('end: must be an RFC 3339 date-time with offset, a local date-time or a date', [{ field: 'end', message: 'not a date-time' }]);
+    if (startMs === null)
+      throw invalidRequest('start: must be an RFC 3339 date-time with offset, a local date-time or a date', [
+        { field: 'start', message: 'not a date-time' },
+      ]);
+    if (endMs === null)
+      throw invalidRequest('end: must be an RFC 3339 date-time with offset, a local date-time or a date', [
+        { field: 'end', message: 'not a date-time' },
+      ]);
     await ctx.tx.lock([`schedule:${resource.id}`]);
     await checkTimeOff(ctx, resource, startMs, endMs);
-    const change = { kind: 'time_off' as const, start_ms: startMs, end_ms: endMs, date: null, hours: null, reason: inp.reason ?? null };
+    const change = {
+      kind: 'time_off' as const,
+      start_ms: startMs,
+      end_ms: endMs,
+      date: null,
+      hours: null,
+      reason: inp.reason ?? null,
+    };
     return recordScheduleChange(ctx, resource, 'off', change, [{ startMs, endMs }], 'This time off');
   },
 });

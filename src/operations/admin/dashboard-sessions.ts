@@ -49,7 +49,11 @@ export async function addBusinessUser(store: Store, email: string, password: str
   await store.transaction((tx) => tx.admin.putUser({ email: e, password_hash, created_ms: nowMs }));
 }
 
-export function dashboardSessionGate(args: { store: Store; now: () => number; sandbox: boolean }): DashboardSessionGate {
+export function dashboardSessionGate(args: {
+  store: Store;
+  now: () => number;
+  sandbox: boolean;
+}): DashboardSessionGate {
   return {
     adminKeyLogin: args.sandbox,
     async lookup(token) {
@@ -59,7 +63,11 @@ export function dashboardSessionGate(args: { store: Store; now: () => number; sa
         return row ? { email: row.email, csrf: row.csrf } : null;
       } catch (err) {
         if (!isStoreUnavailable(err)) throw err;
-        throw new ProtocolError('service_unavailable', 'The dashboard cannot reach its database right now; try again in a moment.', { retryAfter: 2 });
+        throw new ProtocolError(
+          'service_unavailable',
+          'The dashboard cannot reach its database right now; try again in a moment.',
+          { retryAfter: 2 },
+        );
       }
     },
     csrfMatches(session, presented) {

@@ -20,10 +20,27 @@ export const findClients = defineOperation({
   dashboard: 'clients_by_name',
   output: { clients: Out.objects },
   summary: 'The clients whose first or last name contains the text (case and accents ignored), one row per person.',
-  input: z.object({ name: z.string().trim().min(2).max(100).describe('Part of a first or last name, at least two letters ("jose" finds José).') }),
+  input: z.object({
+    name: z
+      .string()
+      .trim()
+      .min(2)
+      .max(100)
+      .describe('Part of a first or last name, at least two letters ("jose" finds José).'),
+  }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
-    const people = new Map<string, { first_name: string; last_name: string; email: string; phone_number?: string; bookings: number; latest_start: string }>();
+    const people = new Map<
+      string,
+      {
+        first_name: string;
+        last_name: string;
+        email: string;
+        phone_number?: string;
+        bookings: number;
+        latest_start: string;
+      }
+    >();
     for (const r of await bookingsByName(ctx, inp.name)) {
       const b = r.booking;
       for (const p of [b.buyer, b.recipient]) {

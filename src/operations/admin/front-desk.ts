@@ -7,4 +7,11 @@ import { setClientNote } from './set-client-note.js';
 import { exportBuyerData } from './export-buyer-data.js';
 import { eraseBuyerData } from './erase-buyer-data.js';
 
-export const FRONT_DESK_OPERATIONS: readonly OperationDef[] = [createWalkInBooking, getClient, findClients, setClientNote, exportBuyerData, eraseBuyerData] as OperationDef[];
+export const FRONT_DESK_OPERATIONS: readonly OperationDef[] = [
+  createWalkInBooking,
+  getClient,
+  findClients,
+  setClientNote,
+  exportBuyerData,
+  eraseBuyerData,
+] as OperationDef[];

@@ -15,7 +15,8 @@ export const getBookingHistory = defineOperation({
   ...BUSINESS_READ,
   dashboard: 'booking_detail',
   output: { booking: Out.object, money: Out.object, events: Out.objects, messages: Out.objects },
-  summary: 'A booking with its event history (every event it raised, oldest first) and the mail sent to its buyer (queued, sent, failed).',
+  summary:
+    'A booking with its event history (every event it raised, oldest first) and the mail sent to its buyer (queued, sent, failed).',
   input: z.object({ booking_id: id('The booking id.') }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
@@ -37,7 +38,12 @@ export const getBookingHistory = defineOperation({
       ...calendarRow(rec),
       money: moneyView(rec, jobs, refundsThroughProvider(ctx, rec)),
       messages,
-      events: events.map((e) => ({ event: e.event, event_id: e.event_id, ...e.payload, timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)) })),
+      events: events.map((e) => ({
+        event: e.event,
+        event_id: e.event_id,
+        ...e.payload,
+        timestamp: isoUtc(Math.max(e.created_ms, e.due_ms)),
+      })),
     });
   },
 });

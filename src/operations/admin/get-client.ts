@@ -30,6 +30,14 @@ export const getClient = defineOperation({
         break;
       }
     }
-    return ok({ bookings: records.map((r) => ({ booking: r.booking, start_ms: r.priv.start_ms, end_ms: r.priv.end_ms, resource_ids: r.priv.resource_ids })), note });
+    return ok({
+      bookings: records.map((r) => ({
+        booking: r.booking,
+        start_ms: r.priv.start_ms,
+        end_ms: r.priv.end_ms,
+        resource_ids: r.priv.resource_ids,
+      })),
+      note,
+    });
   },
 });

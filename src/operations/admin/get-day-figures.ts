@@ -34,7 +34,14 @@ export const getDayFigures = defineOperation({
     const pending = (await ctx.tx.bookings.recent(500, 'pending')).length;
     const failed = (await ctx.tx.webhooks.list({ status: 'failed', limit: 500 })).length;
     return ok({
-      figures: { date, bookings: recs.length, by_status: byStatus, revenue_minor: revenue, pending_confirmations: pending, failed_deliveries: failed },
+      figures: {
+        date,
+        bookings: recs.length,
+        by_status: byStatus,
+        revenue_minor: revenue,
+        pending_confirmations: pending,
+        failed_deliveries: failed,
+      },
     });
   },
 });

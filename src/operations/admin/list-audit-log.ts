@@ -12,10 +12,22 @@ export const listAuditLog = defineOperation({
   dashboard: 'audit_log',
   output: { entries: Out.objects },
   summary: 'The audit log of admin actions, newest first.',
-  input: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100), before: z.coerce.number().int().positive().optional() }),
+  input: z.object({
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+    before: z.coerce.number().int().positive().optional(),
+  }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const rows = await ctx.tx.admin.auditLog(inp.limit, inp.before);
-    return ok({ entries: rows.map((r) => ({ seq: r.seq, at: isoUtc(r.at_ms), actor: r.actor, action: r.action, target: r.target, outcome: r.outcome })) });
+    return ok({
+      entries: rows.map((r) => ({
+        seq: r.seq,
+        at: isoUtc(r.at_ms),
+        actor: r.actor,
+        action: r.action,
+        target: r.target,
+        outcome: r.outcome,
+      })),
+    });
   },
 });

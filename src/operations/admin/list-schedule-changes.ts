@@ -6,8 +6,17 @@ import { Out } from '../schemas.js';
 
 /** A run-time schedule change as the admin API answers it. */
 export function presentChange(r: ScheduleChangeRow, zone: string): Record<string, unknown> {
-  const base = { id: r.id, resource_id: r.resource_id, kind: r.kind, reason: r.reason, created_at: isoUtc(r.created_ms), created_by: r.created_by };
-  return r.kind === 'time_off' ? { ...base, start: formatInstant(r.start_ms!, zone), end: formatInstant(r.end_ms!, zone) } : { ...base, date: r.date, hours: r.hours ?? [] };
+  const base = {
+    id: r.id,
+    resource_id: r.resource_id,
+    kind: r.kind,
+    reason: r.reason,
+    created_at: isoUtc(r.created_ms),
+    created_by: r.created_by,
+  };
+  return r.kind === 'time_off'
+    ? { ...base, start: formatInstant(r.start_ms!, zone), end: formatInstant(r.end_ms!, zone) }
+    : { ...base, date: r.date, hours: r.hours ?? [] };
 }
 
 /** Time off and dated exceptions added at run time (those in the business file are in the file). */

@@ -15,7 +15,8 @@ export const listSentMail = defineOperation({
   ...BUSINESS_READ,
   dashboard: 'mail_log',
   output: { messages: Out.objects },
-  summary: 'The mail log, newest first: each message to a buyer or account, its state (queued, sent, failed, canceled), when, and the last error.',
+  summary:
+    'The mail log, newest first: each message to a buyer or account, its state (queued, sent, failed, canceled), when, and the last error.',
   input: z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) }),
   async handle(inp, ctx) {
     requireBusiness(ctx);

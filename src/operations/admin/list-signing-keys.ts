@@ -6,7 +6,9 @@ import { BUSINESS_READ } from '../change-rows.js';
 import { Out } from '../schemas.js';
 
 /** The webhook signing keys the profile publishes: the next one (signing from `signs_from`), the one in use and those in their grace period. */
-export function presentSigningKeys(ctx: OperationContext): Array<{ kid: string; created_at: string; signs_from: string; retired_at: string | null }> {
+export function presentSigningKeys(
+  ctx: OperationContext,
+): Array<{ kid: string; created_at: string; signs_from: string; retired_at: string | null }> {
   return (ctx.env?.admin?.signingKeys() ?? []).map((k) => ({
     kid: k.kid,
     created_at: isoUtc(k.created_ms),

@@ -35,11 +35,33 @@ export function moneyView(rec: BookingRecord, jobs: readonly PaymentJob[], viaPr
     refunded: m ? refundedByProvider : (rec.booking.cancellation?.refund_amount ?? 0) + recordedAtOnce,
     refundable: refundableAmount(rec, viaProvider),
     ...(m ? { provider: m.provider } : {}),
-    business_refunds: own.map((r) => ({ amount: r.amount, reason: r.reason, at: r.at, through_provider: !!r.provider_jobs })),
-    payments: (m?.checkouts ?? []).map((c) => ({ action_id: c.action_id, amount: c.amount, status: c.status, session_id: c.session_id, payment_ref: c.payment_ref })),
-    refunds: (m?.refunds ?? []).map((r) => ({ amount: r.amount, status: r.status, refund_id: r.refund_id, payment_ref: r.payment_ref })),
+    business_refunds: own.map((r) => ({
+      amount: r.amount,
+      reason: r.reason,
+      at: r.at,
+      through_provider: !!r.provider_jobs,
+    })),
+    payments: (m?.checkouts ?? []).map((c) => ({
+      action_id: c.action_id,
+      amount: c.amount,
+      status: c.status,
+      session_id: c.session_id,
+      payment_ref: c.payment_ref,
+    })),
+    refunds: (m?.refunds ?? []).map((r) => ({
+      amount: r.amount,
+      status: r.status,
+      refund_id: r.refund_id,
+      payment_ref: r.payment_ref,
+    })),
     disputes: m?.disputes ?? [],
     mismatches: m?.mismatches ?? [],
-    jobs: jobs.map((j) => ({ id: j.id, kind: j.kind, status: j.status, attempts: j.attempts, last_error: j.last_error })),
+    jobs: jobs.map((j) => ({
+      id: j.id,
+      kind: j.kind,
+      status: j.status,
+      attempts: j.attempts,
+      last_error: j.last_error,
+    })),
   };
 }

@@ -11,6 +11,9 @@ export const PersonInput = {
 /** The person, or invalid_request naming the field when neither an email nor a phone was given. */
 export function personFrom(inp: { email?: string; phone?: string }): Person {
   const p = personOf(inp.email, inp.phone);
-  if (!p) throw invalidRequest('email: give an email or a phone number (at least five digits)', [{ field: 'email', message: 'an email or a phone number is required' }]);
+  if (!p)
+    throw invalidRequest('email: give an email or a phone number (at least five digits)', [
+      { field: 'email', message: 'an email or a phone number is required' },
+    ]);
   return p;
 }

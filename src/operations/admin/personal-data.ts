@@ -5,7 +5,15 @@
  * all three by being added here, or, for a table of JSON text, to PERSONAL_TEXT_TABLES in the store
  * (src/store/shared/personal-tables.ts).
  */
-import { erasePerson, isoUtc, mentionsPerson, nameMatches, personNeedles, type BookingRecord, type Person } from '../../domain/index.js';
+import {
+  erasePerson,
+  isoUtc,
+  mentionsPerson,
+  nameMatches,
+  personNeedles,
+  type BookingRecord,
+  type Person,
+} from '../../domain/index.js';
 import type { OperationContext } from '../core/context.js';
 
 /** What one export or erasure is about: a person, everywhere, or only where one booking is concerned (retention). */
@@ -41,7 +49,11 @@ function parseText(text: string): unknown {
 }
 
 /** Every row of a JSON-text table that names the person (and the booking, when the scope has one). */
-async function* rowsOf(ctx: OperationContext, table: string, scope: PersonalScope): AsyncGenerator<{ key: string; text: string; value: unknown }> {
+async function* rowsOf(
+  ctx: OperationContext,
+  table: string,
+  scope: PersonalScope,
+): AsyncGenerator<{ key: string; text: string; value: unknown }> {
   const needles = personNeedles(scope.person);
   let after: string | undefined;
   for (;;) {
@@ -72,7 +84,10 @@ function textHolder(table: string): PersonalDataHolder {
         if (!next.changed) continue;
         // A delivery's body is kept as the JSON text it is sent as.
         const wasString = typeof JSON.parse(r.text) === 'string';
-        changed.push({ key: r.key, text: wasString ? JSON.stringify(JSON.stringify(next.value)) : JSON.stringify(next.value) });
+        changed.push({
+          key: r.key,
+          text: wasString ? JSON.stringify(JSON.stringify(next.value)) : JSON.stringify(next.value),
+        });
       }
       for (const c of changed) await ctx.tx.frontdesk.rewrite(table, c.key, c.text);
       return changed.length;
@@ -82,7 +97,9 @@ function textHolder(table: string): PersonalDataHolder {
 
 /** The keys the business's private note about a person is kept under: their email, their phone's digits. */
 export function clientKeys(p: Person): string[] {
-  return [p.email ? `email:${p.email}` : null, p.phone ? `phone:${p.phone}` : null].filter((k): k is string => k !== null);
+  return [p.email ? `email:${p.email}` : null, p.phone ? `phone:${p.phone}` : null].filter(
+    (k): k is string => k !== null,
+  );
 }
 
 const clientNotes: PersonalDataHolder = {
@@ -179,7 +196,10 @@ export async function exportPerson(ctx: OperationContext, scope: PersonalScope):
 }
 
 /** Erase the person from every holder; how many records changed, by holder (no personal data in it). */
-export async function erasePersonEverywhere(ctx: OperationContext, scope: PersonalScope): Promise<Record<string, number>> {
+export async function erasePersonEverywhere(
+  ctx: OperationContext,
+  scope: PersonalScope,
+): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   const withSubjects = { ...scope, subjects: scope.subjects ?? (await subjectsOf(ctx, scope)) };
   for (const h of personalDataHolders(ctx)) out[h.name] = await h.erase(ctx, withSubjects);

@@ -7,7 +7,11 @@ import type { OperationContext } from '../core/context.js';
 import { forgetHints } from '../availability/slots.js';
 
 /** [fromMs, toMs) of the local day, or of the Monday-to-Sunday week holding `date`, in the business's zone. */
-export function dayRange(date: string, view: 'day' | 'week', zone: string): { from: string; to: string; fromMs: number; toMs: number } {
+export function dayRange(
+  date: string,
+  view: 'day' | 'week',
+  zone: string,
+): { from: string; to: string; fromMs: number; toMs: number } {
   const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
   const first = view === 'week' ? addDays(date, -weekdays.indexOf(weekdayOf(date))) : date;
   const last = addDays(first, view === 'week' ? 7 : 1);
@@ -35,7 +39,9 @@ export function buyerMatches(rec: BookingRecord, q: string): boolean {
   const needle = q.trim().toLowerCase();
   if (!needle) return true;
   const bu = rec.booking.buyer;
-  return [bu.first_name, bu.last_name, `${bu.first_name} ${bu.last_name}`, bu.email, bu.phone_number ?? ''].some((v) => v.toLowerCase().includes(needle));
+  return [bu.first_name, bu.last_name, `${bu.first_name} ${bu.last_name}`, bu.email, bu.phone_number ?? ''].some((v) =>
+    v.toLowerCase().includes(needle),
+  );
 }
 
 /**
@@ -50,7 +56,13 @@ export async function announceScheduleChange(ctx: OperationContext, resourceId: 
     const def = ctx.biz.services.get(id);
     if (!def || !def.requirements.some((r) => r.resource_ids.includes(resourceId))) continue;
     const prev = stored.get(id);
-    await ctx.tx.catalog.upsert({ id, data: svc, fingerprint: prev?.fingerprint ?? '', modified_ms: ctx.now, deleted: false });
+    await ctx.tx.catalog.upsert({
+      id,
+      data: svc,
+      fingerprint: prev?.fingerprint ?? '',
+      modified_ms: ctx.now,
+      deleted: false,
+    });
     ctx.emit({ event: 'service.updated', orderKey: id, principal: null, payload: { service_id: id, data: svc } });
     touched.push(id);
   }

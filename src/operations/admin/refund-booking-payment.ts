@@ -3,7 +3,14 @@ import { errorMessage, formatMoney, minorAmount } from '../../domain/index.js';
 import { iso } from '../core/context.js';
 import { defineOperation, ok, outcome, requireBusiness } from '../core/define.js';
 import { BUSINESS_BOOKING_CHANGE } from '../change-rows.js';
-import { checkRevision, emitBookingEvent, loadBooking, bookingNotFound, movePayment, touch } from '../bookings/lifecycle.js';
+import {
+  checkRevision,
+  emitBookingEvent,
+  loadBooking,
+  bookingNotFound,
+  movePayment,
+  touch,
+} from '../bookings/lifecycle.js';
 import { refundableAmount, refundsThroughProvider, requestRefund } from '../payments/provider-money.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 
@@ -22,10 +29,13 @@ export const refundBookingPayment = defineOperation({
   destructive: true,
   dashboard: 'refund',
   output: BOOKING_OUTPUT,
-  summary: "The business refunds a booking's payment, in full or in part (minor units, at most what is paid and not yet refunded).",
+  summary:
+    "The business refunds a booking's payment, in full or in part (minor units, at most what is paid and not yet refunded).",
   input: z.object({
     booking_id: id('The booking id.'),
-    amount: minorAmount(1).optional().describe('Minor units to refund (an integer, or a string of digits); all that is left to refund when omitted.'),
+    amount: minorAmount(1)
+      .optional()
+      .describe('Minor units to refund (an integer, or a string of digits); all that is left to refund when omitted.'),
     reason: z.string().trim().min(1, 'a reason is required').max(1000),
   }),
   async handle(inp, ctx) {
@@ -36,11 +46,19 @@ export const refundBookingPayment = defineOperation({
     const viaProvider = refundsThroughProvider(ctx, rec);
     const left = refundableAmount(rec, viaProvider);
     const money = (n: number) => formatMoney(n, rec.booking.payment?.currency ?? 'USD');
-    if (left <= 0) return outcome(errorMessage('validation_error', 'Nothing paid on this booking is left to refund.', '$.booking_id'), { booking: rec.booking });
+    if (left <= 0)
+      return outcome(
+        errorMessage('validation_error', 'Nothing paid on this booking is left to refund.', '$.booking_id'),
+        { booking: rec.booking },
+      );
     const amount = inp.amount ?? left;
     if (amount > left) {
       return outcome(
-        errorMessage('validation_error', `At most ${money(left)} can be refunded on this booking (paid and not yet refunded); ${money(amount)} was asked.`, '$.amount'),
+        errorMessage(
+          'validation_error',
+          `At most ${money(left)} can be refunded on this booking (paid and not yet refunded); ${money(amount)} was asked.`,
+          '$.amount',
+        ),
         { booking: rec.booking },
       );
     }
@@ -48,7 +66,12 @@ export const refundBookingPayment = defineOperation({
     if (viaProvider) {
       const before = rec.priv.provider!.refunds.length;
       await requestRefund(ctx, rec, amount);
-      log.push({ amount, reason: inp.reason, at: iso(ctx.now), provider_jobs: rec.priv.provider!.refunds.slice(before).map((r) => r.job_id) });
+      log.push({
+        amount,
+        reason: inp.reason,
+        at: iso(ctx.now),
+        provider_jobs: rec.priv.provider!.refunds.slice(before).map((r) => r.job_id),
+      });
       await ctx.tx.bookings.update(rec);
       return ok({ booking: rec.booking });
     }

@@ -18,7 +18,10 @@ export const retryWebhookDelivery = defineOperation({
     requireBusiness(ctx);
     const failed = await ctx.tx.webhooks.list({ status: 'failed', limit: 10_000 });
     if (!failed.some((d) => d.id === inp.delivery_id)) {
-      throw new ProtocolError('not_found', `No failed delivery ${inp.delivery_id}: only failed deliveries can be retried.`);
+      throw new ProtocolError(
+        'not_found',
+        `No failed delivery ${inp.delivery_id}: only failed deliveries can be retried.`,
+      );
     }
     await ctx.tx.webhooks.retry(inp.delivery_id, ctx.now);
     ctx.env?.admin?.nudgeDeliveries();

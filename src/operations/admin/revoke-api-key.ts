@@ -21,7 +21,10 @@ export const revokeApiKey = defineOperation({
     const revoked = await ctx.tx.admin.revokePlatformKey(inp.key_id, ctx.now);
     const row = (await ctx.tx.admin.platformKeys()).find((k) => k.id === inp.key_id);
     if (!row) throw new ProtocolError('not_found', `No API key ${inp.key_id}.`);
-    if (!revoked) throw new ProtocolError('invalid_request', `API key ${inp.key_id} is already revoked.`, { detailCode: 'already_revoked' });
+    if (!revoked)
+      throw new ProtocolError('invalid_request', `API key ${inp.key_id} is already revoked.`, {
+        detailCode: 'already_revoked',
+      });
     return ok({ api_key: presentKey(row) });
   },
 });

@@ -19,7 +19,8 @@ export const rotateSigningKey = defineOperation({
   creates: true,
   dashboard: 'signing_key_rotate',
   output: { key: Out.object, keys: Out.objects },
-  summary: 'Rotate the webhook signing key: the next key is published now and signs after the overlap (default 1 h); the old key stays published for 7 days after.',
+  summary:
+    'Rotate the webhook signing key: the next key is published now and signs after the overlap (default 1 h); the old key stays published for 7 days after.',
   input: z.object({}),
   async prepare(_inp, ctx) {
     if (!ctx.caller.business) return undefined;

@@ -24,27 +24,45 @@ import { announceScheduleChange } from './present.js';
 
 export function resourceOf(ctx: OperationContext, resourceId: string): ResourceDef {
   const r = ctx.biz.resources.get(resourceId);
-  if (!r) throw invalidRequest(`resource_id: no staff member or resource ${resourceId} in this business`, [{ field: 'resource_id', message: 'unknown resource' }]);
+  if (!r)
+    throw invalidRequest(`resource_id: no staff member or resource ${resourceId} in this business`, [
+      { field: 'resource_id', message: 'unknown resource' },
+    ]);
   return r;
 }
 
-export async function checkTimeOff(ctx: OperationContext, resource: ResourceDef, startMs: number, endMs: number): Promise<void> {
-  if (endMs <= startMs) throw invalidRequest('end: must be after start', [{ field: 'end', message: 'must be after start' }]);
-  if (startMs < ctx.now) throw invalidRequest('start: time off cannot begin in the past', [{ field: 'start', message: 'in the past' }]);
+export async function checkTimeOff(
+  ctx: OperationContext,
+  resource: ResourceDef,
+  startMs: number,
+  endMs: number,
+): Promise<void> {
+  if (endMs <= startMs)
+    throw invalidRequest('end: must be after start', [{ field: 'end', message: 'must be after start' }]);
+  if (startMs < ctx.now)
+    throw invalidRequest('start: time off cannot begin in the past', [{ field: 'start', message: 'in the past' }]);
   const existing = [
-    ...(resource.time_off ?? []).map((t) => ({ startMs: parseInstant(t.start) ?? 0, endMs: parseInstant(t.end) ?? 0, id: 'business file' })),
-    ...(await ctx.tx.admin.scheduleChanges([resource.id])).filter((c) => c.kind === 'time_off').map((c) => ({ startMs: c.start_ms!, endMs: c.end_ms!, id: c.id })),
+    ...(resource.time_off ?? []).map((t) => ({
+      startMs: parseInstant(t.start) ?? 0,
+      endMs: parseInstant(t.end) ?? 0,
+      id: 'business file',
+    })),
+    ...(await ctx.tx.admin.scheduleChanges([resource.id]))
+      .filter((c) => c.kind === 'time_off')
+      .map((c) => ({ startMs: c.start_ms!, endMs: c.end_ms!, id: c.id })),
   ];
   const clash = overlappingInterval(existing, startMs, endMs);
   if (clash) {
-    throw invalidRequest(`start: this overlaps time off already recorded for ${resource.name} (${clash.id}); change or remove that one instead`, [
-      { field: 'start', message: 'overlaps existing time off' },
-    ]);
+    throw invalidRequest(
+      `start: this overlaps time off already recorded for ${resource.name} (${clash.id}); change or remove that one instead`,
+      [{ field: 'start', message: 'overlaps existing time off' }],
+    );
   }
 }
 
 export function checkExceptionDate(ctx: OperationContext, date: string): void {
-  if (date < localDate(ctx.now, ctx.biz.zone)) throw invalidRequest('date: an exception cannot be for a past date', [{ field: 'date', message: 'in the past' }]);
+  if (date < localDate(ctx.now, ctx.biz.zone))
+    throw invalidRequest('date: an exception cannot be for a past date', [{ field: 'date', message: 'in the past' }]);
 }
 
 /** Bookings that still hold the resource: the ones a schedule change does not end by itself. */
@@ -54,7 +72,11 @@ const LIVE = new Set(['pending', 'requires_action', 'confirmed']);
  * The live bookings (pending or confirmed) of this resource whose appointment overlaps one of the
  * intervals, found through the resource's claims (a booking claims each resource it uses).
  */
-export async function bookingsOverlapping(ctx: OperationContext, resourceId: string, intervals: ReadonlyArray<{ startMs: number; endMs: number }>): Promise<BookingRecord[]> {
+export async function bookingsOverlapping(
+  ctx: OperationContext,
+  resourceId: string,
+  intervals: ReadonlyArray<{ startMs: number; endMs: number }>,
+): Promise<BookingRecord[]> {
   const found = new Map<string, BookingRecord>();
   for (const iv of intervals) {
     const claims = await ctx.tx.claims.active([resourceId], iv.startMs, iv.endMs, ctx.now);
@@ -69,7 +91,11 @@ export async function bookingsOverlapping(ctx: OperationContext, resourceId: str
 }
 
 /** The parts of `date` (local, business zone) outside the given hours: what a dated exception takes away. */
-export function hoursTakenAway(date: string, hours: ReadonlyArray<{ opens: string; closes: string }>, zone: string): Array<{ startMs: number; endMs: number }> {
+export function hoursTakenAway(
+  date: string,
+  hours: ReadonlyArray<{ opens: string; closes: string }>,
+  zone: string,
+): Array<{ startMs: number; endMs: number }> {
   const out: Array<{ startMs: number; endMs: number }> = [];
   let from = localToUtcMs(date, '00:00', zone);
   for (const h of hours) {
@@ -87,9 +113,17 @@ export function hoursTakenAway(date: string, hours: ReadonlyArray<{ opens: strin
  * id, start (RFC 3339 in the business zone) and service. The bookings are left as they are; the
  * business moves, cancels or keeps them.
  */
-export function overlapWarning(recs: readonly BookingRecord[], resource: ResourceDef, zone: string, what: string): Message[] {
+export function overlapWarning(
+  recs: readonly BookingRecord[],
+  resource: ResourceDef,
+  zone: string,
+  what: string,
+): Message[] {
   if (recs.length === 0) return [];
-  const named = recs.map((r) => `${r.booking.id} (${r.booking.service_name}, ${r.booking.status}, starts ${formatInstant(r.priv.start_ms, zone)})`);
+  const named = recs.map(
+    (r) =>
+      `${r.booking.id} (${r.booking.service_name}, ${r.booking.status}, starts ${formatInstant(r.priv.start_ms, zone)})`,
+  );
   const count = recs.length === 1 ? '1 booking' : `${recs.length} bookings`;
   const content = `${what} for ${resource.name} overlaps ${count} that stay${recs.length === 1 ? 's' : ''} as booked: ${named.join('; ')}. Reschedule or cancel ${recs.length === 1 ? 'it' : 'them'}, or tell the buyer${recs.length === 1 ? '' : 's'}.`;
   return [warningMessage('bookings_overlap', content)];
@@ -108,9 +142,18 @@ export async function recordScheduleChange(
   takenAway: ReadonlyArray<{ startMs: number; endMs: number }>,
   what: string,
 ): Promise<OperationResult> {
-  const row: ScheduleChangeRow = { id: ctx.ids.next(prefix), resource_id: resource.id, ...change, created_ms: ctx.now, created_by: ctx.caller.actor ?? 'business' };
+  const row: ScheduleChangeRow = {
+    id: ctx.ids.next(prefix),
+    resource_id: resource.id,
+    ...change,
+    created_ms: ctx.now,
+    created_by: ctx.caller.actor ?? 'business',
+  };
   await ctx.tx.admin.addScheduleChange(row);
   const services = await announceScheduleChange(ctx, resource.id);
   const kept = await bookingsOverlapping(ctx, resource.id, takenAway);
-  return { ...ok({ change: presentChange(row, ctx.biz.zone), services_updated: services }), messages: overlapWarning(kept, resource, ctx.biz.zone, what) };
+  return {
+    ...ok({ change: presentChange(row, ctx.biz.zone), services_updated: services }),
+    messages: overlapWarning(kept, resource, ctx.biz.zone, what),
+  };
 }

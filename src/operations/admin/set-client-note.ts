@@ -30,7 +30,12 @@ export const setClientNote = defineOperation({
       return ok({ saved: { removed: true } });
     }
     // One note per person: under the email when there is one, any note under the phone folded into it.
-    await ctx.tx.frontdesk.putClientNote({ client_key: keys[0], note, updated_ms: ctx.now, updated_by: ctx.caller.actor ?? 'business' });
+    await ctx.tx.frontdesk.putClientNote({
+      client_key: keys[0],
+      note,
+      updated_ms: ctx.now,
+      updated_by: ctx.caller.actor ?? 'business',
+    });
     for (const k of keys.slice(1)) await ctx.tx.frontdesk.deleteClientNote(k);
     return ok({ saved: { updated_at: isoUtc(ctx.now) } });
   },

@@ -30,7 +30,10 @@ interface StoredSetup {
  * A setup token for the owner's first account when the business has no dashboard user (undefined
  * when it has one): stored as its hash with its expiry, replacing any earlier one.
  */
-export async function offerDashboardSetup(store: Store, nowMs: number): Promise<{ token: string; expiresMs: number } | undefined> {
+export async function offerDashboardSetup(
+  store: Store,
+  nowMs: number,
+): Promise<{ token: string; expiresMs: number } | undefined> {
   return store.transaction(async (tx) => {
     await tx.lock([KV_KEY]);
     if (await tx.admin.hasUsers()) return undefined;
@@ -53,14 +56,16 @@ export async function dashboardSetupPending(store: Store, nowMs: number): Promis
   });
 }
 
-const INVALID = 'This setup link no longer works: it was used, a newer start replaced it, or it expired. Restart the server for a new one, or sign in.';
+const INVALID =
+  'This setup link no longer works: it was used, a newer start replaced it, or it expired. Restart the server for a new one, or sign in.';
 
 export const setUpDashboardOwner = defineOperation({
   name: 'set_up_dashboard_owner',
   rest: { method: 'POST', path: '/admin/setup', input: 'body' },
   ...DASHBOARD_SESSION_FORM,
   dashboard: 'set_up_owner',
-  summary: "Create the owner's first dashboard account with the one-time setup link a start printed (the dashboard's form only), and sign her in.",
+  summary:
+    "Create the owner's first dashboard account with the one-time setup link a start printed (the dashboard's form only), and sign her in.",
   input: z.object({
     token: z.string().min(1).max(256).describe('The setup link’s token.'),
     email: z.string().max(1024).describe("The owner's email."),
@@ -73,8 +78,10 @@ export const setUpDashboardOwner = defineOperation({
   },
   async prepare(inp): Promise<{ password_hash: string }> {
     const e = normalizeBusinessEmail(inp.email);
-    if (!EMAIL.test(e)) throw new ProtocolError('invalid_request', `${JSON.stringify(inp.email)} is not an email address.`);
-    if (inp.password.length < 12) throw new ProtocolError('invalid_request', 'The password must be at least 12 characters.');
+    if (!EMAIL.test(e))
+      throw new ProtocolError('invalid_request', `${JSON.stringify(inp.email)} is not an email address.`);
+    if (inp.password.length < 12)
+      throw new ProtocolError('invalid_request', 'The password must be at least 12 characters.');
     // The scrypt runs outside the store's transaction.
     return { password_hash: await hashPassword(inp.password) };
   },
@@ -85,15 +92,23 @@ export const setUpDashboardOwner = defineOperation({
     const stored = raw ? (JSON.parse(raw) as StoredSetup) : undefined;
     const presented = digest(inp.token);
     const expected = stored ? Buffer.from(stored.sha256, 'base64url') : Buffer.alloc(presented.length);
-    const matches = stored !== undefined && expected.length === presented.length && timingSafeEqual(expected, presented);
-    if (!matches || ctx.now >= (stored?.expires_ms ?? 0) || (await ctx.tx.admin.hasUsers())) throw new ProtocolError('authentication_required', INVALID);
+    const matches =
+      stored !== undefined && expected.length === presented.length && timingSafeEqual(expected, presented);
+    if (!matches || ctx.now >= (stored?.expires_ms ?? 0) || (await ctx.tx.admin.hasUsers()))
+      throw new ProtocolError('authentication_required', INVALID);
     const email = normalizeBusinessEmail(inp.email);
     await ctx.tx.admin.putUser({ email, password_hash, created_ms: ctx.now });
     // Used: the link opens nothing again.
     await ctx.tx.kv.set(KV_KEY, '');
     const token = randomBytes(32).toString('base64url');
     const csrf = randomBytes(24).toString('base64url');
-    await ctx.tx.admin.putSession({ id_hash: sessionIdHash(token), email, csrf, created_ms: ctx.now, expires_ms: ctx.now + SESSION_TTL_MS });
+    await ctx.tx.admin.putSession({
+      id_hash: sessionIdHash(token),
+      email,
+      csrf,
+      created_ms: ctx.now,
+      expires_ms: ctx.now + SESSION_TTL_MS,
+    });
     return ok({ session_token: token, csrf, email });
   },
 });

@@ -21,7 +21,8 @@ import { DASHBOARD_SESSION_FORM } from '../change-rows.js';
 
 /** The sign-in's services; the row served without them (a role without a dashboard) is a wiring fault. */
 function signInEnvOf(env: OperationEnv | undefined): DashboardSignInEnv {
-  if (!env?.dashboardSignIn) throw new ProtocolError('service_unavailable', 'This server has no dashboard to sign in to.');
+  if (!env?.dashboardSignIn)
+    throw new ProtocolError('service_unavailable', 'This server has no dashboard to sign in to.');
   return env.dashboardSignIn;
 }
 
@@ -40,7 +41,11 @@ export const signInDashboardUser = defineOperation({
   dashboard: 'sign_in',
   summary: "Sign a business user in to the dashboard (the dashboard's form only): a session and its CSRF token.",
   input: z.object({
-    email: z.string().max(1024).default('').describe("The business user's email; empty with the admin key as the password in a sandbox."),
+    email: z
+      .string()
+      .max(1024)
+      .default('')
+      .describe("The business user's email; empty with the admin key as the password in a sandbox."),
     password: z.string().max(4096).default('').describe('The password (or the admin key).'),
   }),
   // The password never, the email only as its reference.
@@ -60,12 +65,22 @@ export const signInDashboardUser = defineOperation({
       const limit = env.byAddress.wait(addrKey, now) > 0 ? 'address' : 'account';
       const waitS = Math.ceil(wait / 1000);
       // The address is on this line only: it is what the operator blocks.
-      env.log?.warn('dashboard sign-in refused: too many failures', { door: 'dashboard', limit, wait_s: waitS, address, ...userRef(e) });
-      env.onEvent?.({ kind: 'locked_out', door: 'dashboard', limit });
-      throw new ProtocolError('rate_limited', `Too many failed attempts from here; wait ${waitS} seconds and try again.`, {
-        retryAfter: waitS,
-        extra: { limit },
+      env.log?.warn('dashboard sign-in refused: too many failures', {
+        door: 'dashboard',
+        limit,
+        wait_s: waitS,
+        address,
+        ...userRef(e),
       });
+      env.onEvent?.({ kind: 'locked_out', door: 'dashboard', limit });
+      throw new ProtocolError(
+        'rate_limited',
+        `Too many failed attempts from here; wait ${waitS} seconds and try again.`,
+        {
+          retryAfter: waitS,
+          extra: { limit },
+        },
+      );
     }
     let signedIn = false;
     let who = e;
@@ -79,7 +94,11 @@ export const signInDashboardUser = defineOperation({
     }
     if (!signedIn) {
       const next = Math.max(env.byAddress.fail(addrKey, now), env.byUser.fail(userKey, now));
-      env.log?.warn('dashboard sign-in failed', { door: 'dashboard', ...userRef(e), next_wait_s: Math.ceil(next / 1000) });
+      env.log?.warn('dashboard sign-in failed', {
+        door: 'dashboard',
+        ...userRef(e),
+        next_wait_s: Math.ceil(next / 1000),
+      });
       env.onEvent?.({ kind: 'sign_in_failed', door: 'dashboard' });
       throw new ProtocolError('authentication_required', 'Wrong email or password.');
     }
@@ -90,7 +109,13 @@ export const signInDashboardUser = defineOperation({
     const { who } = ctx.prepared as SignedIn;
     const token = randomBytes(32).toString('base64url');
     const csrf = randomBytes(24).toString('base64url');
-    await ctx.tx.admin.putSession({ id_hash: sessionIdHash(token), email: who, csrf, created_ms: ctx.now, expires_ms: ctx.now + SESSION_TTL_MS });
+    await ctx.tx.admin.putSession({
+      id_hash: sessionIdHash(token),
+      email: who,
+      csrf,
+      created_ms: ctx.now,
+      expires_ms: ctx.now + SESSION_TTL_MS,
+    });
     return ok({ session_token: token, csrf });
   },
 });

@@ -18,7 +18,12 @@ export interface DashboardSignInEnv {
   onEvent?: (e: AccountEvent) => void;
 }
 
-export function dashboardSignInEnv(args: { sandbox: boolean; adminKeyHashes: readonly string[]; log?: Logger; onEvent?: (e: AccountEvent) => void }): DashboardSignInEnv {
+export function dashboardSignInEnv(args: {
+  sandbox: boolean;
+  adminKeyHashes: readonly string[];
+  log?: Logger;
+  onEvent?: (e: AccountEvent) => void;
+}): DashboardSignInEnv {
   return {
     adminKeyLogin: args.sandbox,
     adminKeyHashes: args.adminKeyHashes,

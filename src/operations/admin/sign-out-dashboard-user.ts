@@ -27,7 +27,8 @@ export const signOutDashboardUser = defineOperation({
     const id = sessionIdHash(inp.session_token);
     const session = await ctx.tx.admin.session(id, ctx.now);
     // Only the signed-in user's own session: a session is not named by anyone else.
-    if (session && ctx.caller.actor !== `user:${session.email}`) throw new ProtocolError('not_found', 'No such session of yours.');
+    if (session && ctx.caller.actor !== `user:${session.email}`)
+      throw new ProtocolError('not_found', 'No such session of yours.');
     if (session) await ctx.tx.admin.deleteSession(id);
     return ok({ signed_out: true });
   },

@@ -36,7 +36,11 @@ export const WalkInBuyer = z
 
 /** The protocol's buyer for a walk-in: a missing last name is '-', a missing email the phone's placeholder. */
 export function walkInBuyer(b: z.output<typeof WalkInBuyer>): Buyer {
-  const buyer: Buyer = { first_name: b.first_name, last_name: b.last_name || '-', email: b.email ?? phoneOnlyEmail(b.phone_number ?? '') };
+  const buyer: Buyer = {
+    first_name: b.first_name,
+    last_name: b.last_name || '-',
+    email: b.email ?? phoneOnlyEmail(b.phone_number ?? ''),
+  };
   if (b.phone_number) buyer.phone_number = b.phone_number;
   return buyer;
 }
@@ -76,7 +80,12 @@ export async function overrideSlot(
   const all = serviceCombinations(service, biz.resources);
   if (at.resourceId !== undefined) combination = all.find((c) => c.includes(at.resourceId!));
   combination ??= all[0];
-  if (!combination) return { ok: false, field: 'resource_id', why: at.resourceId ? `${at.resourceId} does not deliver this service.` : 'No resource delivers this service.' };
+  if (!combination)
+    return {
+      ok: false,
+      field: 'resource_id',
+      why: at.resourceId ? `${at.resourceId} does not deliver this service.` : 'No resource delivers this service.',
+    };
   const resourceIds = combination;
   await tx.lock([...resourceIds].sort().map((r) => `resource:${r}`));
   const blocked = blockedInterval(service, startMs);
@@ -84,7 +93,11 @@ export async function overrideSlot(
   const busy = claims.find((c) => c.start_ms < blocked.endMs && c.end_ms > blocked.startMs);
   if (busy) {
     const who = biz.resources.get(busy.resource_id)?.name ?? 'This service';
-    return { ok: false, field: 'start', why: `${who} is already booked then; a resource is never double-booked, even over the rules.` };
+    return {
+      ok: false,
+      field: 'start',
+      why: `${who} is already booked then; a resource is never double-booked, even over the rules.`,
+    };
   }
   const durationMs = slotDurationMs(service);
   const parts = { serviceId: service.id, startMs, resourceIds };

@@ -3,7 +3,13 @@
  * a move against the hold map (entering the new status is `enterHoldStatus` in waitlist/offers.ts,
  * beside the waitlist that a freed place goes to).
  */
-import { HOLD_TRANSITIONS, nextHoldStatus, type HoldMove, type HoldRecord, type HoldStatus } from '../../domain/index.js';
+import {
+  HOLD_TRANSITIONS,
+  nextHoldStatus,
+  type HoldMove,
+  type HoldRecord,
+  type HoldStatus,
+} from '../../domain/index.js';
 import { mayAct, type OperationContext } from '../core/context.js';
 import { invalidTransition } from '../core/invalid-transition.js';
 
@@ -28,7 +34,8 @@ const PARTICIPLE: Record<HoldMove, string> = { release: 'released', expire: 'exp
 export function moveHold(rec: HoldRecord, m: HoldMove): HoldStatus {
   const status = rec.hold.status;
   const to = nextHoldStatus(status, m);
-  if (!to) throw invalidTransition('hold', status, Object.keys(HOLD_TRANSITIONS[status]), PARTICIPLE[m], { hold: rec.hold });
+  if (!to)
+    throw invalidTransition('hold', status, Object.keys(HOLD_TRANSITIONS[status]), PARTICIPLE[m], { hold: rec.hold });
   rec.hold.status = to;
   return to;
 }

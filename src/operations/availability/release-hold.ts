@@ -24,7 +24,10 @@ export const releaseHold = defineOperation({
   input: z.object({ hold_id: id('The hold to release.') }),
   async handle(inp, ctx) {
     const rec = await loadHold(ctx, inp.hold_id);
-    if (!rec) return outcome(errorMessage('hold_not_found', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
+    if (!rec)
+      return outcome(
+        errorMessage('hold_not_found', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'),
+      );
     const view = holdView(rec, ctx.now);
     if (view.status !== 'active') return ok({ hold: view });
     await enterHoldStatus(ctx, rec, 'release');

@@ -76,7 +76,11 @@ function scheduleChangeOf(r: ScheduleChangeRow): ScheduleChange {
  * The business file's resources with the run-time time off and dated exceptions of `resourceIds`
  * merged in: what slots are generated from, so a change in the dashboard shows at once.
  */
-export async function scheduledResources(tx: Tx, biz: Business, resourceIds: readonly string[]): Promise<ReadonlyMap<string, ResourceDef>> {
+export async function scheduledResources(
+  tx: Tx,
+  biz: Business,
+  resourceIds: readonly string[],
+): Promise<ReadonlyMap<string, ResourceDef>> {
   const rows = await tx.admin.scheduleChanges(resourceIds);
   return mergeScheduleChanges(biz.resources, rows.map(scheduleChangeOf));
 }
@@ -98,10 +102,20 @@ export interface ComputedSlots {
  * The slots a query offers at `nowMs`, also offering starts up to `aheadMs` past the booking window's far end (see
  * SlotQuery.aheadMs), and saying when the claims it read change by the clock alone.
  */
-export async function computeSlots(tx: Tx, biz: Business, service: ServiceDef, fromMs: number, toMs: number, nowMs: number, f: SlotFilters, aheadMs = 0): Promise<ComputedSlots> {
+export async function computeSlots(
+  tx: Tx,
+  biz: Business,
+  service: ServiceDef,
+  fromMs: number,
+  toMs: number,
+  nowMs: number,
+  f: SlotFilters,
+  aheadMs = 0,
+): Promise<ComputedSlots> {
   const rows = await tx.claims.active(candidateResourceIds(service), fromMs - DAY_MS, toMs + DAY_MS, nowMs);
   let claimsChangeAtMs = Infinity;
-  for (const r of rows) if (r.expires_at_ms !== null && r.expires_at_ms < claimsChangeAtMs) claimsChangeAtMs = r.expires_at_ms;
+  for (const r of rows)
+    if (r.expires_at_ms !== null && r.expires_at_ms < claimsChangeAtMs) claimsChangeAtMs = r.expires_at_ms;
   const resources = await scheduledResources(tx, biz, candidateResourceIds(service));
   const slots = generateSlots({
     service,
@@ -119,7 +133,9 @@ export async function computeSlots(tx: Tx, biz: Business, service: ServiceDef, f
   return { slots, claimsChangeAtMs };
 }
 
-export type SlotCheck = { ok: true; slot: SlotCandidate; parts: SlotIdParts } | { ok: false; reason: 'malformed' | 'wrong_service' | 'window' | 'unavailable' | 'capacity' };
+export type SlotCheck =
+  | { ok: true; slot: SlotCandidate; parts: SlotIdParts }
+  | { ok: false; reason: 'malformed' | 'wrong_service' | 'window' | 'unavailable' | 'capacity' };
 
 /**
  * Re-validate one slot at hold, booking or reschedule time, against the store as it is now inside
@@ -141,7 +157,10 @@ export async function checkSlot(
   if (!ref) return { ok: false, reason: 'malformed' };
   // The id's tag names a resource combination of one service (tags are unique in a loaded business).
   const combination = slotTagIndex(service, biz.resources).get(ref.tag);
-  if (!combination && [...biz.services.values()].some((s) => s !== service && slotTagIndex(s, biz.resources).has(ref.tag))) {
+  if (
+    !combination &&
+    [...biz.services.values()].some((s) => s !== service && slotTagIndex(s, biz.resources).has(ref.tag))
+  ) {
     return { ok: false, reason: 'wrong_service' };
   }
   const window = clipToBookingWindow(service, nowMs, ref.startMs, ref.startMs + 1);
@@ -166,14 +185,23 @@ export async function checkSlot(
   if (slot && slot.state !== 'waitlist') return { ok: true, slot, parts };
   if (isCapacityType(service)) {
     // Distinguish "full for this party" from "gone": a single spot may still fit.
-    const single = partySize > 1 ? findSlot({ ...base, partySize: 1 }, { startMs: parts.startMs, resourceIds: parts.resourceIds }) : null;
-    if ((slot && slot.state === 'waitlist') || (single && single.state !== 'waitlist')) return { ok: false, reason: 'capacity' };
+    const single =
+      partySize > 1
+        ? findSlot({ ...base, partySize: 1 }, { startMs: parts.startMs, resourceIds: parts.resourceIds })
+        : null;
+    if ((slot && slot.state === 'waitlist') || (single && single.state !== 'waitlist'))
+      return { ok: false, reason: 'capacity' };
   }
   return { ok: false, reason: 'unavailable' };
 }
 
 /** A slot in the protocol's TimeSlot shape, times written in `zone`. */
-export function presentSlot(slot: SlotCandidate, biz: Business, service: ServiceDef, zone: string): Record<string, unknown> {
+export function presentSlot(
+  slot: SlotCandidate,
+  biz: Business,
+  service: ServiceDef,
+  zone: string,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: slot.id,
     service_id: slot.serviceId,
@@ -196,7 +224,10 @@ export function presentSlot(slot: SlotCandidate, biz: Business, service: Service
   return out;
 }
 
-export function slotResources(biz: Business, resourceIds: readonly string[]): Array<{ id: string; type: string; name: string }> {
+export function slotResources(
+  biz: Business,
+  resourceIds: readonly string[],
+): Array<{ id: string; type: string; name: string }> {
   return resourceIds
     .filter((id) => !id.startsWith('service:'))
     .map((id) => {
@@ -221,7 +252,12 @@ export function forgetHints(biz: Business, serviceIds: readonly string[]): void 
 }
 
 /** `availability_hint` (spec 3.6) from real availability over the next 7 days, cached for five minutes. */
-export async function availabilityHint(tx: Tx, biz: Business, service: ServiceDef, nowMs: number): Promise<AvailabilityHint> {
+export async function availabilityHint(
+  tx: Tx,
+  biz: Business,
+  service: ServiceDef,
+  nowMs: number,
+): Promise<AvailabilityHint> {
   let perBiz = hintCache.get(biz);
   if (!perBiz) hintCache.set(biz, (perBiz = new Map()));
   const cached = perBiz.get(service.id);

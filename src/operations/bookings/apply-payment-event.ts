@@ -17,14 +17,17 @@ export const applyPaymentEvent = defineOperation({
   ...BUSINESS_WRITE,
   capability: 'dev.usp-protocol.services.bookings',
   paymentEvents: true,
-  summary: 'Apply what the payment provider reported (checkout paid or expired, refund, dispute) to its booking, once per event.',
+  summary:
+    'Apply what the payment provider reported (checkout paid or expired, refund, dispute) to its booking, once per event.',
   // The provider's name is its adapter's (src/payments/): checked against the business's in the handler.
   input: z.object({ provider: z.string().min(1).max(64), event: PAYMENT_EVENT }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
     const own = ctx.biz.provider?.name;
     if (inp.provider !== own) {
-      const message = own ? `must be "${own}", the business's payment provider` : 'this business takes no payments through a provider';
+      const message = own
+        ? `must be "${own}", the business's payment provider`
+        : 'this business takes no payments through a provider';
       throw invalidRequest(`provider ${message}.`, [{ field: 'provider', message }]);
     }
     return applyProviderEvent(ctx, inp.provider, inp.event);

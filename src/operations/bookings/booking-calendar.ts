@@ -15,13 +15,18 @@ export const bookingCalendarFile = defineOperation({
   conditional: false,
   writes: true,
   page: 'calendar_file',
-  summary: 'The booking as an iCalendar file (RFC 5545): stable UID, SEQUENCE raised per reschedule, METHOD:CANCEL after a cancel.',
+  summary:
+    'The booking as an iCalendar file (RFC 5545): stable UID, SEQUENCE raised per reschedule, METHOD:CANCEL after a cancel.',
   input: z.object({ booking_id: id('The booking to add to a calendar.') }),
   async handle(inp, ctx) {
     const rec = await loadBookingByLink(ctx, inp.booking_id);
     const v = bookingPageView(ctx, rec);
     if (!v.calendar_path) {
-      throw new ProtocolError('booking_state_conflict', 'The booking is not confirmed yet, so there is no calendar entry for it.', { detailCode: 'not_confirmed' });
+      throw new ProtocolError(
+        'booking_state_conflict',
+        'The booking is not confirmed yet, so there is no calendar entry for it.',
+        { detailCode: 'not_confirmed' },
+      );
     }
     const canceled = v.status === 'canceled';
     const publicUrl = new URL(ctx.biz.publicUrl);

@@ -12,7 +12,10 @@ import { id } from '../schemas.js';
 
 export type Move = 'start' | 'complete' | 'no_show';
 
-export function businessMove(move: Move, row: { name: string; segment: string; cli: string; dashboard?: DashboardAction; summary: string }) {
+export function businessMove(
+  move: Move,
+  row: { name: string; segment: string; cli: string; dashboard?: DashboardAction; summary: string },
+) {
   return defineOperation({
     name: row.name,
     rest: { method: 'POST', path: `/admin/bookings/{booking_id}/${row.segment}`, input: 'none' },

@@ -1,8 +1,24 @@
 import { z } from 'zod';
-import { errorMessage, cancellationTerms, formatMoney, parseDuration, operationPermitted, type Booking, type Message } from '../../domain/index.js';
+import {
+  errorMessage,
+  cancellationTerms,
+  formatMoney,
+  parseDuration,
+  operationPermitted,
+  type Booking,
+  type Message,
+} from '../../domain/index.js';
 import { defineOperation, ok, outcome } from '../core/define.js';
 import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
-import { checkRevision, emitBookingEvent, endBooking, loadBooking, movePayment, stateConflict, bookingNotFound } from './lifecycle.js';
+import {
+  checkRevision,
+  emitBookingEvent,
+  endBooking,
+  loadBooking,
+  movePayment,
+  stateConflict,
+  bookingNotFound,
+} from './lifecycle.js';
 import { iso } from '../core/context.js';
 import { refundableAmount, refundsThroughProvider, requestRefund } from '../payments/provider-money.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
@@ -32,9 +48,20 @@ export const cancelBooking = defineOperation({
     // What is still held of the buyer's money: collected, less what the business already refunded (or asked the provider to).
     const paidThroughProvider = refundsThroughProvider(ctx, rec);
     const held = refundableAmount(rec, paidThroughProvider);
-    const terms = cancellationTerms(service, rec.priv.start_ms, ctx.now, held, byBusiness, parseDuration, rec.priv.price_total);
+    const terms = cancellationTerms(
+      service,
+      rec.priv.start_ms,
+      ctx.now,
+      held,
+      byBusiness,
+      parseDuration,
+      rec.priv.price_total,
+    );
     if (!terms.allowed) {
-      const why = terms.reason === 'not_allowed' ? 'This service does not allow cancellation.' : 'It is too close to the start time to cancel this booking.';
+      const why =
+        terms.reason === 'not_allowed'
+          ? 'This service does not allow cancellation.'
+          : 'It is too close to the start time to cancel this booking.';
       return outcome(errorMessage('cancellation_not_allowed', why), { booking: rec.booking });
     }
     const cancellation: NonNullable<Booking['cancellation']> = {
@@ -50,7 +77,8 @@ export const cancelBooking = defineOperation({
     const viaProvider = terms.refund > 0 && paidThroughProvider;
     if (viaProvider) await requestRefund(ctx, rec, terms.refund);
     await endBooking(ctx, rec, 'cancel', cancellation, (b) => {
-      if (owed > 0 && !b.payment) b.payment = { status: 'pending', timing: 'at_service', currency: service.pricing.currency, amount_due: 0 };
+      if (owed > 0 && !b.payment)
+        b.payment = { status: 'pending', timing: 'at_service', currency: service.pricing.currency, amount_due: 0 };
       if (b.payment) {
         if (terms.refund > 0 && !viaProvider) movePayment(b, terms.refund >= held ? 'refund_all' : 'refund_part');
         else if (owed > 0) movePayment(b, 'owe');
@@ -58,11 +86,20 @@ export const cancelBooking = defineOperation({
       }
     });
     const b = rec.booking;
-    if (terms.refund > 0 && !viaProvider) emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: terms.refund });
+    if (terms.refund > 0 && !viaProvider)
+      emitBookingEvent(ctx, 'booking.refund_issued', rec, { refund_amount: terms.refund });
     if (terms.fee > 0)
       return {
         data: { booking: b },
-        messages: [feeWarning(terms.fee, owed, terms.refund, service.pricing.currency, service.policies.cancellation.free_cancellation_until)],
+        messages: [
+          feeWarning(
+            terms.fee,
+            owed,
+            terms.refund,
+            service.pricing.currency,
+            service.policies.cancellation.free_cancellation_until,
+          ),
+        ],
         status: 200,
       };
     return ok({ booking: b });
@@ -70,11 +107,21 @@ export const cancelBooking = defineOperation({
 });
 
 /** A late cancellation never costs money silently: the answer says what the fee is and how it is settled. */
-function feeWarning(fee: number, owed: number, refund: number, currency: string, freeUntil: string | undefined): Message {
+function feeWarning(
+  fee: number,
+  owed: number,
+  refund: number,
+  currency: string,
+  freeUntil: string | undefined,
+): Message {
   const money = (n: number) => formatMoney(n, currency);
-  const when = freeUntil ? `less than ${spokenDuration(parseDuration(freeUntil))} before the start` : 'after the free-cancellation window';
+  const when = freeUntil
+    ? `less than ${spokenDuration(parseDuration(freeUntil))} before the start`
+    : 'after the free-cancellation window';
   const settled =
-    owed > 0 ? `${money(owed)} is due from the buyer (booking.payment.amount_due).` : `It was kept from the payment${refund > 0 ? `; ${money(refund)} is refunded` : ''}.`;
+    owed > 0
+      ? `${money(owed)} is due from the buyer (booking.payment.amount_due).`
+      : `It was kept from the payment${refund > 0 ? `; ${money(refund)} is refunded` : ''}.`;
   return {
     type: 'warning',
     code: 'late_cancellation_fee',

@@ -25,7 +25,8 @@ export const completeCheckout = defineOperation({
     const { v, due } = await checkoutView(ctx, inp.booking_id);
     if ((inp.choice ?? 'pay') === 'pay' && v.state === 'due' && due !== undefined) {
       // Outside a sandbox this page never takes money: the business's payment provider does.
-      if (!v.sandbox) throw new ProtocolError('method_not_allowed', 'Payments for this business are taken by its payment provider.');
+      if (!v.sandbox)
+        throw new ProtocolError('method_not_allowed', 'Payments for this business are taken by its payment provider.');
       // The page read the booking (and applied its expiry) in this transaction: a payment is pending on it.
       const transactionId = ctx.ids.next('demo_txn');
       const rec = (await ctx.tx.bookings.get(inp.booking_id))!;

@@ -23,7 +23,8 @@ export const confirmBooking = defineOperation({
       return { data: { booking: rec.booking }, messages: [alreadyMessage('The booking is already confirmed.')] };
     }
     // Confirm is legal from pending only for a booking that waits for the business (spec 5.1.1, 5.3.4).
-    if (rec.booking.status === 'pending' && rec.booking.confirmation_mode !== 'manual') throw stateConflict(rec, 'confirmed by the business (it confirms automatically)');
+    if (rec.booking.status === 'pending' && rec.booking.confirmation_mode !== 'manual')
+      throw stateConflict(rec, 'confirmed by the business (it confirms automatically)');
     checkRevision(ctx, rec.booking.revision);
     await transition(ctx, rec, 'confirm');
     return ok({ booking: rec.booking });

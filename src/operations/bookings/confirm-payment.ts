@@ -41,7 +41,9 @@ export const confirmPayment = defineOperation({
     payment_result: z.object({
       status: z.enum(['paid', 'deposit_paid']),
       transaction_id: z.string().min(1).max(500),
-      amount_paid: minorAmount(0).describe('What was paid, in minor currency units: an integer, or a string of digits.'),
+      amount_paid: minorAmount(0).describe(
+        'What was paid, in minor currency units: an integer, or a string of digits.',
+      ),
       currency: z.string().min(3).max(3),
       provider: z.string().max(200).optional(),
       order_reference: z.string().max(500).optional(),
@@ -51,8 +53,15 @@ export const confirmPayment = defineOperation({
     const rec = await loadBooking(ctx, inp.booking_id);
     if (!rec) throw bookingNotFound(inp.booking_id);
     const b = rec.booking;
-    if (b.status === 'canceled' && b.cancellation?.canceled_by === 'system' && b.actions?.some((a) => a.type === 'payment' && a.status === 'expired')) {
-      return outcome(errorMessage('payment_expired', 'The payment window closed and the booking was canceled; book again.'), { booking: b });
+    if (
+      b.status === 'canceled' &&
+      b.cancellation?.canceled_by === 'system' &&
+      b.actions?.some((a) => a.type === 'payment' && a.status === 'expired')
+    ) {
+      return outcome(
+        errorMessage('payment_expired', 'The payment window closed and the booking was canceled; book again.'),
+        { booking: b },
+      );
     }
     const action = b.actions?.find((a) => a.type === 'payment' && a.status === 'pending');
     if (!action) {
@@ -63,7 +72,11 @@ export const confirmPayment = defineOperation({
     if (!ctx.caller.business && !checkoutSystems(ctx.biz).includes('embedded')) return notAccepted(b);
     const due = action.payment_context?.amount_due;
     // No price to check the payment against (spec-next 5.3.7): a 409, not payment_amount_mismatch.
-    if (typeof due !== 'number') throw new ProtocolError('payment_unverifiable', AFTER_PAYMENT('there is no price on this booking to check the payment against'));
+    if (typeof due !== 'number')
+      throw new ProtocolError(
+        'payment_unverifiable',
+        AFTER_PAYMENT('there is no price on this booking to check the payment against'),
+      );
     const pr = inp.payment_result;
     const currency = action.payment_context!.currency;
     // No currency-specific code exists in spec 9.4: the mismatch code stays, the path names the field at fault.
@@ -91,7 +104,11 @@ export const confirmPayment = defineOperation({
       await recordPayment(ctx, rec, action, pr);
     } catch (err) {
       // Paid, but the booking cannot reach its post-payment status (spec-next 5.3.7): nothing is kept.
-      if (err instanceof RefusedMove) throw new ProtocolError('confirmation_failed', AFTER_PAYMENT(`the booking is ${err.currentStatus} and cannot be confirmed`));
+      if (err instanceof RefusedMove)
+        throw new ProtocolError(
+          'confirmation_failed',
+          AFTER_PAYMENT(`the booking is ${err.currentStatus} and cannot be confirmed`),
+        );
       throw err;
     }
     return ok({ booking: b });

@@ -4,7 +4,16 @@
  * slot, reminders), in one place whichever operation made the move. Payment status moves go
  * through the payment map the same way.
  */
-import { BOOKING_ENTRY_EFFECTS, allowedMoves, nextPaymentStatus, nextStatus, type Booking, type BookingMove, type BookingRecord, type PaymentMove } from '../../domain/index.js';
+import {
+  BOOKING_ENTRY_EFFECTS,
+  allowedMoves,
+  nextPaymentStatus,
+  nextStatus,
+  type Booking,
+  type BookingMove,
+  type BookingRecord,
+  type PaymentMove,
+} from '../../domain/index.js';
 import { invalidTransition, type RefusedMove } from '../core/invalid-transition.js';
 import { iso, newRevision, type OperationContext } from '../core/context.js';
 import { freedSlotOf, offerFreedPlace } from '../waitlist/offers.js';
@@ -34,7 +43,14 @@ export function move(rec: BookingRecord, m: BookingMove, ctx: OperationContext):
 /** Refuse an operation the booking's status does not permit, naming the status and what is allowed. */
 export function stateConflict(rec: BookingRecord, participle: string): RefusedMove {
   const wayOn = 'for another time, make a new booking (query availability, then book).';
-  return invalidTransition('booking', rec.booking.status, allowedMoves(rec.booking.status), participle, { booking: rec.booking }, wayOn);
+  return invalidTransition(
+    'booking',
+    rec.booking.status,
+    allowedMoves(rec.booking.status),
+    participle,
+    { booking: rec.booking },
+    wayOn,
+  );
 }
 
 export function touch(rec: BookingRecord, ctx: OperationContext): void {
@@ -47,7 +63,12 @@ export function touch(rec: BookingRecord, ctx: OperationContext): void {
  * operation's own changes, e.g. a cancellation's payment block), the write, the freed slot, the
  * event and the reminder. A move that keeps the status enters nothing (only the write).
  */
-export async function transition(ctx: OperationContext, rec: BookingRecord, m: BookingMove, settle?: (b: Booking) => void): Promise<void> {
+export async function transition(
+  ctx: OperationContext,
+  rec: BookingRecord,
+  m: BookingMove,
+  settle?: (b: Booking) => void,
+): Promise<void> {
   const from = rec.booking.status;
   move(rec, m, ctx);
   const b = rec.booking;
@@ -121,7 +142,11 @@ const REMINDER_MIN_LEAD_MS = 3_600_000;
  * booking made (or moved) inside the reminder window is reminded at once when it is confirmed and
  * at least REMINDER_MIN_LEAD_MS remain before its start; with less, no reminder is sent.
  */
-export async function scheduleReminder(ctx: OperationContext, rec: BookingRecord, opts: { fresh?: boolean } = {}): Promise<void> {
+export async function scheduleReminder(
+  ctx: OperationContext,
+  rec: BookingRecord,
+  opts: { fresh?: boolean } = {},
+): Promise<void> {
   if (!opts.fresh) await ctx.tx.outbox.cancelScheduled(rec.booking.id, 'booking.reminder');
   const offset = ctx.biz.def.settings.reminder_offset_seconds * 1000;
   if (offset <= 0) return;
@@ -157,7 +182,12 @@ function emitReminder(ctx: OperationContext, rec: BookingRecord, dueMs?: number)
   });
 }
 
-export function emitBookingEvent(ctx: OperationContext, event: string, rec: BookingRecord, extra: Record<string, unknown> = {}): void {
+export function emitBookingEvent(
+  ctx: OperationContext,
+  event: string,
+  rec: BookingRecord,
+  extra: Record<string, unknown> = {},
+): void {
   ctx.emit({
     event,
     orderKey: rec.booking.id,

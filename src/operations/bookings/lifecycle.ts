@@ -33,7 +33,16 @@ import { queueCheckouts, returnPageUrl, trackCheckout } from '../payments/checko
 import { markPlatformMessages, queueBookingWaiting, rememberLocale } from '../notifications/mail-messages.js';
 import { enterInitialStatus, scheduleReminder, startsConfirmed, transition } from './effects.js';
 
-export { emitBookingEvent, move, movePayment, remindIfInsideWindow, scheduleReminder, stateConflict, touch, transition } from './effects.js';
+export {
+  emitBookingEvent,
+  move,
+  movePayment,
+  remindIfInsideWindow,
+  scheduleReminder,
+  stateConflict,
+  touch,
+  transition,
+} from './effects.js';
 
 export interface NewBooking {
   service: ServiceDef;
@@ -64,7 +73,12 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
     id,
     service_id: service.id,
     service_name: service.name,
-    slot: { id: slot.id, start: formatInstant(slot.startMs, zone), end: formatInstant(slot.endMs, zone), duration: formatDuration(slot.durationMs) },
+    slot: {
+      id: slot.id,
+      start: formatInstant(slot.startMs, zone),
+      end: formatInstant(slot.endMs, zone),
+      duration: formatDuration(slot.durationMs),
+    },
     buyer: nb.buyer,
     party_size: nb.partySize,
     status: initialBookingStatus(dueNow > 0, service.policies.confirmation_mode === 'manual'),
@@ -154,7 +168,11 @@ export async function createBookingRecord(ctx: OperationContext, nb: NewBooking)
  * query. Our own page unless an external checkout's template is set, whose placeholders are filled
  * with the booking, the action, the amount and currency, and our page that returns the buyer.
  */
-export function checkoutUrl(ctx: OperationContext, bookingId: string, fill?: { actionId: string; amount: number; currency: string }): string {
+export function checkoutUrl(
+  ctx: OperationContext,
+  bookingId: string,
+  fill?: { actionId: string; amount: number; currency: string },
+): string {
   const own = `${ctx.biz.publicUrl}/checkout/{booking_id}`;
   const template = ctx.biz.payments === 'external' ? (ctx.biz.def.settings.checkout_url_template ?? own) : own;
   const values: Record<string, string> = {
@@ -164,15 +182,32 @@ export function checkoutUrl(ctx: OperationContext, bookingId: string, fill?: { a
     currency: fill?.currency ?? '',
     return_url: returnPageUrl(ctx, bookingId),
   };
-  return template.replace(/\{(booking_id|action_id|amount|currency|return_url)\}/g, (_, k: string) => encodeURIComponent(values[k]));
+  return template.replace(/\{(booking_id|action_id|amount|currency|return_url)\}/g, (_, k: string) =>
+    encodeURIComponent(values[k]),
+  );
 }
 
-export function paymentAction(ctx: OperationContext, rec: BookingRecord, service: ServiceDef, amountDue: number, expiresMs: number, what: 'booking' | 'reschedule'): Action {
+export function paymentAction(
+  ctx: OperationContext,
+  rec: BookingRecord,
+  service: ServiceDef,
+  amountDue: number,
+  expiresMs: number,
+  what: 'booking' | 'reschedule',
+): Action {
   const currency = service.pricing.currency;
   const b = rec.booking;
   // A provider's checkout is keyed by the action: the id is allocated (and kept privately) only when one is made.
-  const actionId = ctx.biz.payments === 'provider' || ctx.biz.payments === 'external' ? trackCheckout(ctx, rec, amountDue, currency) : '';
-  const label = what === 'booking' ? (service.policies.payment_timing === 'deposit_required' ? `Deposit for ${service.name}` : service.name) : `Reschedule of ${service.name}`;
+  const actionId =
+    ctx.biz.payments === 'provider' || ctx.biz.payments === 'external'
+      ? trackCheckout(ctx, rec, amountDue, currency)
+      : '';
+  const label =
+    what === 'booking'
+      ? service.policies.payment_timing === 'deposit_required'
+        ? `Deposit for ${service.name}`
+        : service.name
+      : `Reschedule of ${service.name}`;
   return {
     type: 'payment',
     status: 'pending',
@@ -197,9 +232,13 @@ export function paymentAction(ctx: OperationContext, rec: BookingRecord, service
 /** Reject a stale precondition (spec 5.6): compared before any write. */
 export function checkRevision(ctx: OperationContext, current: string): void {
   if (ctx.ifMatch !== undefined && ctx.ifMatch !== current) {
-    throw new ProtocolError('revision_mismatch', 'The resource changed since it was read; read it again and retry with the new revision.', {
-      extra: { current_revision: current },
-    });
+    throw new ProtocolError(
+      'revision_mismatch',
+      'The resource changed since it was read; read it again and retry with the new revision.',
+      {
+        extra: { current_revision: current },
+      },
+    );
   }
 }
 
@@ -224,7 +263,13 @@ export async function expireIfDue(ctx: OperationContext, rec: BookingRecord): Pr
   const b = rec.booking;
   if ((b.status !== 'pending' && b.status !== 'requires_action') || rec.priv.expires_at_ms === undefined) return false;
   if (rec.priv.expires_at_ms > ctx.now) return false;
-  await endBooking(ctx, rec, 'expire', { reason: 'expired', canceled_by: 'system', fee: 0, refund_amount: rec.priv.amount_paid, canceled_at: iso(rec.priv.expires_at_ms) });
+  await endBooking(ctx, rec, 'expire', {
+    reason: 'expired',
+    canceled_by: 'system',
+    fee: 0,
+    refund_amount: rec.priv.amount_paid,
+    canceled_at: iso(rec.priv.expires_at_ms),
+  });
   return true;
 }
 
@@ -257,13 +302,23 @@ export function alreadyMessage(content: string) {
 
 /** An unknown booking id in the path (or another platform's booking): thrown, a 404 `booking_not_found` (spec-next 9.4.1). */
 export const bookingNotFound = (bookingId: string) =>
-  new MissingResource(errorMessage('booking_not_found', `No booking ${JSON.stringify(bookingId)} belongs to this platform.`, '$.booking_id'));
+  new MissingResource(
+    errorMessage(
+      'booking_not_found',
+      `No booking ${JSON.stringify(bookingId)} belongs to this platform.`,
+      '$.booking_id',
+    ),
+  );
 
 /**
  * The business's own moves on a booking after it is confirmed (spec 5.1, 5.5.3): started,
  * completed or a no-show. Completed and no-show end the booking and free its slot.
  */
-export async function applyBusinessMove(ctx: OperationContext, bookingId: string, m: 'start' | 'complete' | 'no_show'): Promise<OperationResult> {
+export async function applyBusinessMove(
+  ctx: OperationContext,
+  bookingId: string,
+  m: 'start' | 'complete' | 'no_show',
+): Promise<OperationResult> {
   requireBusiness(ctx);
   const rec = await loadBooking(ctx, bookingId);
   if (!rec) throw bookingNotFound(bookingId);

@@ -21,7 +21,12 @@ export const listBuyerBookings = defineOperation({
   rest: { method: 'GET', path: '/ext/usp-server/bookings', input: 'query' },
   extension: 'dev.usp-server.services.bookings',
   // Its first names were in the protocol's own namespace (the usp_ prefix, the /bookings family).
-  formerly: { tool: 'usp_bookings_list', rest: { method: 'GET', path: '/bookings', input: 'query' }, since: '2026-12-01', until: 'usp-server 0.2.0' },
+  formerly: {
+    tool: 'usp_bookings_list',
+    rest: { method: 'GET', path: '/bookings', input: 'query' },
+    since: '2026-12-01',
+    until: 'usp-server 0.2.0',
+  },
   access: 'privileged_platform',
   scopes: [HISTORY_SCOPE],
   capability: 'dev.usp-protocol.services.bookings',
@@ -39,16 +44,22 @@ export const listBuyerBookings = defineOperation({
   async handle(inp, ctx) {
     const account = ctx.caller.account;
     if (!account || !account.scopes.includes(HISTORY_SCOPE)) {
-      throw new ProtocolError('authentication_required', 'Booking history needs an OAuth token linked to a buyer account with the usp:history scope.', {
-        detailCode: 'account_not_linked',
-      });
+      throw new ProtocolError(
+        'authentication_required',
+        'Booking history needs an OAuth token linked to a buyer account with the usp:history scope.',
+        {
+          detailCode: 'account_not_linked',
+        },
+      );
     }
     const limit = inp.limit ?? 20;
     let before: { createdMs: number; bookingId: string } | undefined;
     if (inp.cursor) {
       const c = decodeCursor(inp.cursor);
       if (!c || typeof c.m !== 'number' || typeof c.i !== 'string')
-        throw invalidRequest('cursor is not a cursor this business issued.', [{ field: 'cursor', message: 'unknown cursor' }]);
+        throw invalidRequest('cursor is not a cursor this business issued.', [
+          { field: 'cursor', message: 'unknown cursor' },
+        ]);
       before = { createdMs: c.m, bookingId: c.i };
     }
     const bookings = [];

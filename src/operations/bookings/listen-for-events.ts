@@ -23,17 +23,25 @@ export const listenForEvents = defineOperation({
   mutating: false,
   conditional: false,
   writes: false,
-  summary: "Listen for this platform's own booking and waitlist events (MCP subscriptions/listen on the stateless revision only).",
+  summary:
+    "Listen for this platform's own booking and waitlist events (MCP subscriptions/listen on the stateless revision only).",
   input: z.object({
-    resource_subscriptions: z.array(z.string().max(2048)).max(64).describe('The resource URIs the listen request names.'),
+    resource_subscriptions: z
+      .array(z.string().max(2048))
+      .max(64)
+      .describe('The resource URIs the listen request names.'),
   }),
   async handle(inp, ctx) {
     const principal = ctx.caller.business ? null : ctx.caller.principal;
     const own = principal ? ctx.env?.webhookResourceUri?.(principal) : undefined;
     if (!own) {
-      throw new ProtocolError('authentication_required', 'Only a platform hears booking and waitlist events; authenticate as the platform whose events these are.', {
-        detailCode: 'authentication_missing',
-      });
+      throw new ProtocolError(
+        'authentication_required',
+        'Only a platform hears booking and waitlist events; authenticate as the platform whose events these are.',
+        {
+          detailCode: 'authentication_missing',
+        },
+      );
     }
     const foreign = inp.resource_subscriptions.find((uri) => uri.startsWith(WEBHOOK_RESOURCE_PREFIX) && uri !== own);
     if (foreign !== undefined) {

@@ -19,7 +19,13 @@ export const openDispute = defineOperation({
   summary: 'A payment dispute (chargeback) was opened against a booking: record it and notify the platform.',
   input: z.object({
     booking_id: id('The booking id.'),
-    reason: z.string().min(1).max(200).describe('Machine-readable reason; well-known values: service_not_provided, quality_issue, unauthorized, duplicate.'),
+    reason: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe(
+        'Machine-readable reason; well-known values: service_not_provided, quality_issue, unauthorized, duplicate.',
+      ),
   }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
@@ -28,7 +34,14 @@ export const openDispute = defineOperation({
     const b = rec.booking;
     if (b.dispute) throw disputeConflict(rec, 'opened again');
     if (rec.priv.amount_paid <= 0) {
-      return outcome(errorMessage('validation_error', 'No payment was collected for this booking, so there is nothing to dispute.', '$.booking_id'), { booking: b });
+      return outcome(
+        errorMessage(
+          'validation_error',
+          'No payment was collected for this booking, so there is nothing to dispute.',
+          '$.booking_id',
+        ),
+        { booking: b },
+      );
     }
     checkRevision(ctx, b.revision);
     openDisputeOn(ctx, rec, inp.reason);

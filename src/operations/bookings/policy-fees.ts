@@ -39,8 +39,15 @@ export function noShowCharge(rec: BookingRecord, service: ServiceDef, fee: numbe
   p.amount_due = owed;
   if (owed > 0) p.status = 'pending';
   const money = (n: number) => formatMoney(n, service.pricing.currency);
-  const settled = owed > 0 ? `${money(owed)} is due from the buyer (booking.payment.amount_due)` : `it is kept from the ${money(rec.priv.amount_paid)} paid`;
-  return warningMessage('no_show_fee', `A no-show fee of ${money(fee)} applies: ${settled}.`, '$.booking.payment.amount_due');
+  const settled =
+    owed > 0
+      ? `${money(owed)} is due from the buyer (booking.payment.amount_due)`
+      : `it is kept from the ${money(rec.priv.amount_paid)} paid`;
+  return warningMessage(
+    'no_show_fee',
+    `A no-show fee of ${money(fee)} applies: ${settled}.`,
+    '$.booking.payment.amount_due',
+  );
 }
 
 /** "24 hours", "7 days", "90 minutes": a policy window as people say it. */

@@ -20,7 +20,8 @@ export const quoteBookingChange = defineOperation({
   ...PLATFORM_BOOKING_READ,
   page: 'booking_quote',
   output: { quote: Out.object },
-  summary: 'What cancelling or rescheduling a booking would cost now (fee, refund, what is due and when), without changing it.',
+  summary:
+    'What cancelling or rescheduling a booking would cost now (fee, refund, what is due and when), without changing it.',
   input: z.object({
     booking_id: id('The booking id.'),
     change: z.enum(['cancel', 'reschedule']).describe('The change to price: cancel or reschedule.'),
@@ -36,43 +37,88 @@ export const quoteBookingChange = defineOperation({
     const base = { booking_id: b.id, change: inp.change, currency, quoted_at: iso(ctx.now) };
     if (inp.change === 'cancel') {
       if (!nextStatus(b.status, 'cancel'))
-        return ok({ quote: { ...base, allowed: false, reason: 'state', fee: 0, refund: 0, amount_due: 0, summary: `A ${b.status} booking cannot be canceled.` } });
-      const t = cancellationTerms(service, rec.priv.start_ms, ctx.now, paid, ctx.caller.business, parseDuration, rec.priv.price_total);
+        return ok({
+          quote: {
+            ...base,
+            allowed: false,
+            reason: 'state',
+            fee: 0,
+            refund: 0,
+            amount_due: 0,
+            summary: `A ${b.status} booking cannot be canceled.`,
+          },
+        });
+      const t = cancellationTerms(
+        service,
+        rec.priv.start_ms,
+        ctx.now,
+        paid,
+        ctx.caller.business,
+        parseDuration,
+        rec.priv.price_total,
+      );
       if (!t.allowed) {
-        const why = t.reason === 'not_allowed' ? 'This service does not allow cancellation.' : 'It is too close to the start to cancel.';
-        return ok({ quote: { ...base, allowed: false, reason: t.reason, fee: 0, refund: 0, amount_due: 0, summary: why } });
+        const why =
+          t.reason === 'not_allowed'
+            ? 'This service does not allow cancellation.'
+            : 'It is too close to the start to cancel.';
+        return ok({
+          quote: { ...base, allowed: false, reason: t.reason, fee: 0, refund: 0, amount_due: 0, summary: why },
+        });
       }
       const owed = t.fee - Math.min(t.fee, paid);
       // The instants the terms turn on, so a page or an assistant can say "free until ..." in the business's zone.
       const c = service.policies.cancellation;
-      const freeUntil = c.free_cancellation_until ? rec.priv.start_ms - parseDuration(c.free_cancellation_until) : undefined;
+      const freeUntil = c.free_cancellation_until
+        ? rec.priv.start_ms - parseDuration(c.free_cancellation_until)
+        : undefined;
       const deadlines = {
         ...(freeUntil !== undefined && freeUntil > ctx.now ? { free_until: iso(freeUntil) } : {}),
-        ...(c.no_cancellation_after ? { closes_at: iso(rec.priv.start_ms - parseDuration(c.no_cancellation_after)) } : {}),
+        ...(c.no_cancellation_after
+          ? { closes_at: iso(rec.priv.start_ms - parseDuration(c.no_cancellation_after)) }
+          : {}),
       };
       const summary =
         t.fee === 0
           ? `Cancelling now is free${t.refund > 0 ? `; ${money(t.refund)} is refunded` : ''}.`
           : `Cancelling now costs a ${money(t.fee)} late-cancellation fee${owed > 0 ? `, ${money(owed)} due from the person` : ', kept from the payment'}${t.refund > 0 ? `; ${money(t.refund)} is refunded` : ''}.`;
-      return ok({ quote: { ...base, allowed: true, fee: t.fee, refund: t.refund, amount_due: owed, ...deadlines, summary } });
+      return ok({
+        quote: { ...base, allowed: true, fee: t.fee, refund: t.refund, amount_due: owed, ...deadlines, summary },
+      });
     }
     if (b.status !== 'confirmed' && b.status !== 'pending' && b.status !== 'requires_action') {
-      return ok({ quote: { ...base, allowed: false, reason: 'state', fee: 0, amount_due: 0, summary: `A ${b.status} booking cannot be rescheduled.` } });
+      return ok({
+        quote: {
+          ...base,
+          allowed: false,
+          reason: 'state',
+          fee: 0,
+          amount_due: 0,
+          summary: `A ${b.status} booking cannot be rescheduled.`,
+        },
+      });
     }
     // A service that takes no booking now (the business suspended, no online payment, archived) takes no move either: said with why.
     const status = ctx.biz.published.get(service.id)?.status ?? 'suspended';
     if (status !== 'active') {
       const why = ctx.biz.suspendedWhy.get(service.id) ?? `The service is ${status}: it takes no booking now.`;
-      return ok({ quote: { ...base, allowed: false, reason: 'service_unavailable', fee: 0, amount_due: 0, summary: why } });
+      return ok({
+        quote: { ...base, allowed: false, reason: 'service_unavailable', fee: 0, amount_due: 0, summary: why },
+      });
     }
     const t = rescheduleTerms(service, rec.priv.start_ms, ctx.now, rec.priv.reschedule_count, parseDuration);
     if (!t.allowed) {
       const why =
-        t.reason === 'limit_reached' ? `Already rescheduled ${rec.priv.reschedule_count} time(s), the most this service allows.` : 'This service does not allow rescheduling.';
+        t.reason === 'limit_reached'
+          ? `Already rescheduled ${rec.priv.reschedule_count} time(s), the most this service allows.`
+          : 'This service does not allow rescheduling.';
       return ok({ quote: { ...base, allowed: false, reason: t.reason, fee: 0, amount_due: 0, summary: why } });
     }
-    const freeMoveUntil = service.policies.rescheduling.free_reschedule_until ? rec.priv.start_ms - parseDuration(service.policies.rescheduling.free_reschedule_until) : undefined;
-    const online = b.status === 'confirmed' && service.policies.requires_payment && service.policies.payment_timing !== 'at_service';
+    const freeMoveUntil = service.policies.rescheduling.free_reschedule_until
+      ? rec.priv.start_ms - parseDuration(service.policies.rescheduling.free_reschedule_until)
+      : undefined;
+    const online =
+      b.status === 'confirmed' && service.policies.requires_payment && service.policies.payment_timing !== 'at_service';
     const summary =
       t.fee === 0
         ? 'Rescheduling now is free (a slot at a higher price would cost the difference).'
@@ -87,7 +133,10 @@ export const quoteBookingChange = defineOperation({
         amount_due: online ? t.fee : 0,
         collected_at_appointment: online ? 0 : t.fee,
         ...(freeMoveUntil !== undefined && freeMoveUntil > ctx.now ? { free_until: iso(freeMoveUntil) } : {}),
-        reschedules_left: service.policies.rescheduling.max_reschedules === undefined ? null : service.policies.rescheduling.max_reschedules - rec.priv.reschedule_count,
+        reschedules_left:
+          service.policies.rescheduling.max_reschedules === undefined
+            ? null
+            : service.policies.rescheduling.max_reschedules - rec.priv.reschedule_count,
         summary,
       },
     });

@@ -12,7 +12,13 @@ import { z } from 'zod';
 import { errorMessage, formatInstant, infoMessage, type BookingRecord } from '../../domain/index.js';
 import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
 import { defineOperation, outcome } from '../core/define.js';
-import { bookingCredentialExpiry, bookingNotFound, checkRevision, createBookingRecord, loadBooking } from './lifecycle.js';
+import {
+  bookingCredentialExpiry,
+  bookingNotFound,
+  checkRevision,
+  createBookingRecord,
+  loadBooking,
+} from './lifecycle.js';
 import { checkSlot } from '../availability/slots.js';
 import { serviceUnavailable } from '../availability/slot-refusals.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
@@ -46,33 +52,65 @@ export const renewPaymentLink = defineOperation({
     // Renewed already (a second call, a retry without its key): the booking it became.
     if (rec.priv.renewed_as) {
       const made = await loadBooking(ctx, rec.priv.renewed_as);
-      if (made) return outcome(infoMessage('already_in_state', `Booking ${b.id} was already made again as ${made.booking.id}.`), { booking: made.booking });
+      if (made)
+        return outcome(
+          infoMessage('already_in_state', `Booking ${b.id} was already made again as ${made.booking.id}.`),
+          { booking: made.booking },
+        );
     }
-    const open = b.status === 'requires_action' ? b.actions?.find((a) => a.type === 'payment' && a.status === 'pending') : undefined;
+    const open =
+      b.status === 'requires_action'
+        ? b.actions?.find((a) => a.type === 'payment' && a.status === 'pending')
+        : undefined;
     if (open) {
       return outcome(
-        infoMessage('already_in_state', `The payment link of booking ${b.id} is still open until ${formatInstant(Date.parse(open.expires_at), zone)}: ${open.continue_url}`),
+        infoMessage(
+          'already_in_state',
+          `The payment link of booking ${b.id} is still open until ${formatInstant(Date.parse(open.expires_at), zone)}: ${open.continue_url}`,
+        ),
         { booking: b },
       );
     }
     if (!lapsedUnpaid(rec)) {
-      const why = b.status === 'canceled' ? `was canceled (${b.cancellation?.canceled_by ?? 'canceled'}), not for a lapsed payment link` : `is ${b.status}`;
-      return outcome(errorMessage('invalid_transition', `Booking ${b.id} ${why}: nothing waits to be paid on it, so there is no payment link to renew.`, '$.booking_id'), {
-        booking: b,
-      });
+      const why =
+        b.status === 'canceled'
+          ? `was canceled (${b.cancellation?.canceled_by ?? 'canceled'}), not for a lapsed payment link`
+          : `is ${b.status}`;
+      return outcome(
+        errorMessage(
+          'invalid_transition',
+          `Booking ${b.id} ${why}: nothing waits to be paid on it, so there is no payment link to renew.`,
+          '$.booking_id',
+        ),
+        {
+          booking: b,
+        },
+      );
     }
     checkRevision(ctx, b.revision);
     const service = ctx.biz.services.get(b.service_id);
-    if (!service || ctx.biz.published.get(service.id)?.status !== 'active') return outcome(serviceUnavailable(ctx, b.service_id), { booking: b });
+    if (!service || ctx.biz.published.get(service.id)?.status !== 'active')
+      return outcome(serviceUnavailable(ctx, b.service_id), { booking: b });
     if (rec.priv.start_ms <= ctx.now) {
-      return outcome(errorMessage('slot_unavailable', `The time of booking ${b.id} (${b.slot.start}) has passed; a new booking needs another time.`, '$.booking_id'), {
-        booking: b,
-      });
+      return outcome(
+        errorMessage(
+          'slot_unavailable',
+          `The time of booking ${b.id} (${b.slot.start}) has passed; a new booking needs another time.`,
+          '$.booking_id',
+        ),
+        {
+          booking: b,
+        },
+      );
     }
     const check = await checkSlot(ctx.tx, ctx.biz, service, b.slot.id, b.party_size, ctx.now, []);
     if (!check.ok) {
       return outcome(
-        errorMessage('slot_unavailable', `The time of booking ${b.id} (${b.slot.start}) was taken after its payment link lapsed; it cannot be made again.`, '$.booking_id'),
+        errorMessage(
+          'slot_unavailable',
+          `The time of booking ${b.id} (${b.slot.start}) was taken after its payment link lapsed; it cannot be made again.`,
+          '$.booking_id',
+        ),
         { booking: b },
       );
     }
@@ -94,7 +132,12 @@ export const renewPaymentLink = defineOperation({
     const credential = await ctx.issueCredential('booking', made.booking.id, bookingCredentialExpiry(made));
     return {
       data: { booking: made.booking, ...(credential ? { booking_scoped_credential: credential } : {}) },
-      messages: [infoMessage('payment_link_renewed', `Booking ${b.id} stays canceled; it was made again as ${made.booking.id} with a fresh payment link.`)],
+      messages: [
+        infoMessage(
+          'payment_link_renewed',
+          `Booking ${b.id} stays canceled; it was made again as ${made.booking.id} with a fresh payment link.`,
+        ),
+      ],
     };
   },
 });

@@ -20,7 +20,15 @@ import { checkSlot, claimRows } from '../availability/slots.js';
 import { iso } from '../core/context.js';
 import { enterHoldStatus, freedSlotOf, offerFreedPlace } from '../waitlist/offers.js';
 import { bookingCredentialExpiry, scheduleReminder, bookingNotFound } from './lifecycle.js';
-import { checkRevision, emitBookingEvent, loadBooking, move, movePayment, paymentAction, stateConflict } from './lifecycle.js';
+import {
+  checkRevision,
+  emitBookingEvent,
+  loadBooking,
+  move,
+  movePayment,
+  paymentAction,
+  stateConflict,
+} from './lifecycle.js';
 import { queueCheckouts } from '../payments/checkouts.js';
 import { id, BOOKING_OUTPUT } from '../schemas.js';
 import { holdView, loadHold } from '../availability/holds.js';
@@ -49,21 +57,44 @@ export const rescheduleBooking = defineOperation({
     checkRevision(ctx, b.revision);
     const service = ctx.biz.services.get(b.service_id)!;
     // No move onto a new slot of a service that takes no booking now (suspended, archived), saying why.
-    if (ctx.biz.published.get(service.id)?.status !== 'active') return outcome(serviceUnavailable(ctx, service.id), { booking: b });
+    if (ctx.biz.published.get(service.id)?.status !== 'active')
+      return outcome(serviceUnavailable(ctx, service.id), { booking: b });
     const terms = rescheduleTerms(service, rec.priv.start_ms, ctx.now, rec.priv.reschedule_count, parseDuration);
     if (!terms.allowed) {
       return terms.reason === 'limit_reached'
-        ? outcome(errorMessage('reschedule_limit_reached', `This booking was already rescheduled ${rec.priv.reschedule_count} time(s), the most this service allows.`), {
-            booking: b,
-          })
-        : outcome(errorMessage('reschedule_not_allowed', 'This service does not allow rescheduling; cancel and book again instead.'), { booking: b });
+        ? outcome(
+            errorMessage(
+              'reschedule_limit_reached',
+              `This booking was already rescheduled ${rec.priv.reschedule_count} time(s), the most this service allows.`,
+            ),
+            {
+              booking: b,
+            },
+          )
+        : outcome(
+            errorMessage(
+              'reschedule_not_allowed',
+              'This service does not allow rescheduling; cancel and book again instead.',
+            ),
+            { booking: b },
+          );
     }
     let hold;
     if (inp.hold_id) {
       hold = await loadHold(ctx, inp.hold_id);
       const view = hold ? holdView(hold, ctx.now) : null;
-      if (!hold || !view) return outcome(errorMessage('validation_error', `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`, '$.hold_id'));
-      if (view.status === 'expired') return outcome(errorMessage('hold_expired', 'The hold on the new slot expired; hold it again.', '$.hold_id'), { booking: b });
+      if (!hold || !view)
+        return outcome(
+          errorMessage(
+            'validation_error',
+            `No hold ${JSON.stringify(inp.hold_id)} belongs to this platform.`,
+            '$.hold_id',
+          ),
+        );
+      if (view.status === 'expired')
+        return outcome(errorMessage('hold_expired', 'The hold on the new slot expired; hold it again.', '$.hold_id'), {
+          booking: b,
+        });
       if (view.status !== 'active' || !sameSlotId(hold.hold.slot_id, inp.slot_id)) {
         return outcome(errorMessage('validation_error', 'The hold is not an active hold on that slot.', '$.hold_id'));
       }
@@ -71,12 +102,29 @@ export const rescheduleBooking = defineOperation({
     const ignore = hold ? [b.id, hold.hold.id] : [b.id];
     const check = await checkSlot(ctx.tx, ctx.biz, service, inp.slot_id, b.party_size, ctx.now, ignore);
     if (!check.ok) {
-      if (check.reason === 'window') return outcome(errorMessage('booking_window_violated', 'The new slot is outside the booking window.', '$.slot_id'), { booking: b });
-      if (check.reason === 'capacity') return outcome(errorMessage('capacity_exceeded', 'The new slot has too few spots for this party.', '$.slot_id'), { booking: b });
+      if (check.reason === 'window')
+        return outcome(
+          errorMessage('booking_window_violated', 'The new slot is outside the booking window.', '$.slot_id'),
+          { booking: b },
+        );
+      if (check.reason === 'capacity')
+        return outcome(
+          errorMessage('capacity_exceeded', 'The new slot has too few spots for this party.', '$.slot_id'),
+          { booking: b },
+        );
       if (check.reason === 'malformed' || check.reason === 'wrong_service') {
-        return outcome(errorMessage('validation_error', 'That slot id does not belong to this service.', '$.slot_id'), { booking: b });
+        return outcome(errorMessage('validation_error', 'That slot id does not belong to this service.', '$.slot_id'), {
+          booking: b,
+        });
       }
-      return outcome(errorMessage('slot_unavailable', 'The new slot is no longer available; query availability and pick another.', '$.slot_id'), { booking: b });
+      return outcome(
+        errorMessage(
+          'slot_unavailable',
+          'The new slot is no longer available; query availability and pick another.',
+          '$.slot_id',
+        ),
+        { booking: b },
+      );
     }
     const old = freedSlotOf(rec.priv);
     // The credential issued for the old slot lives until a day after it (bookingCredentialExpiry).
@@ -90,7 +138,12 @@ export const rescheduleBooking = defineOperation({
       await ctx.tx.claims.add(claimRows(service, slot, b.id, b.party_size, false, rec.priv.expires_at_ms ?? null));
     }
     const zone = ctx.biz.zone;
-    b.slot = { id: slot.id, start: formatInstant(slot.startMs, zone), end: formatInstant(slot.endMs, zone), duration: formatDuration(slot.durationMs) };
+    b.slot = {
+      id: slot.id,
+      start: formatInstant(slot.startMs, zone),
+      end: formatInstant(slot.endMs, zone),
+      duration: formatDuration(slot.durationMs),
+    };
     rec.priv.slot_key = slot.key;
     rec.priv.start_ms = slot.startMs;
     rec.priv.end_ms = slot.endMs;
@@ -100,7 +153,8 @@ export const rescheduleBooking = defineOperation({
 
     // A higher price or a reschedule fee is collected before the booking counts as confirmed again.
     const newTotal = bookingPrice(service, b.party_size, slot.durationMs);
-    const collectsOnline = b.status === 'confirmed' && service.policies.requires_payment && service.policies.payment_timing !== 'at_service';
+    const collectsOnline =
+      b.status === 'confirmed' && service.policies.requires_payment && service.policies.payment_timing !== 'at_service';
     const extra = Math.max(0, newTotal - rec.priv.price_total) + terms.fee;
     rec.priv.price_total = newTotal;
     if (b.payment) b.payment.amount = newTotal + (rec.priv.fees_at_service ?? 0);
@@ -133,11 +187,16 @@ export const rescheduleBooking = defineOperation({
     await ctx.tx.bookings.update(rec);
     await queueCheckouts(ctx, rec);
     await offerFreedPlace(ctx, service, old);
-    emitBookingEvent(ctx, 'booking.rescheduled', rec, { previous_slot: { start: formatInstant(old.startMs, zone), end: formatInstant(old.endMs, zone) } });
+    emitBookingEvent(ctx, 'booking.rescheduled', rec, {
+      previous_slot: { start: formatInstant(old.startMs, zone), end: formatInstant(old.endMs, zone) },
+    });
     await scheduleReminder(ctx, rec);
     // Spec-next 5.3.6: a credential that would lapse before the new slot is over is re-issued here, to
     // the same key, as on creation; the old one is left to expire on its own.
-    const credential = credentialEnds < slot.endMs ? await ctx.issueCredential('booking', b.id, bookingCredentialExpiry(rec)) : undefined;
+    const credential =
+      credentialEnds < slot.endMs
+        ? await ctx.issueCredential('booking', b.id, bookingCredentialExpiry(rec))
+        : undefined;
     const data = { booking: b, ...(credential ? { booking_scoped_credential: credential } : {}) };
     return messages.length ? { data, messages, status: 200 } : ok(data);
   },

@@ -21,7 +21,11 @@ export const resolveDispute = defineOperation({
   input: z.object({
     booking_id: id('The booking id.'),
     outcome: z.enum(['buyer', 'business']).describe('Who the dispute was resolved for.'),
-    refund_amount: minorAmount(1).optional().describe('Minor units refunded when resolved for the buyer (an integer, or a string of digits); default everything collected.'),
+    refund_amount: minorAmount(1)
+      .optional()
+      .describe(
+        'Minor units refunded when resolved for the buyer (an integer, or a string of digits); default everything collected.',
+      ),
   }),
   async handle(inp, ctx) {
     requireBusiness(ctx);
@@ -32,12 +36,26 @@ export const resolveDispute = defineOperation({
     checkDisputeMove(rec, move);
     const collected = rec.priv.amount_paid;
     if (inp.outcome === 'business' && inp.refund_amount !== undefined) {
-      return outcome(errorMessage('validation_error', 'A dispute resolved for the business refunds nothing; leave out refund_amount.', '$.refund_amount'), { booking: b });
+      return outcome(
+        errorMessage(
+          'validation_error',
+          'A dispute resolved for the business refunds nothing; leave out refund_amount.',
+          '$.refund_amount',
+        ),
+        { booking: b },
+      );
     }
     const refund = inp.outcome === 'buyer' ? (inp.refund_amount ?? collected) : 0;
     if (refund > collected) {
       const currency = b.payment?.currency ?? ctx.biz.services.get(b.service_id)?.pricing.currency ?? 'USD';
-      return outcome(errorMessage('validation_error', `At most ${formatMoney(collected, currency)} was collected, so no more can be refunded.`, '$.refund_amount'), { booking: b });
+      return outcome(
+        errorMessage(
+          'validation_error',
+          `At most ${formatMoney(collected, currency)} was collected, so no more can be refunded.`,
+          '$.refund_amount',
+        ),
+        { booking: b },
+      );
     }
     checkRevision(ctx, b.revision);
     enterDisputeStatus(ctx, rec, move, refund);

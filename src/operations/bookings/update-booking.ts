@@ -5,8 +5,10 @@ import { PLATFORM_BOOKING_CHANGE } from '../change-rows.js';
 import { checkRevision, emitBookingEvent, loadBooking, stateConflict, touch, bookingNotFound } from './lifecycle.js';
 import { Buyer, DeliveryAddress, id, BOOKING_OUTPUT } from '../schemas.js';
 
-const RESCHEDULE = 'move it to another time with reschedule_booking (POST /bookings/{booking_id}/reschedule, MCP usp_bookings_reschedule)';
-const NEW_BOOKING = 'cancel this booking (POST /bookings/{booking_id}/cancel, MCP usp_bookings_cancel) and create a new one';
+const RESCHEDULE =
+  'move it to another time with reschedule_booking (POST /bookings/{booking_id}/reschedule, MCP usp_bookings_reschedule)';
+const NEW_BOOKING =
+  'cancel this booking (POST /bookings/{booking_id}/cancel, MCP usp_bookings_cancel) and create a new one';
 const BY_BUSINESS = 'the business sets it; no operation of a platform changes it';
 
 /**
@@ -29,9 +31,12 @@ const IMMUTABLE_BOOKING_FIELDS: Readonly<Record<string, string>> = {
   service_id: NEW_BOOKING,
   service_name: NEW_BOOKING,
   party_size: NEW_BOOKING,
-  payment: 'report a payment with confirm_payment (POST /bookings/{booking_id}/confirm-payment, MCP usp_bookings_confirm_payment)',
-  payment_result: 'report a payment with confirm_payment (POST /bookings/{booking_id}/confirm-payment, MCP usp_bookings_confirm_payment)',
-  actions: 'complete a payment action with confirm_payment (POST /bookings/{booking_id}/confirm-payment, MCP usp_bookings_confirm_payment)',
+  payment:
+    'report a payment with confirm_payment (POST /bookings/{booking_id}/confirm-payment, MCP usp_bookings_confirm_payment)',
+  payment_result:
+    'report a payment with confirm_payment (POST /bookings/{booking_id}/confirm-payment, MCP usp_bookings_confirm_payment)',
+  actions:
+    'complete a payment action with confirm_payment (POST /bookings/{booking_id}/confirm-payment, MCP usp_bookings_confirm_payment)',
   cancellation: 'cancel with cancel_booking (POST /bookings/{booking_id}/cancel, MCP usp_bookings_cancel)',
   id: BY_BUSINESS,
   confirmation_mode: BY_BUSINESS,

@@ -17,7 +17,8 @@ export const viewBookingPage = defineOperation({
   conditional: false,
   writes: true,
   page: 'booking_page',
-  summary: "The buyer's read-only booking page (HTML for browsers, JSON otherwise): what, from whom, where, when, terms and state.",
+  summary:
+    "The buyer's read-only booking page (HTML for browsers, JSON otherwise): what, from whom, where, when, terms and state.",
   input: z.object({ booking_id: id('The booking shown.') }),
   async handle(inp, ctx) {
     return ok({ booking_page: bookingPageView(ctx, await loadBookingByLink(ctx, inp.booking_id)) });

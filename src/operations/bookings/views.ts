@@ -4,7 +4,16 @@
  * own link (its id), show what is due and never buyer data, and apply lazy expiry first.
  */
 import type { Business } from '../business.js';
-import { bookingDeadline, formatMoney, formatInstant, isoUtc, moneyFacts, parseDuration, type BookingRecord, type ServiceDef } from '../../domain/index.js';
+import {
+  bookingDeadline,
+  formatMoney,
+  formatInstant,
+  isoUtc,
+  moneyFacts,
+  parseDuration,
+  type BookingRecord,
+  type ServiceDef,
+} from '../../domain/index.js';
 import { returnUrlProblem } from '../../security/index.js';
 import { ProtocolError } from '../core/errors.js';
 import { expireIfDue } from './lifecycle.js';
@@ -111,16 +120,19 @@ function termsInWords(service: ServiceDef, currency: string): string[] {
     let t = r.free_reschedule_until
       ? `Free rescheduling until ${durationWords(r.free_reschedule_until)} before the start${r.fee ? `; after that ${money(r.fee)}` : ''}.`
       : `Rescheduling is free${r.fee ? ` (${money(r.fee)} fee)` : ''}.`.replace('free (', 'possible (');
-    if (r.max_reschedules !== undefined) t += ` At most ${r.max_reschedules} reschedule${r.max_reschedules === 1 ? '' : 's'}.`;
+    if (r.max_reschedules !== undefined)
+      t += ` At most ${r.max_reschedules} reschedule${r.max_reschedules === 1 ? '' : 's'}.`;
     terms.push(t);
   }
   const ns = service.policies.no_show;
-  if (ns?.fee || ns?.fee_percentage) terms.push(`Missing the appointment costs ${ns.fee ? money(ns.fee) : `${ns.fee_percentage}% of the price`}.`);
+  if (ns?.fee || ns?.fee_percentage)
+    terms.push(`Missing the appointment costs ${ns.fee ? money(ns.fee) : `${ns.fee_percentage}% of the price`}.`);
   return terms;
 }
 
 function mapUrl(loc: { address?: string; coordinates?: { lat: number; lng: number } }): string | undefined {
-  if (loc.coordinates) return `https://www.openstreetmap.org/?mlat=${loc.coordinates.lat}&mlon=${loc.coordinates.lng}#map=17/${loc.coordinates.lat}/${loc.coordinates.lng}`;
+  if (loc.coordinates)
+    return `https://www.openstreetmap.org/?mlat=${loc.coordinates.lat}&mlon=${loc.coordinates.lng}#map=17/${loc.coordinates.lat}/${loc.coordinates.lng}`;
   if (loc.address) return `https://www.openstreetmap.org/search?query=${encodeURIComponent(loc.address)}`;
   return undefined;
 }
@@ -167,23 +179,36 @@ export function bookingPageView(ctx: { biz: Business }, rec: BookingRecord): Boo
   };
   if (def.contact && (def.contact.phone || def.contact.email)) v.contact = { ...def.contact };
   if (deadline) v.deadline_at = deadline;
-  if (b.location) v.location = { name: loc?.name ?? b.location.name, ...(loc?.address ? { address: loc.address } : {}), ...(loc && mapUrl(loc) ? { map_url: mapUrl(loc) } : {}) };
+  if (b.location)
+    v.location = {
+      name: loc?.name ?? b.location.name,
+      ...(loc?.address ? { address: loc.address } : {}),
+      ...(loc && mapUrl(loc) ? { map_url: mapUrl(loc) } : {}),
+    };
   if (b.payment?.timing) v.price.timing = b.payment.timing;
   if (b.payment?.deposit_amount) v.price.deposit = b.payment.deposit_amount;
   if (b.cancellation) {
     v.price.cancellation_fee = b.cancellation.fee;
     v.price.refund = b.cancellation.refund_amount;
   }
-  if (b.status !== 'pending' && b.status !== 'requires_action' && (b.status !== 'canceled' || rec.priv.confirmed_once)) {
+  if (
+    b.status !== 'pending' &&
+    b.status !== 'requires_action' &&
+    (b.status !== 'canceled' || rec.priv.confirmed_once)
+  ) {
     v.calendar_path = `/booking/${encodeURIComponent(b.id)}/calendar.ics`;
   }
   return v;
 }
 
 /** The checkout page of a booking, with what is due on it (after lazy expiry). */
-export async function checkoutView(ctx: OperationContext, bookingId: string): Promise<{ v: CheckoutView; due?: number }> {
+export async function checkoutView(
+  ctx: OperationContext,
+  bookingId: string,
+): Promise<{ v: CheckoutView; due?: number }> {
   const rec = await ctx.tx.bookings.get(bookingId);
-  if (!rec) throw new ProtocolError('not_found', 'There is no checkout for this link.', { detailCode: 'checkout_not_found' });
+  if (!rec)
+    throw new ProtocolError('not_found', 'There is no checkout for this link.', { detailCode: 'checkout_not_found' });
   await expireIfDue(ctx, rec);
   const b = rec.booking;
   const action = b.actions?.find((a) => a.type === 'payment' && a.status === 'pending');
@@ -194,7 +219,13 @@ export async function checkoutView(ctx: OperationContext, bookingId: string): Pr
     service_name: b.service_name,
     start: formatInstant(rec.priv.start_ms, zone),
     zone,
-    state: action ? 'due' : lastPayment?.status === 'expired' ? 'expired' : lastPayment?.status === 'completed' ? 'paid' : 'not_applicable',
+    state: action
+      ? 'due'
+      : lastPayment?.status === 'expired'
+        ? 'expired'
+        : lastPayment?.status === 'completed'
+          ? 'paid'
+          : 'not_applicable',
     sandbox: ctx.biz.payments === 'sandbox',
     provider: ctx.biz.payments,
     booking: bookingPageView(ctx, rec),
@@ -220,7 +251,8 @@ export async function checkoutView(ctx: OperationContext, bookingId: string): Pr
 /** A booking reached by its own link (the buyer's page, its calendar file), after lazy expiry. */
 export async function loadBookingByLink(ctx: OperationContext, bookingId: string): Promise<BookingRecord> {
   const rec = await ctx.tx.bookings.get(bookingId);
-  if (!rec) throw new ProtocolError('not_found', 'There is no booking behind this link.', { detailCode: 'booking_not_found' });
+  if (!rec)
+    throw new ProtocolError('not_found', 'There is no booking behind this link.', { detailCode: 'booking_not_found' });
   await expireIfDue(ctx, rec);
   return rec;
 }

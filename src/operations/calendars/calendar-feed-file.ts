@@ -21,7 +21,8 @@ export const calendarFeedFile = defineOperation({
   conditional: false,
   writes: false,
   page: 'subscribed_calendar',
-  summary: "A resource's bookings (or the business's, `_business.ics`) as a subscribed iCalendar feed, reached with its secret token.",
+  summary:
+    "A resource's bookings (or the business's, `_business.ics`) as a subscribed iCalendar feed, reached with its secret token.",
   input: z.object({
     resource_file: z.string().max(210).describe('`{resource_id}.ics`, or `_business.ics`.'),
     token: z.string().max(200).optional().describe("The feed's secret token (from get_calendar_feed)."),
@@ -54,11 +55,18 @@ export const calendarFeedFile = defineOperation({
         startMs: rec.priv.start_ms,
         endMs: rec.priv.end_ms,
         stampMs: Date.parse(b.updated_at),
-        ...bookingEventText(names.get(b.service_id) ?? b.service_id, b.buyer, ctx.biz.def.settings.calendar_feed_buyer_data),
+        ...bookingEventText(
+          names.get(b.service_id) ?? b.service_id,
+          b.buyer,
+          ctx.biz.def.settings.calendar_feed_buyer_data,
+        ),
       });
     }
     events.sort((a, b) => a.startMs - b.startMs);
-    const name = scope === BUSINESS_FEED ? ctx.biz.def.business.name : `${ctx.biz.def.resources.find((r) => r.id === scope)!.name} (${ctx.biz.def.business.name})`;
+    const name =
+      scope === BUSINESS_FEED
+        ? ctx.biz.def.business.name
+        : `${ctx.biz.def.resources.find((r) => r.id === scope)!.name} (${ctx.biz.def.business.name})`;
     const ics = calendarObject(events, '-//usp-server//calendar feed//EN', 'PUBLISH', name);
     return ok({ calendar: ics });
   },

@@ -16,7 +16,9 @@ export const FEED_ROW = {
   conditional: false,
   writes: true,
   output: { url: Out.string },
-  input: z.object({ resource_id: z.string().min(1).max(200).describe('A resource id, or `_business` for the feed of every booking.') }),
+  input: z.object({
+    resource_id: z.string().min(1).max(200).describe('A resource id, or `_business` for the feed of every booking.'),
+  }),
 } as const;
 
 /** The feed's address, with the token `token` gives (read or made, or replaced). */

@@ -31,7 +31,8 @@ export async function checkFeedToken(tx: Tx, scope: string, presented: string | 
   const stored = await tx.kv.get(key(scope));
   const a = Buffer.from(stored ?? '');
   const b = Buffer.from(presented ?? '');
-  if (!stored || a.length !== b.length || !timingSafeEqual(a, b)) throw new ProtocolError('not_found', 'No calendar feed at this address.');
+  if (!stored || a.length !== b.length || !timingSafeEqual(a, b))
+    throw new ProtocolError('not_found', 'No calendar feed at this address.');
 }
 
 export function feedUrl(ctx: OperationContext, scope: string, token: string): string {
@@ -40,5 +41,6 @@ export function feedUrl(ctx: OperationContext, scope: string, token: string): st
 
 /** The resource, or not_found. */
 export function requireResource(ctx: OperationContext, resourceId: string): void {
-  if (resourceId !== BUSINESS_FEED && !ctx.biz.def.resources.some((r) => r.id === resourceId)) throw new ProtocolError('not_found', `No resource ${resourceId}.`);
+  if (resourceId !== BUSINESS_FEED && !ctx.biz.def.resources.some((r) => r.id === resourceId))
+    throw new ProtocolError('not_found', `No resource ${resourceId}.`);
 }

@@ -9,6 +9,7 @@ export const getCalendarFeed = defineOperation({
   ...FEED_ROW,
   mutating: false,
   dashboard: 'calendar_feed_url',
-  summary: "The secret iCalendar feed URL of a resource's bookings (or `_business`: all bookings), to subscribe to from a calendar app.",
+  summary:
+    "The secret iCalendar feed URL of a resource's bookings (or `_business`: all bookings), to subscribe to from a calendar app.",
   handle: (inp, ctx) => feedAddress(ctx, inp.resource_id, feedToken),
 });

@@ -26,7 +26,11 @@ export const listCalendarSync = defineOperation({
   summary:
     "Calendar sync: each resource calendar's last fetch and error (stale after --calendar-stale-hours, default 24 h), bookings waiting to be pushed, and busy times read from calendars in a range.",
   input: z.object({
-    from: z.string().datetime({ offset: true }).optional().describe('Start of the range whose busy times are listed (default now).'),
+    from: z
+      .string()
+      .datetime({ offset: true })
+      .optional()
+      .describe('Start of the range whose busy times are listed (default now).'),
     to: z.string().datetime({ offset: true }).optional().describe('End of the range (default one week after from).'),
     resource_id: z.string().max(200).optional(),
   }),

@@ -10,16 +10,28 @@ import { outboundPostProblem } from '../../security/index.js';
 import type { Tx } from '../../store/index.js';
 
 /** The field-by-field problems of the calendar addresses of one resource object (as the file writes it). */
-export function calendarUrlIssues(object: Record<string, unknown>, allowLoopback: boolean): Array<{ field: string; message: string }> {
+export function calendarUrlIssues(
+  object: Record<string, unknown>,
+  allowLoopback: boolean,
+): Array<{ field: string; message: string }> {
   const list = Array.isArray(object.calendars) ? (object.calendars as Array<{ url?: unknown }>) : [];
   return list.flatMap((c, i) => {
     const p = typeof c.url === 'string' ? outboundPostProblem(fetchableUrl(c.url), allowLoopback) : null;
-    return p ? [{ field: `calendars[${i}].url`, message: `${p}${p === 'must use https' ? ' (loopback only with --allow-loopback-profiles)' : ''}` }] : [];
+    return p
+      ? [
+          {
+            field: `calendars[${i}].url`,
+            message: `${p}${p === 'must use https' ? ' (loopback only with --allow-loopback-profiles)' : ''}`,
+          },
+        ]
+      : [];
   });
 }
 
 /** Make the push targets those of `def` (resources with a CalDAV calendar marked write). */
 export async function syncPushTargets(tx: Tx, def: BusinessDef): Promise<void> {
-  const targets = def.resources.filter((r) => (r.calendars ?? []).some((c) => c.type === 'caldav' && c.write === true)).map((r) => r.id);
+  const targets = def.resources
+    .filter((r) => (r.calendars ?? []).some((c) => c.type === 'caldav' && c.write === true))
+    .map((r) => r.id);
   await tx.calendars.setPushTargets(targets);
 }

@@ -56,18 +56,22 @@ function servicesNamed(doc: Json, ids: readonly string[]): Json[] {
 
 /** The paths, in the business file, of the category's entries: what the file's issues are named relative to. */
 function entryPaths(doc: Json, k: CategoryKey): string[] {
-  return (doc.services as Json[]).flatMap((s, i) => ((s.categories ?? []) as Json[]).flatMap((c, j) => (matches(c, k) ? [`services[${i}].categories[${j}]`] : [])));
+  return (doc.services as Json[]).flatMap((s, i) =>
+    ((s.categories ?? []) as Json[]).flatMap((c, j) => (matches(c, k) ? [`services[${i}].categories[${j}]`] : [])),
+  );
 }
 
 /** Add a new category to the services named; answers the paths of the new entries. */
 export function addCategory(doc: Json, k: CategoryKey, entry: Json, serviceIds: readonly string[]): string[] {
   const carrying = (doc.services as Json[]).filter((s) => ((s.categories ?? []) as Json[]).some((c) => matches(c, k)));
   if (carrying.length > 0) {
-    throw invalidRequest(`id: category ${label(k)} already exists (on ${carrying.map((s) => s.id).join(', ')}); change it with PATCH /admin/categories/${k.id}`, [
-      { field: 'id', message: `category ${label(k)} already exists` },
-    ]);
+    throw invalidRequest(
+      `id: category ${label(k)} already exists (on ${carrying.map((s) => s.id).join(', ')}); change it with PATCH /admin/categories/${k.id}`,
+      [{ field: 'id', message: `category ${label(k)} already exists` }],
+    );
   }
-  for (const s of servicesNamed(doc, serviceIds)) s.categories = [...((s.categories ?? []) as Json[]), { ...entry, taxonomy: k.taxonomy, id: k.id }];
+  for (const s of servicesNamed(doc, serviceIds))
+    s.categories = [...((s.categories ?? []) as Json[]), { ...entry, taxonomy: k.taxonomy, id: k.id }];
   return entryPaths(doc, k);
 }
 
@@ -75,13 +79,25 @@ export function addCategory(doc: Json, k: CategoryKey, entry: Json, serviceIds: 
  * Change a category on every service carrying it (`change` makes the new entry from the old), and
  * when `serviceIds` is given, put it on exactly those services (new ones get the changed entry).
  */
-export function changeCategory(doc: Json, k: CategoryKey, change: (current: Json) => Json, serviceIds?: readonly string[]): string[] {
+export function changeCategory(
+  doc: Json,
+  k: CategoryKey,
+  change: (current: Json) => Json,
+  serviceIds?: readonly string[],
+): string[] {
   const services = doc.services as Json[];
   const first = services.flatMap((s) => (s.categories ?? []) as Json[]).find((c) => matches(c, k));
-  if (!first) throw invalidRequest(`category_id: no category ${label(k)} on any service`, [{ field: 'category_id', message: 'unknown category' }], 'not_found');
+  if (!first)
+    throw invalidRequest(
+      `category_id: no category ${label(k)} on any service`,
+      [{ field: 'category_id', message: 'unknown category' }],
+      'not_found',
+    );
   const next = change(first);
   if (next.id !== k.id || next.taxonomy !== k.taxonomy) {
-    throw invalidRequest("id: a category's id and taxonomy cannot change (add the new one, then delete this one)", [{ field: 'id', message: 'cannot change' }]);
+    throw invalidRequest("id: a category's id and taxonomy cannot change (add the new one, then delete this one)", [
+      { field: 'id', message: 'cannot change' },
+    ]);
   }
   const wanted = serviceIds ? new Set(servicesNamed(doc, serviceIds).map((s) => s.id)) : undefined;
   for (const s of services) {
@@ -106,6 +122,11 @@ export function removeCategory(doc: Json, k: CategoryKey): string[] {
     if (rest.length > 0) s.categories = rest;
     else delete s.categories;
   }
-  if (from.length === 0) throw invalidRequest(`category_id: no category ${label(k)} on any service`, [{ field: 'category_id', message: 'unknown category' }], 'not_found');
+  if (from.length === 0)
+    throw invalidRequest(
+      `category_id: no category ${label(k)} on any service`,
+      [{ field: 'category_id', message: 'unknown category' }],
+      'not_found',
+    );
   return from;
 }

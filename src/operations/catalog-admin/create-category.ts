@@ -30,6 +30,9 @@ export const createCategory = defineOperation({
     const key = keyOf(id, taxonomy);
     const { def } = await editDocument(ctx, { apply: (doc) => addCategory(doc, key, entry, service_ids) });
     const made = categoriesInUse(def).find((c) => c.category.id === key.id && c.category.taxonomy === key.taxonomy);
-    return ok({ category: made?.category ?? { ...entry, taxonomy: key.taxonomy, id }, service_ids: made?.service_ids ?? service_ids });
+    return ok({
+      category: made?.category ?? { ...entry, taxonomy: key.taxonomy, id },
+      service_ids: made?.service_ids ?? service_ids,
+    });
   },
 });

@@ -7,6 +7,7 @@ export const createService = defineOperation(
     name: 'create_service',
     path: '/admin/services',
     dashboard: 'service_create',
-    summary: "Add a service to the catalog: the business file's Service object; it is published at once with service.created.",
+    summary:
+      "Add a service to the catalog: the business file's Service object; it is published at once with service.created.",
   }),
 );

@@ -32,7 +32,12 @@ export function documentOf(entries: readonly DefinitionEntry[]): Json | undefine
       .sort((a, b) => a.position - b.position)
       .map((e) => e.data);
   const { business, ...rest } = head.data as { business: Json };
-  return { business: { ...business, locations: of('location') }, ...rest, resources: of('resource'), services: of('service') };
+  return {
+    business: { ...business, locations: of('location') },
+    ...rest,
+    resources: of('resource'),
+    services: of('service'),
+  };
 }
 
 /** RFC 7396 JSON merge patch: objects merge member by member, `null` removes a member, anything else replaces. */

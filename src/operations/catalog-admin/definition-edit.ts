@@ -63,22 +63,43 @@ const WHAT = { services: 'service', resources: 'resource', locations: 'location'
 function relative(issues: readonly BusinessIssue[], prefix: string): Array<{ field: string; message: string }> {
   return issues.map((i) => {
     if (i.path === prefix) return { field: '(object)', message: i.message };
-    if (i.path.startsWith(`${prefix}.`) || i.path.startsWith(`${prefix}[`)) return { field: i.path.slice(prefix.length).replace(/^\./, ''), message: i.message };
+    if (i.path.startsWith(`${prefix}.`) || i.path.startsWith(`${prefix}[`))
+      return { field: i.path.slice(prefix.length).replace(/^\./, ''), message: i.message };
     return { field: i.path, message: i.message };
   });
 }
 
-async function liveBookings(ctx: OperationContext, def: BusinessDef): Promise<{ bookings: BookedInterval[]; claims: OtherClaim[]; names: Map<string, string> }> {
-  const resourceIds = [...def.resources.map((r) => r.id), ...def.services.filter((s) => s.requirements.length === 0).map((s) => selfResourceId(s.id))];
+async function liveBookings(
+  ctx: OperationContext,
+  def: BusinessDef,
+): Promise<{ bookings: BookedInterval[]; claims: OtherClaim[]; names: Map<string, string> }> {
+  const resourceIds = [
+    ...def.resources.map((r) => r.id),
+    ...def.services.filter((s) => s.requirements.length === 0).map((s) => selfResourceId(s.id)),
+  ];
   const rows = await ctx.tx.claims.active(resourceIds, ctx.now, ctx.now + LOOKAHEAD_MS, ctx.now);
-  const claims: OtherClaim[] = rows.map((c) => ({ resource_id: c.resource_id, owner_id: c.owner_id, start_ms: c.start_ms, end_ms: c.end_ms }));
+  const claims: OtherClaim[] = rows.map((c) => ({
+    resource_id: c.resource_id,
+    owner_id: c.owner_id,
+    start_ms: c.start_ms,
+    end_ms: c.end_ms,
+  }));
   const bookings: BookedInterval[] = [];
   const names = new Map<string, string>();
   for (const owner of new Set(rows.filter((c) => !c.is_hold).map((c) => c.owner_id))) {
     const rec = await ctx.tx.bookings.get(owner);
     if (!rec || !LIVE.has(rec.booking.status) || rec.priv.start_ms < ctx.now) continue;
-    bookings.push({ id: rec.booking.id, service_id: rec.booking.service_id, start_ms: rec.priv.start_ms, end_ms: rec.priv.end_ms, resource_ids: rec.priv.resource_ids });
-    names.set(rec.booking.id, `${rec.booking.id} (${rec.booking.service_name}, ${rec.booking.status}, starts ${formatInstant(rec.priv.start_ms, def.business.timezone)})`);
+    bookings.push({
+      id: rec.booking.id,
+      service_id: rec.booking.service_id,
+      start_ms: rec.priv.start_ms,
+      end_ms: rec.priv.end_ms,
+      resource_ids: rec.priv.resource_ids,
+    });
+    names.set(
+      rec.booking.id,
+      `${rec.booking.id} (${rec.booking.service_name}, ${rec.booking.status}, starts ${formatInstant(rec.priv.start_ms, def.business.timezone)})`,
+    );
   }
   bookings.sort((a, b) => a.start_ms - b.start_ms);
   return { bookings, claims, names };
@@ -116,7 +137,11 @@ export async function editDefinition(ctx: OperationContext, change: DefinitionCh
       const list = listOf(doc, change.list);
       let at = change.id === undefined ? -1 : list.findIndex((o) => o.id === change.id);
       if (change.id !== undefined && at < 0) {
-        throw invalidRequest(`${what}_id: no ${what} ${change.id} in this business`, [{ field: `${what}_id`, message: `unknown ${what}` }], 'not_found');
+        throw invalidRequest(
+          `${what}_id: no ${what} ${change.id} in this business`,
+          [{ field: `${what}_id`, message: `unknown ${what}` }],
+          'not_found',
+        );
       }
       object = change.apply(at < 0 ? undefined : list[at], list);
       if (change.id !== undefined && object.id !== change.id) {
@@ -134,11 +159,15 @@ export async function editDefinition(ctx: OperationContext, change: DefinitionCh
 }
 
 /** Issues named relative to the first edited part they fall in, each said once. */
-function namedIssues(issues: readonly BusinessIssue[], prefixes: readonly string[]): Array<{ field: string; message: string }> {
+function namedIssues(
+  issues: readonly BusinessIssue[],
+  prefixes: readonly string[],
+): Array<{ field: string; message: string }> {
   const seen = new Set<string>();
   const out: Array<{ field: string; message: string }> = [];
   for (const issue of issues) {
-    const prefix = prefixes.find((p) => issue.path === p || issue.path.startsWith(`${p}.`) || issue.path.startsWith(`${p}[`)) ?? '';
+    const prefix =
+      prefixes.find((p) => issue.path === p || issue.path.startsWith(`${p}.`) || issue.path.startsWith(`${p}[`)) ?? '';
     const [e] = prefix ? relative([issue], prefix) : [{ field: issue.path || '(file)', message: issue.message }];
     const key = `${e.field}\n${e.message}`;
     if (seen.has(key)) continue;
@@ -148,7 +177,10 @@ function namedIssues(issues: readonly BusinessIssue[], prefixes: readonly string
   return out;
 }
 
-export async function editDocument(ctx: OperationContext, change: DocumentChange): Promise<{ def: BusinessDef; messages: Message[] }> {
+export async function editDocument(
+  ctx: OperationContext,
+  change: DocumentChange,
+): Promise<{ def: BusinessDef; messages: Message[] }> {
   requireBusiness(ctx);
   await ctx.tx.lock(['definition']);
   const stored = await storedDefinition(ctx.tx);
@@ -162,7 +194,8 @@ export async function editDocument(ctx: OperationContext, change: DocumentChange
     throw invalidRequest(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
   }
   const urlIssues = change.more?.() ?? [];
-  if (urlIssues.length > 0) throw invalidRequest(urlIssues.map((e) => `${e.field}: ${e.message}`).join('; '), urlIssues);
+  if (urlIssues.length > 0)
+    throw invalidRequest(urlIssues.map((e) => `${e.field}: ${e.message}`).join('; '), urlIssues);
   const { bookings, claims, names } = await liveBookings(ctx, before);
   const stranded = strandedBookings(before, checked.def, bookings, claims);
   const named = stranded.map((s) => `${names.get(s.booking_id) ?? s.booking_id}: ${REASON[s.reason](s)}`);

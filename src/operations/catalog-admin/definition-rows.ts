@@ -14,7 +14,10 @@ import { mergePatch } from './definition-document.js';
 
 type Json = Record<string, unknown>;
 
-const FORCE = z.boolean().optional().describe('Store the change even when it strands live bookings: they stay as booked and are named in a warning.');
+const FORCE = z
+  .boolean()
+  .optional()
+  .describe('Store the change even when it strands live bookings: they stay as booked and are named in a warning.');
 
 const WHAT = { services: 'service', resources: 'resource', locations: 'location' } as const;
 const PREFIX = { services: 'svc', resources: 'res', locations: 'loc' } as const;
@@ -26,7 +29,10 @@ async function run(ctx: OperationContext, change: DefinitionChange): Promise<Ope
 }
 
 /** The create row of one kind: the body is the new object (its `id` included). */
-export function createRow(list: DefinitionChange['list'], row: { name: string; path: string; summary: string; dashboard: DashboardAction }) {
+export function createRow(
+  list: DefinitionChange['list'],
+  row: { name: string; path: string; summary: string; dashboard: DashboardAction },
+) {
   const what = WHAT[list];
   return {
     name: row.name,
@@ -46,7 +52,9 @@ export function createRow(list: DefinitionChange['list'], row: { name: string; p
         .min(1)
         .max(128)
         .optional()
-        .describe(`The new ${what}'s id, unique among the ${list}; when absent it is made from the name (\`${PREFIX[list]}_deep_tissue_massage\`, with \`_2\` when taken).`),
+        .describe(
+          `The new ${what}'s id, unique among the ${list}; when absent it is made from the name (\`${PREFIX[list]}_deep_tissue_massage\`, with \`_2\` when taken).`,
+        ),
       force: FORCE,
     }),
     async handle(inp: Json & { force?: boolean }, ctx: OperationContext) {
@@ -68,13 +76,22 @@ export function createRow(list: DefinitionChange['list'], row: { name: string; p
             : object,
       });
     },
-  } satisfies Omit<OperationDef, 'input' | 'handle'> & { input: z.ZodType; handle: (i: any, c: OperationContext) => Promise<OperationResult> };
+  } satisfies Omit<OperationDef, 'input' | 'handle'> & {
+    input: z.ZodType;
+    handle: (i: any, c: OperationContext) => Promise<OperationResult>;
+  };
 }
 
 /** The change row of one kind: the body is a merge patch of the object named in the path. */
 export function updateRow(
   list: DefinitionChange['list'],
-  row: { name: string; path: string; summary: string; dashboard: DashboardAction; patch?: (current: Json, inp: Json) => Json },
+  row: {
+    name: string;
+    path: string;
+    summary: string;
+    dashboard: DashboardAction;
+    patch?: (current: Json, inp: Json) => Json;
+  },
 ) {
   const what = WHAT[list];
   const key = `${what}_id`;
@@ -92,8 +109,12 @@ export function updateRow(
     input: z.looseObject({ [key]: z.string().min(1).max(128).describe(`The ${what} to change.`), force: FORCE }),
     async handle(inp: Json & { force?: boolean }, ctx: OperationContext) {
       const { force, [key]: id, ...patch } = inp;
-      const apply = (current: Json | undefined) => (row.patch ? row.patch(current!, patch) : (mergePatch(current, patch) as Json));
+      const apply = (current: Json | undefined) =>
+        row.patch ? row.patch(current!, patch) : (mergePatch(current, patch) as Json);
       return run(ctx, { list, id: String(id), force, apply });
     },
-  } satisfies Omit<OperationDef, 'input' | 'handle'> & { input: z.ZodType; handle: (i: any, c: OperationContext) => Promise<OperationResult> };
+  } satisfies Omit<OperationDef, 'input' | 'handle'> & {
+    input: z.ZodType;
+    handle: (i: any, c: OperationContext) => Promise<OperationResult>;
+  };
 }

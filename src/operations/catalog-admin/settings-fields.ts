@@ -28,7 +28,12 @@ function kindOf(p: Json): SettingField['kind'] {
 let fields: readonly SettingField[] | undefined;
 
 export function settingsFields(): readonly SettingField[] {
-  fields ??= Object.entries(((z.toJSONSchema(BusinessFileSchema.shape.settings, { io: 'input' }) as Json).properties ?? {}) as Record<string, Json>).map(([name, p]) => ({
+  fields ??= Object.entries(
+    ((z.toJSONSchema(BusinessFileSchema.shape.settings, { io: 'input' }) as Json).properties ?? {}) as Record<
+      string,
+      Json
+    >,
+  ).map(([name, p]) => ({
     name,
     kind: kindOf(p),
     description: String(p.description ?? ''),

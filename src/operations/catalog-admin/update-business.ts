@@ -25,14 +25,16 @@ export const updateBusiness = defineOperation({
   capability: 'dev.usp-protocol.services.catalog',
   dashboard: 'business_update',
   output: { business: Out.object },
-  summary: "Change the business's details (a merge patch of the business file's business object: name, time zone, currency, locale); a new currency re-prices every service in it.",
+  summary:
+    "Change the business's details (a merge patch of the business file's business object: name, time zone, currency, locale); a new currency re-prices every service in it.",
   input: z.looseObject({ force: FORCE }),
   async handle(inp: Json & { force?: boolean }, ctx) {
     const { force, ...patch } = inp;
     if ('locations' in patch) {
-      throw invalidRequest('locations: change them with POST /admin/locations and PATCH /admin/locations/{location_id}', [
-        { field: 'locations', message: 'has operations of its own (/admin/locations)' },
-      ]);
+      throw invalidRequest(
+        'locations: change them with POST /admin/locations and PATCH /admin/locations/{location_id}',
+        [{ field: 'locations', message: 'has operations of its own (/admin/locations)' }],
+      );
     }
     const { def, messages } = await editDocument(ctx, {
       force,
@@ -40,7 +42,10 @@ export const updateBusiness = defineOperation({
         const current = doc.business as Json;
         const next = mergePatch(current, patch) as Json;
         if (next.id !== current.id) {
-          throw invalidRequest("id: the business's id cannot change (the database and every published service are named after it)", [{ field: 'id', message: 'cannot change' }]);
+          throw invalidRequest(
+            "id: the business's id cannot change (the database and every published service are named after it)",
+            [{ field: 'id', message: 'cannot change' }],
+          );
         }
         doc.business = { ...next, locations: current.locations };
         // Every service is priced in the business's currency: a new one re-denominates them all (amounts kept).

@@ -21,7 +21,8 @@ export const updateCategory = defineOperation({
   capability: 'dev.usp-protocol.services.catalog',
   dashboard: 'category_update',
   output: { category: Out.object, service_ids: Out.array },
-  summary: 'Change a category on every service carrying it (a merge patch of the entry; service_ids sets which services carry it).',
+  summary:
+    'Change a category on every service carrying it (a merge patch of the entry; service_ids sets which services carry it).',
   input: z.looseObject({
     category_id: z.string().min(1).max(128).describe('The category to change.'),
     taxonomy: TAXONOMY,
@@ -36,6 +37,9 @@ export const updateCategory = defineOperation({
       apply: (doc) => changeCategory(doc, key, (current) => mergePatch(current, patch) as Json, service_ids),
     });
     const now = categoriesInUse(def).find((c) => c.category.id === key.id && c.category.taxonomy === key.taxonomy);
-    return { ...ok({ category: now?.category ?? { taxonomy: key.taxonomy, id: key.id }, service_ids: now?.service_ids ?? [] }), messages };
+    return {
+      ...ok({ category: now?.category ?? { taxonomy: key.taxonomy, id: key.id }, service_ids: now?.service_ids ?? [] }),
+      messages,
+    };
   },
 });

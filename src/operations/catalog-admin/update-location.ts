@@ -7,6 +7,7 @@ export const updateLocation = defineOperation(
     name: 'update_location',
     path: '/admin/locations/{location_id}',
     dashboard: 'location_update',
-    summary: 'Change a location (a merge patch: name, address, coordinates); the services offered there are republished.',
+    summary:
+      'Change a location (a merge patch: name, address, coordinates); the services offered there are republished.',
   }),
 );

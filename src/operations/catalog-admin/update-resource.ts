@@ -7,6 +7,7 @@ export const updateResource = defineOperation(
     name: 'update_resource',
     path: '/admin/resources/{resource_id}',
     dashboard: 'resource_update',
-    summary: 'Change a resource (a merge patch: name, type, weekly hours, exceptions, location); the services it delivers are republished.',
+    summary:
+      'Change a resource (a merge patch: name, type, weekly hours, exceptions, location); the services it delivers are republished.',
   }),
 );

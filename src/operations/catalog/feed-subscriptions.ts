@@ -2,7 +2,12 @@
  * Catalog feed subscriptions (spec 3.12.2) as the operations read and move them: owned by the
  * creating principal; delivery is the webhook dispatcher's job.
  */
-import { nextSubscriptionStatus, type SubscriptionMove, type SubscriptionRecord, type SubscriptionStatus } from '../../domain/index.js';
+import {
+  nextSubscriptionStatus,
+  type SubscriptionMove,
+  type SubscriptionRecord,
+  type SubscriptionStatus,
+} from '../../domain/index.js';
 import { ProtocolError } from '../core/errors.js';
 import { ok, type OperationResult } from '../core/define.js';
 import { mayAct, type OperationContext } from '../core/context.js';
@@ -27,7 +32,11 @@ const TARGET: Record<SubscriptionMove, SubscriptionStatus> = { pause: 'paused', 
  * nowhere. Entering a status writes nothing else: whether the subscription then receives catalog
  * events is its row of SUBSCRIPTION_ENTRY_EFFECTS, which the store's `active()` list follows.
  */
-export async function moveSubscription(ctx: OperationContext, sid: string, m: SubscriptionMove): Promise<OperationResult> {
+export async function moveSubscription(
+  ctx: OperationContext,
+  sid: string,
+  m: SubscriptionMove,
+): Promise<OperationResult> {
   const rec = await loadOwned(ctx, sid);
   if (rec.subscription.status === TARGET[m]) return ok({ subscription: rec.subscription });
   const to = nextSubscriptionStatus(rec.subscription.status, m);

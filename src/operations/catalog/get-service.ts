@@ -22,7 +22,11 @@ export const getService = defineOperation({
     // An unknown id in the path is a 404 service_not_found, whatever its form (spec-next 3.12.3, 9.4.3).
     if (!s) {
       throw new MissingResource(
-        errorMessage('service_not_found', `No service has the id ${JSON.stringify(inp.service_id)}; list services (usp_services_list) to find valid ids.`, '$.service_id'),
+        errorMessage(
+          'service_not_found',
+          `No service has the id ${JSON.stringify(inp.service_id)}; list services (usp_services_list) to find valid ids.`,
+          '$.service_id',
+        ),
       );
     }
     return ok({ service: await withHint(ctx, s) });

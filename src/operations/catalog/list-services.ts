@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { minorAmount, primaryCategory, searchableText, warningMessage, type PublishedService } from '../../domain/index.js';
+import {
+  minorAmount,
+  primaryCategory,
+  searchableText,
+  warningMessage,
+  type PublishedService,
+} from '../../domain/index.js';
 import { suspensionSentence } from '../business.js';
 import { invalidRequest } from '../core/errors.js';
 import { defineOperation, ok } from '../core/define.js';
@@ -9,7 +15,11 @@ import { withHint } from './present-service.js';
 const DEFAULT_LIMIT = 20;
 
 const input = z.object({
-  query: z.string().max(500).optional().describe('Free text, e.g. "haircut" or "evening yoga"; results are ranked by relevance.'),
+  query: z
+    .string()
+    .max(500)
+    .optional()
+    .describe('Free text, e.g. "haircut" or "evening yoga"; results are ranked by relevance.'),
   filters: z
     .object({
       type: z.string().max(100).optional(),
@@ -58,7 +68,9 @@ export const listServices = defineOperation({
 
     const cursor = inp.pagination?.cursor ? decodeCursor(inp.pagination.cursor) : null;
     if (inp.pagination?.cursor && (!cursor || typeof cursor.o !== 'number' || cursor.o < 0)) {
-      throw invalidRequest('pagination.cursor is not a cursor this business issued.', [{ field: 'pagination.cursor', message: 'unknown cursor' }]);
+      throw invalidRequest('pagination.cursor is not a cursor this business issued.', [
+        { field: 'pagination.cursor', message: 'unknown cursor' },
+      ]);
     }
     const offset = (cursor?.o as number | undefined) ?? 0;
     const limit = inp.pagination?.limit ?? DEFAULT_LIMIT;
@@ -66,9 +78,14 @@ export const listServices = defineOperation({
     const hasMore = offset + limit < scored.length;
     const services = [];
     for (const { s } of page) services.push(await withHint(ctx, s));
-    const answer = ok({ services, pagination: { cursor: hasMore ? encodeCursor({ o: offset + limit }) : null, has_more: hasMore } });
+    const answer = ok({
+      services,
+      pagination: { cursor: hasMore ? encodeCursor({ o: offset + limit }) : null, has_more: hasMore },
+    });
     // A business its operator suspended lists no service: the answer says why rather than looking empty.
-    return ctx.biz.suspended ? { ...answer, messages: [warningMessage('business_suspended', suspensionSentence(ctx.biz.suspended))] } : answer;
+    return ctx.biz.suspended
+      ? { ...answer, messages: [warningMessage('business_suspended', suspensionSentence(ctx.biz.suspended))] }
+      : answer;
   },
 });
 

@@ -20,14 +20,21 @@ export const lookupServices = defineOperation({
   output: { services: Out.objects },
   summary: `Fetch several services by id at once (up to ${MAX_LOOKUP_IDS}).`,
   input: z.object({
-    ids: z.array(z.string().max(512)).min(1).describe(`Service ids to fetch, at most ${MAX_LOOKUP_IDS}; duplicates are ignored.`),
+    ids: z
+      .array(z.string().max(512))
+      .min(1)
+      .describe(`Service ids to fetch, at most ${MAX_LOOKUP_IDS}; duplicates are ignored.`),
     context: z.record(z.string(), z.unknown()).optional(),
   }),
   async handle(inp, ctx) {
     if (inp.ids.length > MAX_LOOKUP_IDS) {
-      throw new ProtocolError('limit_exceeded', `At most ${MAX_LOOKUP_IDS} ids can be looked up at once; ${inp.ids.length} were sent.`, {
-        errors: [{ field: 'ids', message: `at most ${MAX_LOOKUP_IDS} items` }],
-      });
+      throw new ProtocolError(
+        'limit_exceeded',
+        `At most ${MAX_LOOKUP_IDS} ids can be looked up at once; ${inp.ids.length} were sent.`,
+        {
+          errors: [{ field: 'ids', message: `at most ${MAX_LOOKUP_IDS} items` }],
+        },
+      );
     }
     const seen = new Set<string>();
     const services: Record<string, unknown>[] = [];
@@ -38,7 +45,10 @@ export const lookupServices = defineOperation({
       const s = ctx.biz.published.get(sid);
       if (s) services.push(await withHint(ctx, s));
       // Spec-next 9.4.2 renames the pinned text's per-id warning (one code is never both an outcome and an error).
-      else messages.push(warningMessage('service_unresolved', `No service has the id ${JSON.stringify(sid)}.`, `$.ids[${i}]`));
+      else
+        messages.push(
+          warningMessage('service_unresolved', `No service has the id ${JSON.stringify(sid)}.`, `$.ids[${i}]`),
+        );
     }
     return { data: { services }, messages };
   },

@@ -29,7 +29,9 @@ export const servicesFeed = defineOperation({
     if (inp.cursor) {
       const c = decodeCursor(inp.cursor);
       if (!c || typeof c.m !== 'number' || typeof c.i !== 'string') {
-        throw invalidRequest('cursor is not a feed cursor this business issued.', [{ field: 'cursor', message: 'unknown cursor' }]);
+        throw invalidRequest('cursor is not a feed cursor this business issued.', [
+          { field: 'cursor', message: 'unknown cursor' },
+        ]);
       }
       afterMs = c.m;
       afterId = c.i;
@@ -43,8 +45,16 @@ export const servicesFeed = defineOperation({
     // Without more items, hand back a cursor at the end so the platform can poll for changes.
     const next = last ? encodeCursor({ m: last.modified_ms, i: last.id }) : (inp.cursor ?? null);
     return ok({
-      items: page.map((s) => ({ state: s.deleted ? 'deleted' : 'updated', modified_at: iso(s.modified_ms), data: s.data })),
-      feed_meta: { feed_generated_at: iso(ctx.now), total_services: all.filter((s) => !s.deleted).length, feed_status: 'healthy' },
+      items: page.map((s) => ({
+        state: s.deleted ? 'deleted' : 'updated',
+        modified_at: iso(s.modified_ms),
+        data: s.data,
+      })),
+      feed_meta: {
+        feed_generated_at: iso(ctx.now),
+        total_services: all.filter((s) => !s.deleted).length,
+        feed_status: 'healthy',
+      },
       pagination: { next_cursor: next, cursor: next, has_more: hasMore },
     });
   },

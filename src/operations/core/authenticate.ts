@@ -2,7 +2,15 @@
  * The pipeline's view of authentication: hand what the door carried to the security module and
  * turn its one failure type into the protocol error the spec names for it.
  */
-import { AuthFailure, authenticateRequest, popAlgorithms, type AuthPolicy, type HttpEvidence, type McpAuthorization, type RateQuota } from '../../security/index.js';
+import {
+  AuthFailure,
+  authenticateRequest,
+  popAlgorithms,
+  type AuthPolicy,
+  type HttpEvidence,
+  type McpAuthorization,
+  type RateQuota,
+} from '../../security/index.js';
 import type { SecurityRepo, Store } from '../../store/index.js';
 import { ProtocolError, type ProtocolErrorCode } from './errors.js';
 import { rateRuleOf, scopesOf, type OperationDef } from './define.js';
@@ -67,11 +75,24 @@ export async function authenticateCall(
     };
     if (c.business) caller.actor = 'admin_api_key';
     if (c.account) caller.account = { id: c.account, scopes: c.scopes ?? [] };
-    limitRate(op, input, { ...caller, profileProven: c.profileProven === true }, presented, deps.authPolicy, deps.log, seen);
+    limitRate(
+      op,
+      input,
+      { ...caller, profileProven: c.profileProven === true },
+      presented,
+      deps.authPolicy,
+      deps.log,
+      seen,
+    );
     return caller;
   } catch (err) {
     if (!(err instanceof AuthFailure)) throw err;
-    deps.log.warn('authentication refused', { operation: op.name, correlation_id: req.correlationId, code: err.detailCode, detail: err.logDetail });
+    deps.log.warn('authentication refused', {
+      operation: op.name,
+      correlation_id: req.correlationId,
+      code: err.detailCode,
+      detail: err.logDetail,
+    });
     const code: ProtocolErrorCode = err.code;
     const errors = err.extra.errors as Array<{ field: string; message: string }> | undefined;
     const { errors: _e, retry_after, ...extra } = err.extra;
@@ -85,7 +106,9 @@ export async function authenticateCall(
         accepted_mechanisms: deps.authPolicy.accepted,
         ...popAlgorithmsOf(deps.authPolicy),
         // Where an OAuth client starts (RFC 9728); the REST door names it in its Bearer challenge.
-        ...(deps.authPolicy.resourceMetadata ? { resource_metadata: deps.authPolicy.resourceMetadata(presented.binding) } : {}),
+        ...(deps.authPolicy.resourceMetadata
+          ? { resource_metadata: deps.authPolicy.resourceMetadata(presented.binding) }
+          : {}),
       },
       retryAfter: typeof retry_after === 'number' ? retry_after : undefined,
     });
@@ -135,5 +158,8 @@ function limitRate(
     cost,
     subjects: subjects.map((s) => (typeof s === 'string' ? s : `${s.bucket}:${s.subject}`).slice(0, 120)),
   });
-  throw new ProtocolError('rate_limited', `Too many requests; retry in ${wait} s.`, { retryAfter: wait, extra: { bucket: rule.bucket } });
+  throw new ProtocolError('rate_limited', `Too many requests; retry in ${wait} s.`, {
+    retryAfter: wait,
+    extra: { bucket: rule.bucket },
+  });
 }

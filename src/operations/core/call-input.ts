@@ -10,7 +10,8 @@ import { invalidRequest, type FieldError } from './errors.js';
 /** Validate raw input against the operation's schema; every failure names its field. */
 export function parseInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   const value = raw === undefined || raw === null ? {} : raw;
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalidRequest('The request body must be a JSON object.');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw invalidRequest('The request body must be a JSON object.');
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const errors: FieldError[] = parsed.error.issues.map((i) => ({ field: fieldPath(i.path), message: issueText(i) }));
@@ -34,7 +35,9 @@ export function normalizeIdempotencyKey(key: string | null | undefined): string 
   if (key === undefined || key === null) return undefined;
   const k = key.trim();
   if (k.length === 0 || k.length > 255 || !/^[\x21-\x7e]+$/.test(k)) {
-    throw invalidRequest('Idempotency-Key must be 1-255 visible ASCII characters (a UUID v4 is recommended).', [{ field: 'idempotency_key', message: 'invalid idempotency key' }]);
+    throw invalidRequest('Idempotency-Key must be 1-255 visible ASCII characters (a UUID v4 is recommended).', [
+      { field: 'idempotency_key', message: 'invalid idempotency key' },
+    ]);
   }
   return k;
 }

@@ -41,7 +41,8 @@ export class EventChannels {
 
   /** Add a channel (composition time); returns the registry, so registrations chain. */
   register(channel: EventChannel): this {
-    if (this.list.some((c) => c.name === channel.name)) throw new Error(`event channel ${channel.name} is registered twice`);
+    if (this.list.some((c) => c.name === channel.name))
+      throw new Error(`event channel ${channel.name} is registered twice`);
     this.list.push(channel);
     return this;
   }

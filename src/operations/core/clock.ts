@@ -47,7 +47,9 @@ export function clockFromSetting(setting: string | undefined, realNow: () => num
   const m = /^(fixed|start):(.+)$/.exec(setting.trim());
   const ms = m ? Date.parse(m[2]!) : NaN;
   if (!m || !/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(m[2]!) || !Number.isFinite(ms)) {
-    throw new Error(`${CLOCK_VARIABLE}=${JSON.stringify(setting)} is not a clock: use fixed:<instant> or start:<instant>, with an ISO 8601 instant such as 2026-12-01T17:00:00Z`);
+    throw new Error(
+      `${CLOCK_VARIABLE}=${JSON.stringify(setting)} is not a clock: use fixed:<instant> or start:<instant>, with an ISO 8601 instant such as 2026-12-01T17:00:00Z`,
+    );
   }
   return m[1] === 'fixed' ? new ManualClock(ms) : new ShiftedClock(ms, realNow);
 }

@@ -228,7 +228,9 @@ export type RegistryContext = Omit<OperationContext, 'biz'>;
 
 /** A registry operation: its handler is given no business, so it cannot read one (src/operations/core/scope.ts). */
 export function defineRegistryOperation<S extends z.ZodType>(
-  def: Omit<OperationDef<S>, 'handle' | 'registry'> & { handle(input: z.output<S>, ctx: RegistryContext): Promise<OperationResult> },
+  def: Omit<OperationDef<S>, 'handle' | 'registry'> & {
+    handle(input: z.output<S>, ctx: RegistryContext): Promise<OperationResult>;
+  },
 ): OperationDef<S> {
   return { ...def, registry: true };
 }
@@ -249,9 +251,13 @@ export function outcome(message: Message, data: Record<string, unknown> = {}): O
  */
 export function requireBusiness(ctx: OperationContext): void {
   if (ctx.caller.business) return;
-  throw new ProtocolError('authentication_required', 'Only the business itself may do this; authenticate with the business API key.', {
-    detailCode: 'business_credential_required',
-  });
+  throw new ProtocolError(
+    'authentication_required',
+    'Only the business itself may do this; authenticate with the business API key.',
+    {
+      detailCode: 'business_credential_required',
+    },
+  );
 }
 
 /**

@@ -17,7 +17,10 @@ export function uspEnvelope(op: Pick<OperationDef, 'capability' | 'name'>): UspE
     const keys: CapabilityKey[] = [op.capability];
     if (op.capability === 'dev.usp-protocol.services.waitlist') keys.unshift('dev.usp-protocol.services.bookings');
     // Shared by every answer of the operation: frozen, so a door may keep its JSON text.
-    env = deepFreeze({ version: USP_VERSION, capabilities: Object.fromEntries(keys.map((k) => [k, [{ version: USP_VERSION }]])) });
+    env = deepFreeze({
+      version: USP_VERSION,
+      capabilities: Object.fromEntries(keys.map((k) => [k, [{ version: USP_VERSION }]])),
+    });
     cache.set(op.name, env);
   }
   return env;

@@ -55,7 +55,11 @@ export class ProtocolError extends Error {
   /** Seconds, for rate_limited and service_unavailable. */
   readonly retryAfter?: number;
 
-  constructor(code: ProtocolErrorCode, message: string, opts: { detailCode?: string; errors?: FieldError[]; extra?: Record<string, unknown>; retryAfter?: number } = {}) {
+  constructor(
+    code: ProtocolErrorCode,
+    message: string,
+    opts: { detailCode?: string; errors?: FieldError[]; extra?: Record<string, unknown>; retryAfter?: number } = {},
+  ) {
     super(message);
     this.name = 'ProtocolError';
     this.code = code;

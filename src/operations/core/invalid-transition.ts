@@ -33,8 +33,22 @@ export class RefusedMove extends Error {
  * `thing` is what moved ("booking", "hold"), `participle` what it could not be ("canceled"),
  * `wayOn` what to do instead once it is final; `data` the resource as it stands.
  */
-export function invalidTransition(thing: string, status: string, allowed: readonly string[], participle: string, data: Record<string, unknown>, wayOn?: string): RefusedMove {
-  const next = allowed.length > 0 ? ` From ${status} it can be: ${allowed.join(', ')}.` : ` ${status} is final${wayOn ? `: ${wayOn}` : '.'}`;
-  const message = errorMessage('invalid_transition', `This ${thing} is ${status}; it cannot be ${participle}.${next}`, `$.${thing}.status`);
+export function invalidTransition(
+  thing: string,
+  status: string,
+  allowed: readonly string[],
+  participle: string,
+  data: Record<string, unknown>,
+  wayOn?: string,
+): RefusedMove {
+  const next =
+    allowed.length > 0
+      ? ` From ${status} it can be: ${allowed.join(', ')}.`
+      : ` ${status} is final${wayOn ? `: ${wayOn}` : '.'}`;
+  const message = errorMessage(
+    'invalid_transition',
+    `This ${thing} is ${status}; it cannot be ${participle}.${next}`,
+    `$.${thing}.status`,
+  );
   return new RefusedMove(message, structuredClone(data), status, allowed);
 }

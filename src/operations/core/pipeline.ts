@@ -132,7 +132,10 @@ export class Pipeline {
     if (this.active === 0) return true;
     let timer: NodeJS.Timeout | undefined;
     let done: (() => void) | undefined;
-    const ok = await Promise.race([new Promise<true>((r) => this.drained.add((done = () => r(true)))), new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs)))]);
+    const ok = await Promise.race([
+      new Promise<true>((r) => this.drained.add((done = () => r(true)))),
+      new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs))),
+    ]);
     clearTimeout(timer);
     if (done) this.drained.delete(done);
     return ok;
@@ -149,7 +152,12 @@ export class Pipeline {
     this.active++;
     let res: OperationResponse;
     try {
-      this.deps.log.debug?.('call received', { correlation_id: req.correlationId, operation: op.name, door, input: op.logInput ? op.logInput(req.input) : req.input });
+      this.deps.log.debug?.('call received', {
+        correlation_id: req.correlationId,
+        operation: op.name,
+        door,
+        input: op.logInput ? op.logInput(req.input) : req.input,
+      });
       res = await this.answer(op, req, scope, seen);
     } finally {
       if (--this.active === 0) for (const d of [...this.drained]) d();
@@ -174,18 +182,32 @@ export class Pipeline {
     return seen.rate ? { ...res, rate: seen.rate } : res;
   }
 
-  private async answer(op: OperationDef, req: OperationRequest, scope: CallScope, seen: { caller?: Caller; rate?: RateQuota }): Promise<OperationResponse> {
+  private async answer(
+    op: OperationDef,
+    req: OperationRequest,
+    scope: CallScope,
+    seen: { caller?: Caller; rate?: RateQuota },
+  ): Promise<OperationResponse> {
     try {
       return await this.run(op, req, scope, seen);
     } catch (err) {
       if (err instanceof ProtocolError) return { ok: false, error: err };
       if (isStoreUnavailable(err)) return { ok: false, error: storeUnavailable(op.name, err, this.deps.log) };
-      this.deps.log.error('operation failed', { operation: op.name, correlation_id: req.correlationId, error: describe(err) });
+      this.deps.log.error('operation failed', {
+        operation: op.name,
+        correlation_id: req.correlationId,
+        error: describe(err),
+      });
       return { ok: false, error: new ProtocolError('server_error', 'The business could not process the request.') };
     }
   }
 
-  private async run(op: OperationDef, req: OperationRequest, scope: CallScope, seen: { caller?: Caller; rate?: RateQuota }): Promise<OperationResponse> {
+  private async run(
+    op: OperationDef,
+    req: OperationRequest,
+    scope: CallScope,
+    seen: { caller?: Caller; rate?: RateQuota },
+  ): Promise<OperationResponse> {
     // The call's business: one snapshot, taken now and kept to the end whatever is adopted meanwhile.
     // A call that may write has its definition version checked inside its write transaction, with
     // its first statement (`verifyVersion`); any other call brings the business up to date first.
@@ -201,7 +223,14 @@ export class Pipeline {
     const input = parseInput(op.input, req.input);
     const caller =
       req.trustedCaller ??
-      (await authenticateCall(op, input as Record<string, unknown>, req, { store, authPolicy: scope.authPolicy, log: this.deps.log }, this.deps.clock.now(), seen));
+      (await authenticateCall(
+        op,
+        input as Record<string, unknown>,
+        req,
+        { store, authPolicy: scope.authPolicy, log: this.deps.log },
+        this.deps.clock.now(),
+        seen,
+      ));
     seen.caller = caller;
     const shared = caller.platform ? prunedCapabilities(caller.platform.capabilities) : null;
     const usp = shared ? negotiatedEnvelope(uspEnvelope(op), shared) : uspEnvelope(op);
@@ -213,13 +242,23 @@ export class Pipeline {
     }
 
     const key = op.mutating ? normalizeIdempotencyKey(req.idempotencyKey) : undefined;
-    const scopeKey = key ? `${caller.principal ?? (caller.business ? 'business' : 'anonymous')}|${op.name}|${key}` : undefined;
+    const scopeKey = key
+      ? `${caller.principal ?? (caller.business ? 'business' : 'anonymous')}|${op.name}|${key}`
+      : undefined;
     const requestHash = scopeKey ? hashOf(input) : '';
     const ifMatch = op.conditional && req.ifMatch ? normalizeRevision(req.ifMatch) : undefined;
     const locale = negotiateLocale(req.locale ?? req.presented?.http?.headers['accept-language'], undefined);
 
     const env = scope.env;
-    const prepared = op.prepare ? await op.prepare(input, { now: this.deps.clock.now(), caller, env, read: (fn) => store.read(fn), http: req.presented?.http }) : undefined;
+    const prepared = op.prepare
+      ? await op.prepare(input, {
+          now: this.deps.clock.now(),
+          caller,
+          env,
+          read: (fn) => store.read(fn),
+          http: req.presented?.http,
+        })
+      : undefined;
 
     const events: OutboxEvent[] = [];
     const created = new Set<string>();
@@ -249,7 +288,13 @@ export class Pipeline {
         locale,
         issueCredential: async (kind, resourceId, expiresMs): Promise<IssuedCredential | undefined> => {
           if (caller.business) return undefined;
-          return issueCredential(tx.security, { kind, resourceId, jkt: caller.jkt ?? null, principal: caller.principal, expiresMs });
+          return issueCredential(tx.security, {
+            kind,
+            resourceId,
+            jkt: caller.jkt ?? null,
+            principal: caller.principal,
+            expiresMs,
+          });
         },
         emit: (e: RaisedEvent) => {
           events.push(outboxEvent(e, this.deps.ids, now));
@@ -276,7 +321,10 @@ export class Pipeline {
         );
         if (prior) {
           if (prior.request_hash !== requestHash) {
-            throw new ProtocolError('idempotency_conflict', 'This idempotency key was already used with different parameters; use a new key for a new request.');
+            throw new ProtocolError(
+              'idempotency_conflict',
+              'This idempotency key was already used with different parameters; use a new key for a new request.',
+            );
           }
           throw new Replayed(prior.body as StoredResult);
         }
@@ -284,7 +332,9 @@ export class Pipeline {
         res = handled.r;
       } else res = await op.handle(input, ctx);
       const result: StoredResult = {
-        status: res.messages?.some((m) => m.type === 'error') ? 200 : (res.status ?? (op.creates ? 201 : op.empty ? 204 : 200)),
+        status: res.messages?.some((m) => m.type === 'error')
+          ? 200
+          : (res.status ?? (op.creates ? 201 : op.empty ? 204 : 200)),
         data: res.data,
         messages: res.messages ?? [],
       };
@@ -361,7 +411,12 @@ class Replayed extends Error {
  * `messages[]`, the resource unchanged. A platform that negotiated a version older than ours was
  * written against the pinned text's 409 family (5.3.6) and gets that (DECISIONS D2).
  */
-function refusedMove(err: RefusedMove, caller: Caller, usp: UspEnvelope, business: Business | undefined): OperationResponse {
+function refusedMove(
+  err: RefusedMove,
+  caller: Caller,
+  usp: UspEnvelope,
+  business: Business | undefined,
+): OperationResponse {
   if (caller.platform && caller.platform.version < USP_VERSION) return { ok: false, error: err.asConflict() };
   return { ok: true, status: 200, usp, data: err.data, messages: [err.outcome], replayed: false, caller, business };
 }
@@ -371,8 +426,14 @@ function refusedMove(err: RefusedMove, caller: Caller, usp: UspEnvelope, busines
  * that negotiated a version older than ours was written against the pinned text's business outcome
  * (HTTP 200 with the message, D3) and gets that.
  */
-function missingResource(err: MissingResource, caller: Caller, usp: UspEnvelope, business: Business | undefined): OperationResponse {
-  if (caller.platform && caller.platform.version < USP_VERSION) return { ok: true, status: 200, usp, data: {}, messages: [err.outcome], replayed: false, caller, business };
+function missingResource(
+  err: MissingResource,
+  caller: Caller,
+  usp: UspEnvelope,
+  business: Business | undefined,
+): OperationResponse {
+  if (caller.platform && caller.platform.version < USP_VERSION)
+    return { ok: true, status: 200, usp, data: {}, messages: [err.outcome], replayed: false, caller, business };
   return { ok: false, error: err.asError() };
 }
 
@@ -394,9 +455,13 @@ const STORE_RETRY_AFTER_S = 2;
  */
 function storeUnavailable(operation: string, err: StoreUnavailable, log: Logger): ProtocolError {
   log.warn('database unavailable', { operation, reason: err.reason });
-  return new ProtocolError('service_unavailable', 'The business cannot reach its database right now; retry shortly with the same Idempotency-Key.', {
-    retryAfter: STORE_RETRY_AFTER_S,
-  });
+  return new ProtocolError(
+    'service_unavailable',
+    'The business cannot reach its database right now; retry shortly with the same Idempotency-Key.',
+    {
+      retryAfter: STORE_RETRY_AFTER_S,
+    },
+  );
 }
 
 /**
@@ -412,13 +477,20 @@ function negotiate(op: OperationDef, caller: Caller, shared: ReadonlySet<string>
   const p = caller.platform;
   if (!p) return null;
   if (p.version > USP_VERSION) {
-    throw new ProtocolError('version_unsupported', `This business speaks USP ${USP_VERSION} at most; the platform profile declares ${p.version}.`, {
-      extra: { supported_versions: [USP_VERSION] },
-    });
+    throw new ProtocolError(
+      'version_unsupported',
+      `This business speaks USP ${USP_VERSION} at most; the platform profile declares ${p.version}.`,
+      {
+        extra: { supported_versions: [USP_VERSION] },
+      },
+    );
   }
   const needed = op.capability;
   if (shared && sharesCapability(shared, needed)) return null;
-  return errorMessage('capabilities_incompatible', `The platform profile shares none of the capabilities this operation needs (${needed}).`);
+  return errorMessage(
+    'capabilities_incompatible',
+    `The platform profile shares none of the capabilities this operation needs (${needed}).`,
+  );
 }
 
 function describe(err: unknown): string {

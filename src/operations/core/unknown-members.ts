@@ -49,7 +49,11 @@ export function likelyMember(name: string, known: readonly string[]): string | u
 }
 
 /** Every unknown member of `raw` under `schema` (nested objects included), as paths with a suggestion. */
-export function unknownMembers(schema: z.ZodType, raw: unknown, ignore: readonly string[] = []): Array<{ path: string; suggestion?: string }> {
+export function unknownMembers(
+  schema: z.ZodType,
+  raw: unknown,
+  ignore: readonly string[] = [],
+): Array<{ path: string; suggestion?: string }> {
   const out: Array<{ path: string; suggestion?: string }> = [];
   const walk = (s: z.ZodType, v: unknown, path: string) => {
     const shape = shapeOf(s);
@@ -69,6 +73,10 @@ export function unknownMembers(schema: z.ZodType, raw: unknown, ignore: readonly
 export function unknownMemberWarnings(schema: z.ZodType, raw: unknown, ignore: readonly string[] = []): Message[] {
   return unknownMembers(schema, raw, ignore).map(({ path, suggestion }) => {
     const parent = path.includes('.') ? `${path.slice(0, path.lastIndexOf('.'))}.` : '';
-    return warningMessage('unknown_member', `${path} is not a member of this call and was ignored${suggestion ? `: did you mean ${parent}${suggestion}?` : '.'}`, `$.${path}`);
+    return warningMessage(
+      'unknown_member',
+      `${path} is not a member of this call and was ignored${suggestion ? `: did you mean ${parent}${suggestion}?` : '.'}`,
+      `$.${path}`,
+    );
   });
 }

@@ -41,7 +41,12 @@ export type MailKind =
  * an erased buyer, are nobody's mailbox.
  */
 export function mailableAddress(s: unknown): s is string {
-  return typeof s === 'string' && s.length <= 254 && /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/.test(s) && !/\.invalid$/i.test(s);
+  return (
+    typeof s === 'string' &&
+    s.length <= 254 &&
+    /^[^\s@<>()",;:\\[\]]+@[^\s@<>()",;:\\[\]]+\.[^\s@<>()",;:\\[\]]+$/.test(s) &&
+    !/\.invalid$/i.test(s)
+  );
 }
 
 /** Turned off for this booking's reminders by the buyer (the link in a reminder). */
@@ -65,7 +70,16 @@ function bookingPayload(_biz: Business, rec: BookingRecord): Record<string, unkn
       reschedule_count: p.reschedule_count,
       confirmed_once: p.confirmed_once ?? false,
     },
-    ...(pay ? { payment: { url: pay.continue_url, expires_at: pay.expires_at, amount: pay.payment_context?.amount_due ?? 0, currency: pay.payment_context?.currency ?? '' } } : {}),
+    ...(pay
+      ? {
+          payment: {
+            url: pay.continue_url,
+            expires_at: pay.expires_at,
+            amount: pay.payment_context?.amount_due ?? 0,
+            currency: pay.payment_context?.currency ?? '',
+          },
+        }
+      : {}),
   };
 }
 
@@ -86,7 +100,16 @@ async function queue(
   dueMs = now,
 ): Promise<void> {
   if (!mailableAddress(to)) return;
-  await tx.mail.enqueue({ id: `${cause}|${kind}|${to.toLowerCase()}`, kind, subject_id: subject, recipient: to, locale, payload, due_ms: dueMs, created_ms: now });
+  await tx.mail.enqueue({
+    id: `${cause}|${kind}|${to.toLowerCase()}`,
+    kind,
+    subject_id: subject,
+    recipient: to,
+    locale,
+    payload,
+    due_ms: dueMs,
+    created_ms: now,
+  });
 }
 
 /** The booking's buyer, and the person it is for when someone else booked it (both are told). */
@@ -110,7 +133,9 @@ function bookingKind(event: string, rec: BookingRecord): MailKind | null {
       return 'reminder';
     case 'booking.canceled':
       // A manual booking the business turned down before ever confirming it was declined, not canceled.
-      return rec.booking.confirmation_mode === 'manual' && !rec.priv.confirmed_once && rec.booking.cancellation?.canceled_by === 'business'
+      return rec.booking.confirmation_mode === 'manual' &&
+        !rec.priv.confirmed_once &&
+        rec.booking.cancellation?.canceled_by === 'business'
         ? 'booking_declined'
         : 'booking_canceled';
     default:
@@ -122,7 +147,13 @@ function bookingKind(event: string, rec: BookingRecord): MailKind | null {
 const ENDS_REMINDER = new Set(['booking.canceled', 'booking.rescheduled', 'booking.completed', 'booking.no_show']);
 
 /** Queue the messages the events of one transaction send (called in that transaction, after its outbox rows). */
-export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly OutboxEvent[], now: number, created: ReadonlySet<string> = new Set()): Promise<void> {
+export async function queueMailForEvents(
+  tx: Tx,
+  biz: Business,
+  events: readonly OutboxEvent[],
+  now: number,
+  created: ReadonlySet<string> = new Set(),
+): Promise<void> {
   const bookings = new Map<string, BookingRecord | null>();
   const load = async (id: string) => {
     if (!bookings.has(id)) bookings.set(id, await tx.bookings.get(id));
@@ -137,14 +168,18 @@ export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly
     return link;
   };
   for (const e of events) {
-    if (ENDS_REMINDER.has(e.event) && typeof e.payload.booking_id === 'string') await tx.mail.cancelQueued(e.payload.booking_id, 'reminder');
+    if (ENDS_REMINDER.has(e.event) && typeof e.payload.booking_id === 'string')
+      await tx.mail.cancelQueued(e.payload.booking_id, 'reminder');
   }
   for (const e of events) {
     if (e.event.startsWith('booking.') && typeof e.payload.booking_id === 'string') {
       const rec = await load(e.payload.booking_id);
       if (!rec || rec.priv.platform_messages) continue;
       // The booking as the event saw it (a later event of the same call may have moved it on).
-      const at: BookingRecord = { booking: (e.payload.data as BookingRecord['booking']) ?? rec.booking, priv: rec.priv };
+      const at: BookingRecord = {
+        booking: (e.payload.data as BookingRecord['booking']) ?? rec.booking,
+        priv: rec.priv,
+      };
       const kind = bookingKind(e.event, at);
       if (!kind) continue;
       if (kind === 'reminder' && !(await remindersOn(tx, biz, at.booking.id, created.has(at.booking.id)))) continue;
@@ -155,13 +190,38 @@ export async function queueMailForEvents(tx: Tx, biz: Business, events: readonly
       };
       // A booking that can still change: the link lets the buyer cancel or move it herself.
       if (LIVE.has(at.booking.status) && recipientsOf(at).length > 0) payload.manage_path = await linkOf(rec);
-      for (const to of recipientsOf(at)) await queue(tx, e.event_id, kind, at.booking.id, to, payload, localeOf(biz, at), now, kind === 'reminder' ? e.due_ms : now);
+      for (const to of recipientsOf(at))
+        await queue(
+          tx,
+          e.event_id,
+          kind,
+          at.booking.id,
+          to,
+          payload,
+          localeOf(biz, at),
+          now,
+          kind === 'reminder' ? e.due_ms : now,
+        );
     } else if (e.event === 'waitlist.spot_offered' && typeof e.payload.entry_id === 'string') {
       const rec = await tx.waitlist.get(e.payload.entry_id);
       if (!rec || rec.priv.platform_messages) continue;
       if (!mailableAddress(rec.entry.buyer.email)) continue;
-      const offerPath = await offerLink(tx, rec.entry.id, rec.priv.principal, rec.priv.offer_expires_ms ?? now + OFFER_LINK_GRACE_MS);
-      await queue(tx, e.event_id, 'waitlist_offer', rec.entry.id, rec.entry.buyer.email, { entry: e.payload.data ?? rec.entry, offer_path: offerPath }, localeOf(biz, rec), now);
+      const offerPath = await offerLink(
+        tx,
+        rec.entry.id,
+        rec.priv.principal,
+        rec.priv.offer_expires_ms ?? now + OFFER_LINK_GRACE_MS,
+      );
+      await queue(
+        tx,
+        e.event_id,
+        'waitlist_offer',
+        rec.entry.id,
+        rec.entry.buyer.email,
+        { entry: e.payload.data ?? rec.entry, offer_path: offerPath },
+        localeOf(biz, rec),
+        now,
+      );
     }
   }
 }
@@ -175,7 +235,13 @@ const OFFER_LINK_GRACE_MS = 86_400_000;
  * once the offer is answered or lapses (the entry's credentials are revoked then).
  */
 async function offerLink(tx: Tx, entryId: string, principal: string | null, offerEndsMs: number): Promise<string> {
-  const c = await issueCredential(tx.security, { kind: 'waitlist_entry', resourceId: entryId, jkt: null, principal, expiresMs: offerEndsMs + OFFER_LINK_GRACE_MS });
+  const c = await issueCredential(tx.security, {
+    kind: 'waitlist_entry',
+    resourceId: entryId,
+    jkt: null,
+    principal,
+    expiresMs: offerEndsMs + OFFER_LINK_GRACE_MS,
+  });
   return `/waitlist/${encodeURIComponent(entryId)}/offer?token=${encodeURIComponent(c.value)}`;
 }
 
@@ -187,7 +253,13 @@ const LIVE = new Set(['confirmed', 'pending', 'requires_action']);
  * and nothing else, under the business's policy, until a day after it ends.
  */
 async function manageLink(tx: Tx, rec: BookingRecord): Promise<string> {
-  const c = await issueCredential(tx.security, { kind: 'booking', resourceId: rec.booking.id, jkt: null, principal: rec.priv.principal, expiresMs: rec.priv.end_ms + 86_400_000 });
+  const c = await issueCredential(tx.security, {
+    kind: 'booking',
+    resourceId: rec.booking.id,
+    jkt: null,
+    principal: rec.priv.principal,
+    expiresMs: rec.priv.end_ms + 86_400_000,
+  });
   return `/booking/${encodeURIComponent(rec.booking.id)}?token=${encodeURIComponent(c.value)}`;
 }
 
@@ -205,12 +277,20 @@ async function remindersOn(tx: Tx, biz: Business, bookingId: string, createdHere
 export async function queueBookingWaiting(ctx: OperationContext, rec: BookingRecord): Promise<void> {
   if (rec.priv.platform_messages) return;
   const b = rec.booking;
-  const kind: MailKind | null = b.actions?.some((a) => a.type === 'payment' && a.status === 'pending') ? 'payment_needed' : b.status === 'pending' ? 'booking_requested' : null;
+  const kind: MailKind | null = b.actions?.some((a) => a.type === 'payment' && a.status === 'pending')
+    ? 'payment_needed'
+    : b.status === 'pending'
+      ? 'booking_requested'
+      : null;
   if (!kind) return;
   const to = recipientsOf(rec);
   if (to.length === 0) return;
-  const payload: Record<string, unknown> = { ...bookingPayload(ctx.biz, rec), manage_path: await manageLink(ctx.tx, rec) };
-  for (const address of to) await queue(ctx.tx, `${b.id}:created`, kind, b.id, address, payload, localeOf(ctx.biz, rec), ctx.now);
+  const payload: Record<string, unknown> = {
+    ...bookingPayload(ctx.biz, rec),
+    manage_path: await manageLink(ctx.tx, rec),
+  };
+  for (const address of to)
+    await queue(ctx.tx, `${b.id}:created`, kind, b.id, address, payload, localeOf(ctx.biz, rec), ctx.now);
 }
 
 /** Remember that the booking's platform tells the buyer itself (its profile says so). */

@@ -3,20 +3,34 @@
  * checked against the dispute map, and entering a status does what the domain's entry-effects
  * table says, in one place.
  */
-import { DISPUTE_ENTRY_EFFECTS, nextDisputeStatus, type BookingRecord, type DisputeMove, type DisputeStatus } from '../../domain/index.js';
+import {
+  DISPUTE_ENTRY_EFFECTS,
+  nextDisputeStatus,
+  type BookingRecord,
+  type DisputeMove,
+  type DisputeStatus,
+} from '../../domain/index.js';
 import { ProtocolError } from '../core/errors.js';
 import { iso, type OperationContext } from '../core/context.js';
 import { emitBookingEvent, movePayment, touch } from '../bookings/effects.js';
 
-const PARTICIPLE: Record<DisputeMove, string> = { review: 'put under review', resolve_buyer: 'resolved', resolve_business: 'resolved' };
+const PARTICIPLE: Record<DisputeMove, string> = {
+  review: 'put under review',
+  resolve_buyer: 'resolved',
+  resolve_business: 'resolved',
+};
 
 /** Refuse a dispute move the map forbids, as the booking state conflicts are refused (booking_state_conflict). */
 export function disputeConflict(rec: BookingRecord, what: string): ProtocolError {
   const status = rec.booking.dispute?.status ?? 'none';
-  return new ProtocolError('booking_state_conflict', `The dispute on this booking is ${status}; it cannot be ${what}.`, {
-    detailCode: 'dispute_state_conflict',
-    extra: { dispute_status: status },
-  });
+  return new ProtocolError(
+    'booking_state_conflict',
+    `The dispute on this booking is ${status}; it cannot be ${what}.`,
+    {
+      detailCode: 'dispute_state_conflict',
+      extra: { dispute_status: status },
+    },
+  );
 }
 
 /** The status move `m` leads the booking's dispute to, or a refusal (dispute_state_conflict) when there is none or the map forbids it. */

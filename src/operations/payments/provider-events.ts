@@ -6,7 +6,14 @@
  * amounts are cumulative, a dispute closed before it was opened is opened first, and a payment
  * that lands after the action lapsed is refunded rather than reviving the booking.
  */
-import { errorMessage, formatMoney, infoMessage, nextDisputeStatus, type BookingRecord, type Message } from '../../domain/index.js';
+import {
+  errorMessage,
+  formatMoney,
+  infoMessage,
+  nextDisputeStatus,
+  type BookingRecord,
+  type Message,
+} from '../../domain/index.js';
 import { ok, outcome, type OperationResult } from '../core/define.js';
 import { iso, type OperationContext } from '../core/context.js';
 import { endBooking, expireIfDue } from '../bookings/lifecycle.js';
@@ -17,10 +24,16 @@ import { enterDisputeStatus, openDisputeOn } from './disputes.js';
 import type { PaymentEvent } from '../payment-events.js';
 
 const already = (what: string): OperationResult => ({ data: {}, messages: [infoMessage('already_in_state', what)] });
-const unknown = (what: string): OperationResult => outcome(errorMessage('booking_not_found', `No booking of this business matches ${what}.`));
+const unknown = (what: string): OperationResult =>
+  outcome(errorMessage('booking_not_found', `No booking of this business matches ${what}.`));
 
-export async function applyProviderEvent(ctx: OperationContext, provider: string, ev: PaymentEvent): Promise<OperationResult> {
-  if ('event_id' in ev && !(await ctx.tx.payments.recordEvent(provider, ev.event_id, ctx.now))) return already(`Event ${ev.event_id} was already applied.`);
+export async function applyProviderEvent(
+  ctx: OperationContext,
+  provider: string,
+  ev: PaymentEvent,
+): Promise<OperationResult> {
+  if ('event_id' in ev && !(await ctx.tx.payments.recordEvent(provider, ev.event_id, ctx.now)))
+    return already(`Event ${ev.event_id} was already applied.`);
   switch (ev.type) {
     case 'ignored':
       return ok({});
@@ -35,18 +48,26 @@ export async function applyProviderEvent(ctx: OperationContext, provider: string
         co.session_id = ev.session_id;
         co.url = ev.url;
         // Made after its booking ended (the create job ran late): closed at once.
-        if (co.status === 'expired' && rec.booking.actions?.[co.action_index]?.status !== 'pending') await queueExpiry(ctx, rec, co);
+        if (co.status === 'expired' && rec.booking.actions?.[co.action_index]?.status !== 'pending')
+          await queueExpiry(ctx, rec, co);
         await ctx.tx.bookings.update(rec);
         return ok({ booking: rec.booking });
       }
       await expireIfDue(ctx, rec);
       const action = rec.booking.actions?.[co.action_index];
-      if (ev.type === 'checkout_expired') return checkoutExpired(ctx, rec, co.action_index, action?.status === 'pending' && co.session_id === ev.session_id);
+      if (ev.type === 'checkout_expired')
+        return checkoutExpired(
+          ctx,
+          rec,
+          co.action_index,
+          action?.status === 'pending' && co.session_id === ev.session_id,
+        );
       return checkoutPaid(ctx, provider, rec, ev, action?.status === 'pending');
     }
     case 'refund_result':
     case 'charge_refunded': {
-      const bookingId = ev.type === 'refund_result' ? ev.booking_id : await ctx.tx.payments.bookingByRef(provider, ev.payment_ref);
+      const bookingId =
+        ev.type === 'refund_result' ? ev.booking_id : await ctx.tx.payments.bookingByRef(provider, ev.payment_ref);
       const rec = bookingId ? await ctx.tx.bookings.get(bookingId) : null;
       if (!rec) return unknown(`payment ${ev.payment_ref}`);
       const m = moneyOf(rec);
@@ -54,7 +75,8 @@ export async function applyProviderEvent(ctx: OperationContext, provider: string
         const r = m.refunds.find((x) => x.job_id === ev.job_id);
         if (r && ev.refund_id) r.refund_id = ev.refund_id;
         if (r && ev.status === 'failed' && r.status === 'requested') r.status = 'failed';
-        if (r && ev.status === 'succeeded' && r.status === 'requested') recordRefunded(ctx, rec, r.payment_ref, (m.refunded[r.payment_ref] ?? 0) + r.amount);
+        if (r && ev.status === 'succeeded' && r.status === 'requested')
+          recordRefunded(ctx, rec, r.payment_ref, (m.refunded[r.payment_ref] ?? 0) + r.amount);
       } else {
         recordRefunded(ctx, rec, ev.payment_ref, ev.amount_refunded);
       }
@@ -68,13 +90,15 @@ export async function applyProviderEvent(ctx: OperationContext, provider: string
       if (!rec) return unknown(`payment ${ev.payment_ref}`);
       const m = moneyOf(rec);
       let d = m.disputes.find((x) => x.dispute_id === ev.dispute_id);
-      if (!d) m.disputes.push((d = { dispute_id: ev.dispute_id, amount: ev.amount, reason: ev.reason, status: 'opened' }));
+      if (!d)
+        m.disputes.push((d = { dispute_id: ev.dispute_id, amount: ev.amount, reason: ev.reason, status: 'opened' }));
       // The spec keeps one dispute per booking: a later one only adds to the provider's record.
       if (!rec.booking.dispute) openDisputeOn(ctx, rec, ev.reason);
       if (ev.type === 'dispute_closed') {
         d.status = ev.outcome;
         const move = ev.outcome === 'buyer' ? 'resolve_buyer' : 'resolve_business';
-        if (nextDisputeStatus(rec.booking.dispute!.status, move)) enterDisputeStatus(ctx, rec, move, ev.outcome === 'buyer' ? Math.min(ev.amount, rec.priv.amount_paid) : 0);
+        if (nextDisputeStatus(rec.booking.dispute!.status, move))
+          enterDisputeStatus(ctx, rec, move, ev.outcome === 'buyer' ? Math.min(ev.amount, rec.priv.amount_paid) : 0);
       }
       await ctx.tx.bookings.update(rec);
       return ok({ booking: rec.booking });
@@ -83,7 +107,12 @@ export async function applyProviderEvent(ctx: OperationContext, provider: string
 }
 
 /** The session ran out: a pending action lapses as its own expiry makes it, unless the action outlives the session (a new one is made). */
-async function checkoutExpired(ctx: OperationContext, rec: BookingRecord, index: number, pending: boolean): Promise<OperationResult> {
+async function checkoutExpired(
+  ctx: OperationContext,
+  rec: BookingRecord,
+  index: number,
+  pending: boolean,
+): Promise<OperationResult> {
   const co = rec.priv.provider!.checkouts.find((c) => c.action_index === index)!;
   if (!pending) {
     if (co.status === 'open' || co.status === 'requested') co.status = 'expired';
@@ -99,7 +128,13 @@ async function checkoutExpired(ctx: OperationContext, rec: BookingRecord, index:
     return ok({ booking: rec.booking });
   }
   co.status = 'expired';
-  await endBooking(ctx, rec, 'expire', { reason: 'expired', canceled_by: 'system', fee: 0, refund_amount: rec.priv.amount_paid, canceled_at: iso(ctx.now) });
+  await endBooking(ctx, rec, 'expire', {
+    reason: 'expired',
+    canceled_by: 'system',
+    fee: 0,
+    refund_amount: rec.priv.amount_paid,
+    canceled_at: iso(ctx.now),
+  });
   return ok({ booking: rec.booking });
 }
 
@@ -124,7 +159,12 @@ async function checkoutPaid(
   const b = rec.booking;
   let refused: Message | undefined;
   if (ev.currency.toUpperCase() !== co.currency || ev.amount !== co.amount) {
-    m.mismatches.push({ event_id: ev.event_id, amount: ev.amount, currency: ev.currency.toUpperCase(), at: iso(ctx.now) });
+    m.mismatches.push({
+      event_id: ev.event_id,
+      amount: ev.amount,
+      currency: ev.currency.toUpperCase(),
+      at: iso(ctx.now),
+    });
     refused = errorMessage(
       'payment_amount_mismatch',
       `The provider reported ${formatMoney(ev.amount, ev.currency.toUpperCase())}; ${formatMoney(co.amount, co.currency)} was due. The booking is unchanged.`,
@@ -140,6 +180,10 @@ async function checkoutPaid(
     return outcome(refused, { booking: b });
   }
   co.status = 'paid';
-  await recordPayment(ctx, rec, b.actions![co.action_index], { amount_paid: ev.amount, transaction_id: ev.payment_ref, order_reference: ev.session_id });
+  await recordPayment(ctx, rec, b.actions![co.action_index], {
+    amount_paid: ev.amount,
+    transaction_id: ev.payment_ref,
+    order_reference: ev.session_id,
+  });
   return ok({ booking: b });
 }

@@ -12,12 +12,17 @@ import { moneyOf } from './checkouts.js';
 
 /** Does a refund of this booking go through the provider (it was paid there)? */
 export function refundsThroughProvider(ctx: OperationContext, rec: BookingRecord): boolean {
-  return ctx.biz.payments === 'provider' && (rec.priv.provider?.checkouts.some((c) => c.status === 'paid' && c.payment_ref) ?? false);
+  return (
+    ctx.biz.payments === 'provider' &&
+    (rec.priv.provider?.checkouts.some((c) => c.status === 'paid' && c.payment_ref) ?? false)
+  );
 }
 
 /** What is asked or known refunded on one provider payment: the larger of our requests not failed and what the provider reported. */
 function takenFrom(m: ProviderMoney, paymentRef: string): number {
-  const asked = m.refunds.filter((r) => r.payment_ref === paymentRef && r.status !== 'failed').reduce((n, r) => n + r.amount, 0);
+  const asked = m.refunds
+    .filter((r) => r.payment_ref === paymentRef && r.status !== 'failed')
+    .reduce((n, r) => n + r.amount, 0);
   return Math.max(asked, m.refunded[paymentRef] ?? 0);
 }
 

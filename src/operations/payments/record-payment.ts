@@ -14,12 +14,20 @@ export interface PaymentReport {
 }
 
 /** Record `pr` against the pending payment `action` of `rec`; the caller checked amount and currency. */
-export async function recordPayment(ctx: OperationContext, rec: BookingRecord, action: Action, pr: PaymentReport): Promise<void> {
+export async function recordPayment(
+  ctx: OperationContext,
+  rec: BookingRecord,
+  action: Action,
+  pr: PaymentReport,
+): Promise<void> {
   const b = rec.booking;
   action.status = 'completed';
   rec.priv.amount_paid += pr.amount_paid;
   if (b.payment) {
-    movePayment(b, b.payment.timing === 'deposit_required' && rec.priv.amount_paid < rec.priv.price_total ? 'pay_deposit' : 'pay');
+    movePayment(
+      b,
+      b.payment.timing === 'deposit_required' && rec.priv.amount_paid < rec.priv.price_total ? 'pay_deposit' : 'pay',
+    );
     b.payment.amount_due = 0;
     b.payment.transaction_id = pr.transaction_id;
     if (pr.order_reference) b.payment.order_reference = pr.order_reference;

@@ -8,7 +8,10 @@ import { presentEntry } from './indexing.js';
 
 export async function loadRegistration(tx: Tx, regId: string): Promise<RegistryBusinessRow> {
   const row = await tx.registry.get(regId);
-  if (!row) throw new ProtocolError('not_found', `No registration ${JSON.stringify(regId).slice(0, 200)} in this registry.`, { detailCode: 'registration_not_found' });
+  if (!row)
+    throw new ProtocolError('not_found', `No registration ${JSON.stringify(regId).slice(0, 200)} in this registry.`, {
+      detailCode: 'registration_not_found',
+    });
   return row;
 }
 

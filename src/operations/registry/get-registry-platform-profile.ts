@@ -16,7 +16,8 @@ export const getPlatformProfile = defineRegistryOperation({
   mutating: false,
   conditional: false,
   writes: false,
-  summary: "The registry's platform profile: the catalog subscriptions capability and the keys its subscriptions are signed with.",
+  summary:
+    "The registry's platform profile: the catalog subscriptions capability and the keys its subscriptions are signed with.",
   input: z.object({}),
   async handle(_inp, ctx) {
     const profile = registryEnv(ctx.env).platformProfile?.();

@@ -4,7 +4,14 @@
  * availability hint), turned into the rows the registry searches. Network only, no store: callers
  * fetch first and write in a short transaction afterwards.
  */
-import { categoryTerms, durationInterval, flatCategory, priceInterval, searchableText, type PublishedService } from '../../domain/index.js';
+import {
+  categoryTerms,
+  durationInterval,
+  flatCategory,
+  priceInterval,
+  searchableText,
+  type PublishedService,
+} from '../../domain/index.js';
 import type { DeploymentMode, RegistryBusinessRow, RegistryServiceRow } from '../../store/index.js';
 import { ProtocolError, invalidRequest } from '../core/errors.js';
 import { iso } from '../core/context.js';
@@ -22,7 +29,10 @@ const MAX_HINT_FETCHES = 100;
 export const MAX_FETCHES_PER_INDEX = 64;
 
 /** Where a REST endpoint serves its own profile, by deployment mode. */
-const OWN_PROFILE_PATH: Record<DeploymentMode, string> = { standalone: '/.well-known/usp', ucp_native: '/.well-known/ucp' };
+const OWN_PROFILE_PATH: Record<DeploymentMode, string> = {
+  standalone: '/.well-known/usp',
+  ucp_native: '/.well-known/ucp',
+};
 
 /** `fetchJson` counted: at most `max` calls, then `spent()` is true and every further call throws. */
 function budget(env: RegistryEnv, max: number): { fetchJson: RegistryEnv['fetchJson']; spent(): boolean } {
@@ -62,33 +72,57 @@ function fetchError(err: unknown, what: string): ProtocolError {
   const code = (err as Partial<FetchFailure>).code;
   const detail = (err as Error).message ?? String(err);
   if (code === 'invalid_profile_url')
-    return invalidRequest(`profile_url ${detail.replace(/^the profile URL /, '')}.`, [{ field: 'profile_url', message: detail }], 'invalid_profile_url');
-  if (code === 'profile_malformed') return invalidRequest(`The ${what} is not a JSON object.`, [{ field: 'profile_url', message: detail }], 'profile_invalid');
+    return invalidRequest(
+      `profile_url ${detail.replace(/^the profile URL /, '')}.`,
+      [{ field: 'profile_url', message: detail }],
+      'invalid_profile_url',
+    );
+  if (code === 'profile_malformed')
+    return invalidRequest(
+      `The ${what} is not a JSON object.`,
+      [{ field: 'profile_url', message: detail }],
+      'profile_invalid',
+    );
   if (code === 'profile_unreachable' || code === 'profile_not_trusted') {
-    return new ProtocolError('profile_unreachable', `The ${what} could not be fetched: ${detail}.`, { detailCode: 'profile_unreachable' });
+    return new ProtocolError('profile_unreachable', `The ${what} could not be fetched: ${detail}.`, {
+      detailCode: 'profile_unreachable',
+    });
   }
   throw err;
 }
 
 /** The business's REST endpoint from its profile, after checking that the profile fits the declared mode. */
 function restEndpointOf(doc: Record<string, unknown>, mode: DeploymentMode): string {
-  const mismatch = (msg: string) => invalidRequest(msg, [{ field: 'deployment_mode', message: msg }], 'deployment_mode_mismatch');
+  const mismatch = (msg: string) =>
+    invalidRequest(msg, [{ field: 'deployment_mode', message: msg }], 'deployment_mode_mismatch');
   const invalid = (msg: string) => invalidRequest(msg, [{ field: 'profile_url', message: msg }], 'profile_invalid');
   // Standalone profiles are USP documents (spec 8.2); UCP-native ones are UCP documents (spec 7.2).
   const root = mode === 'standalone' ? doc.usp : doc.ucp;
   if (!isObject(root)) {
     const other = mode === 'standalone' ? isObject(doc.ucp) : isObject(doc.usp);
-    if (other) throw mismatch(`deployment_mode is ${mode}, but the profile is a ${mode === 'standalone' ? 'UCP' : 'standalone USP'} profile.`);
-    throw invalid(`The document at profile_url is not a ${mode === 'standalone' ? 'USP' : 'UCP'} profile (no ${mode === 'standalone' ? 'usp' : 'ucp'} object).`);
+    if (other)
+      throw mismatch(
+        `deployment_mode is ${mode}, but the profile is a ${mode === 'standalone' ? 'UCP' : 'standalone USP'} profile.`,
+      );
+    throw invalid(
+      `The document at profile_url is not a ${mode === 'standalone' ? 'USP' : 'UCP'} profile (no ${mode === 'standalone' ? 'usp' : 'ucp'} object).`,
+    );
   }
-  if (typeof root.version !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(root.version)) throw invalid('The profile has no version (YYYY-MM-DD).');
-  if (!isObject(root.capabilities) || !Object.keys(root.capabilities).some((k) => k.startsWith('dev.usp-protocol.services'))) {
+  if (typeof root.version !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(root.version))
+    throw invalid('The profile has no version (YYYY-MM-DD).');
+  if (
+    !isObject(root.capabilities) ||
+    !Object.keys(root.capabilities).some((k) => k.startsWith('dev.usp-protocol.services'))
+  ) {
     throw invalid('The profile declares no USP service capability (dev.usp-protocol.services.*).');
   }
   const services = isObject(root.services) ? root.services['dev.usp-protocol.services'] : undefined;
   const bindings = Array.isArray(services) ? services.filter(isObject) : [];
   const rest = bindings.find((b) => b.transport === 'rest' && typeof b.endpoint === 'string');
-  if (!rest) throw invalid('The profile names no REST endpoint for dev.usp-protocol.services: the registry indexes the catalog through it.');
+  if (!rest)
+    throw invalid(
+      'The profile names no REST endpoint for dev.usp-protocol.services: the registry indexes the catalog through it.',
+    );
   return (rest.endpoint as string).replace(/\/$/, '');
 }
 
@@ -96,7 +130,11 @@ function restEndpointOf(doc: Record<string, unknown>, mode: DeploymentMode): str
  * Fetch and check the profile, check that its REST endpoint is the business's own, then read the
  * catalog: at most MAX_FETCHES_PER_INDEX fetches in all.
  */
-export async function fetchBusiness(env: RegistryEnv, profileUrl: string, mode: DeploymentMode): Promise<FetchedBusiness> {
+export async function fetchBusiness(
+  env: RegistryEnv,
+  profileUrl: string,
+  mode: DeploymentMode,
+): Promise<FetchedBusiness> {
   const counted = budget(env, MAX_FETCHES_PER_INDEX);
   let doc: Record<string, unknown>;
   try {
@@ -115,7 +153,13 @@ export async function fetchBusiness(env: RegistryEnv, profileUrl: string, mode: 
  * that business's catalog under the registrant's name. The endpoint's own profile must be the one
  * being registered: the same URL, or a document identical to it (a mirror on another host).
  */
-async function checkOwnEndpoint(env: Pick<RegistryEnv, 'fetchJson'>, endpoint: string, profileUrl: string, doc: Record<string, unknown>, mode: DeploymentMode): Promise<void> {
+async function checkOwnEndpoint(
+  env: Pick<RegistryEnv, 'fetchJson'>,
+  endpoint: string,
+  profileUrl: string,
+  doc: Record<string, unknown>,
+  mode: DeploymentMode,
+): Promise<void> {
   const own = `${endpoint}${OWN_PROFILE_PATH[mode]}`;
   if (normalizeUrl(own) === normalizeUrl(profileUrl)) return;
   let theirs: Record<string, unknown>;
@@ -126,11 +170,18 @@ async function checkOwnEndpoint(env: Pick<RegistryEnv, 'fetchJson'>, endpoint: s
   }
   if (canonicalArguments(theirs) !== canonicalArguments(doc)) {
     const msg = `The REST endpoint ${endpoint} serves another profile at ${own}: register the business whose endpoint it is, at its own profile.`;
-    throw invalidRequest(msg, [{ field: 'profile_url', message: 'its REST endpoint belongs to another profile' }], 'endpoint_profile_mismatch');
+    throw invalidRequest(
+      msg,
+      [{ field: 'profile_url', message: 'its REST endpoint belongs to another profile' }],
+      'endpoint_profile_mismatch',
+    );
   }
 }
 
-async function fetchCatalog(env: Pick<RegistryEnv, 'fetchJson'> & { spent(): boolean }, endpoint: string): Promise<Array<Record<string, unknown>>> {
+async function fetchCatalog(
+  env: Pick<RegistryEnv, 'fetchJson'> & { spent(): boolean },
+  endpoint: string,
+): Promise<Array<Record<string, unknown>>> {
   const byId = new Map<string, Record<string, unknown>>();
   let cursor: string | null = null;
   for (let page = 0; page < MAX_FEED_PAGES; page++) {
@@ -142,7 +193,12 @@ async function fetchCatalog(env: Pick<RegistryEnv, 'fetchJson'> & { spent(): boo
       throw fetchError(err, 'catalog feed');
     }
     const items = Array.isArray(body.items) ? body.items.filter(isObject) : null;
-    if (!items) throw invalidRequest('The business catalog feed has no items list.', [{ field: 'profile_url', message: 'catalog feed without items' }], 'catalog_invalid');
+    if (!items)
+      throw invalidRequest(
+        'The business catalog feed has no items list.',
+        [{ field: 'profile_url', message: 'catalog feed without items' }],
+        'catalog_invalid',
+      );
     for (const item of items) {
       const data = item.data;
       if (!isObject(data) || typeof data.id !== 'string') continue;
@@ -172,10 +228,14 @@ async function fetchCatalog(env: Pick<RegistryEnv, 'fetchJson'> & { spent(): boo
 const CHANNELS_WITH_PLACE = new Set(['at_business_location', 'hybrid']);
 const CHANNELS_WITHOUT_PLACE = new Set(['virtual', 'phone']);
 
-const channelOf = (s: Record<string, unknown>): string | undefined => (isObject(s.channel) && typeof s.channel.type === 'string' ? s.channel.type : undefined);
+const channelOf = (s: Record<string, unknown>): string | undefined =>
+  isObject(s.channel) && typeof s.channel.type === 'string' ? s.channel.type : undefined;
 
 /** A location is required when any service is delivered at the business or hybrid (spec 6.1). */
-export function checkLocation(input: Pick<RegistrationInput, 'location'>, services: ReadonlyArray<Record<string, unknown>>): void {
+export function checkLocation(
+  input: Pick<RegistrationInput, 'location'>,
+  services: ReadonlyArray<Record<string, unknown>>,
+): void {
   const needs = services.some((s) => CHANNELS_WITH_PLACE.has(channelOf(s) ?? ''));
   if (needs && !input.location?.coordinates) {
     throw invalidRequest(
@@ -186,7 +246,9 @@ export function checkLocation(input: Pick<RegistrationInput, 'location'>, servic
   }
   const c = input.location?.coordinates;
   if (c && (!(Math.abs(c.lat) <= 90) || !(Math.abs(c.lng) <= 180))) {
-    throw invalidRequest('location.coordinates must be a latitude within ±90 and a longitude within ±180.', [{ field: 'location.coordinates', message: 'out of range' }]);
+    throw invalidRequest('location.coordinates must be a latitude within ±90 and a longitude within ±180.', [
+      { field: 'location.coordinates', message: 'out of range' },
+    ]);
   }
 }
 
@@ -243,19 +305,31 @@ export function registrationRow(
 }
 
 /** The indexed rows of a business's catalog services. */
-export function serviceRows(b: RegistryBusinessRow, services: ReadonlyArray<Record<string, unknown>>, nowMs: number): RegistryServiceRow[] {
-  const entry = b.entry as { location?: { address?: string; coordinates?: { lat: number; lng: number } }; timezone: string; name: string };
+export function serviceRows(
+  b: RegistryBusinessRow,
+  services: ReadonlyArray<Record<string, unknown>>,
+  nowMs: number,
+): RegistryServiceRow[] {
+  const entry = b.entry as {
+    location?: { address?: string; coordinates?: { lat: number; lng: number } };
+    timezone: string;
+    name: string;
+  };
   const rows: RegistryServiceRow[] = [];
   for (const s of services) {
     if (typeof s.id !== 'string' || typeof s.name !== 'string') continue;
     const channel = channelOf(s);
     const own = Array.isArray(s.locations) ? (s.locations as unknown[]).filter(isObject)[0] : undefined;
     const ownCoords =
-      own && isObject(own.coordinates) && typeof own.coordinates.lat === 'number' && typeof own.coordinates.lng === 'number'
+      own &&
+      isObject(own.coordinates) &&
+      typeof own.coordinates.lat === 'number' &&
+      typeof own.coordinates.lng === 'number'
         ? (own.coordinates as { lat: number; lng: number })
         : undefined;
     // Virtual and phone services have no place, whatever the business's address (spec 6.3.1).
-    const coords = channel && CHANNELS_WITHOUT_PLACE.has(channel) ? undefined : (ownCoords ?? entry.location?.coordinates);
+    const coords =
+      channel && CHANNELS_WITHOUT_PLACE.has(channel) ? undefined : (ownCoords ?? entry.location?.coordinates);
     const address = own && typeof own.address === 'string' ? own.address : entry.location?.address;
     const price = priceInterval(s);
     const duration = durationInterval(s);
@@ -265,7 +339,9 @@ export function serviceRows(b: RegistryBusinessRow, services: ReadonlyArray<Reco
       category: flatCategory(s),
       ...(duration ? { duration_minutes: duration.min } : {}),
       pricing: isObject(s.pricing) ? s.pricing : { model: 'quote' },
-      ...(coords ? { location: { ...(address ? { address } : {}), coordinates: { lat: coords.lat, lng: coords.lng } } } : {}),
+      ...(coords
+        ? { location: { ...(address ? { address } : {}), coordinates: { lat: coords.lat, lng: coords.lng } } }
+        : {}),
       timezone: entry.timezone,
       ...(isObject(s.availability_hint) ? { availability_hint: s.availability_hint } : {}),
     };

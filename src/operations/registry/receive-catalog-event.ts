@@ -13,7 +13,8 @@ import { FEED_EVENTS_PATH, feedSubscriptionKey, type FeedSubscriptionNote } from
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const REGISTRATION_ID = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/);
-const unknownRegistration = (detail: string) => new ProtocolError('not_found', detail, { detailCode: 'registration_not_found' });
+const unknownRegistration = (detail: string) =>
+  new ProtocolError('not_found', detail, { detailCode: 'registration_not_found' });
 
 export const receiveCatalogEvent = defineRegistryOperation({
   name: 'receive_catalog_event',
@@ -23,7 +24,8 @@ export const receiveCatalogEvent = defineRegistryOperation({
   mutating: false,
   conditional: false,
   writes: true,
-  summary: 'A catalog event from a subscribed business: verified against its published keys, then its registration is re-indexed.',
+  summary:
+    'A catalog event from a subscribed business: verified against its published keys, then its registration is re-indexed.',
   input: z
     .object({
       id: REGISTRATION_ID.describe('The registration the callback URL names.'),
@@ -31,24 +33,41 @@ export const receiveCatalogEvent = defineRegistryOperation({
     })
     .passthrough(),
   async prepare(inp, ctx) {
-    const [row, raw] = await ctx.read(async (tx) => [await tx.registry.get(inp.id), await tx.kv.get(feedSubscriptionKey(inp.id))] as const);
+    const [row, raw] = await ctx.read(
+      async (tx) => [await tx.registry.get(inp.id), await tx.kv.get(feedSubscriptionKey(inp.id))] as const,
+    );
     if (!row || !raw) throw unknownRegistration('No subscribed registration at this address.');
     const http = ctx.http;
-    if (!http) throw new ProtocolError('signature_invalid', 'The event is not signed with a key the registered business publishes.');
+    if (!http)
+      throw new ProtocolError(
+        'signature_invalid',
+        'The event is not signed with a key the registered business publishes.',
+      );
     const env = registryEnv(ctx.env);
     try {
       await verifyRequestSignature(
         { method: http.method, url: http.url, headers: http.headers, body: http.body ?? new Uint8Array() },
         async (kid) => {
           const doc = await env.fetchJson(row.profile_url);
-          const keys = (name: string) => (Array.isArray(doc[name]) ? ((doc[name] as unknown[]).filter(isObject) as JsonWebKey[]) : []);
+          const keys = (name: string) =>
+            Array.isArray(doc[name]) ? ((doc[name] as unknown[]).filter(isObject) as JsonWebKey[]) : [];
           return findKey({ keys: keys('keys'), signing_keys: keys('signing_keys') }, kid);
         },
-        { now: ctx.now, maxAgeSeconds: 300, requiredComponents: () => ['@method', '@authority', '@path', 'content-digest', 'content-type'] },
+        {
+          now: ctx.now,
+          maxAgeSeconds: 300,
+          requiredComponents: () => ['@method', '@authority', '@path', 'content-digest', 'content-type'],
+        },
       );
     } catch (err) {
-      env.log?.('catalog event refused: not signed by the registered business', { id: inp.id, error: String((err as Error).message ?? err) });
-      throw new ProtocolError('signature_invalid', 'The event is not signed with a key the registered business publishes.');
+      env.log?.('catalog event refused: not signed by the registered business', {
+        id: inp.id,
+        error: String((err as Error).message ?? err),
+      });
+      throw new ProtocolError(
+        'signature_invalid',
+        'The event is not signed with a key the registered business publishes.',
+      );
     }
     return JSON.parse(raw) as FeedSubscriptionNote;
   },

@@ -11,7 +11,14 @@ import { invalidRequest } from '../core/errors.js';
 import type { PrepareContext } from '../core/context.js';
 import { registryEnv } from './env-of.js';
 import { requireControl } from './control.js';
-import { checkLocation, fetchBusiness, presentEntry, registrationRow, serviceRows, type FetchedBusiness } from './indexing.js';
+import {
+  checkLocation,
+  fetchBusiness,
+  presentEntry,
+  registrationRow,
+  serviceRows,
+  type FetchedBusiness,
+} from './indexing.js';
 import { RegistrationRequest, type RegistrationInput } from './schemas.js';
 
 /**
@@ -36,11 +43,20 @@ function hostOf(url: string): string {
 }
 
 /** The checks every write of a registration makes before the transaction: URL, control, profile, catalog, location. */
-export async function validateRegistration(input: RegistrationInput, ctx: PrepareContext, controlOf: string): Promise<FetchedBusiness> {
+export async function validateRegistration(
+  input: RegistrationInput,
+  ctx: PrepareContext,
+  controlOf: string,
+): Promise<FetchedBusiness> {
   const env = registryEnv(ctx.env);
   const problem = outboundUrlProblem(input.profile_url, env.allowLoopback, { refuseCredentials: true });
   if (problem) {
-    const message = problem === 'not_absolute' ? 'is not an absolute URL' : problem === 'credentials' ? 'must not carry credentials' : 'must use https';
+    const message =
+      problem === 'not_absolute'
+        ? 'is not an absolute URL'
+        : problem === 'credentials'
+          ? 'must not carry credentials'
+          : 'must use https';
     throw invalidRequest(`profile_url ${message}.`, [{ field: 'profile_url', message }], 'invalid_profile_url');
   }
   requireControl(ctx.caller, controlOf);

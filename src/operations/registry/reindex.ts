@@ -33,7 +33,13 @@ function inputOf(b: RegistryBusinessRow): RegistrationInput {
 }
 
 /** Re-index every registration that is due (at most `limit` per call). */
-export async function reindexDue(store: Store, env: RegistryEnv, clock: Clock, log: Logger, limit = 20): Promise<ReindexReport> {
+export async function reindexDue(
+  store: Store,
+  env: RegistryEnv,
+  clock: Clock,
+  log: Logger,
+  limit = 20,
+): Promise<ReindexReport> {
   const report: ReindexReport = { indexed: [], failed: [], removed: [] };
   const due = await store.read((tx) => tx.registry.due(clock.now(), limit));
   for (const b of due) {
@@ -76,7 +82,12 @@ export async function reindexDue(store: Store, env: RegistryEnv, clock: Clock, l
         if (current) await tx.registry.put({ ...current, failures, next_index_ms: now + pause });
       });
       report.failed.push(b.id);
-      log.warn('registration could not be re-indexed', { id: b.id, profile_url: b.profile_url, failures, error: String((err as Error).message ?? err) });
+      log.warn('registration could not be re-indexed', {
+        id: b.id,
+        profile_url: b.profile_url,
+        failures,
+        error: String((err as Error).message ?? err),
+      });
     }
   }
   return report;

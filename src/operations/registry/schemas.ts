@@ -12,13 +12,20 @@ const words = (what: string) => z.array(z.string().max(200)).max(50).describe(wh
 
 /** RegistrationRequest: the body of register and update. */
 export const registrationFields = {
-  profile_url: z.string().max(2048).describe('URL of the business profile: /.well-known/usp (standalone) or /.well-known/ucp (ucp_native).'),
-  deployment_mode: z.enum(['standalone', 'ucp_native']).describe('How the business serves USP; must match the profile.'),
+  profile_url: z
+    .string()
+    .max(2048)
+    .describe('URL of the business profile: /.well-known/usp (standalone) or /.well-known/ucp (ucp_native).'),
+  deployment_mode: z
+    .enum(['standalone', 'ucp_native'])
+    .describe('How the business serves USP; must match the profile.'),
   name: z.string().min(1).max(200).describe('Business name.'),
   description: z.string().max(2000).optional().describe('A line or two for search results.'),
   verticals: words('Service verticals offered, e.g. appointment, group.'),
   categories: words('Business categories for search, e.g. hair, wellness.'),
-  location: RegistryLocation.optional().describe('Address and coordinates; required when any service is delivered at the business or hybrid.'),
+  location: RegistryLocation.optional().describe(
+    'Address and coordinates; required when any service is delivered at the business or hybrid.',
+  ),
   timezone: z.string().max(100).describe('IANA time zone, e.g. America/New_York.'),
 };
 
@@ -43,7 +50,9 @@ const SearchPagination = z.object({
 export const RangeMatch = z.enum(['overlap', 'contained', 'contains', 'equals']);
 
 export const searchFields = {
-  location: SearchLocation.optional().describe('Centre and radius; virtual-only businesses never match a location filter.'),
+  location: SearchLocation.optional().describe(
+    'Centre and radius; virtual-only businesses never match a location filter.',
+  ),
   verticals: words('Any of these verticals (OR).').optional(),
   categories: words('Any of these categories (OR).').optional(),
   query: z.string().max(500).optional().describe('Free text; every word must occur.'),

@@ -19,7 +19,10 @@ export const searchBusinesses = defineRegistryOperation({
   summary: 'Search registered businesses; at least one filter is required.',
   input: z.object({
     ...searchFields,
-    deployment_mode: z.enum(['standalone', 'ucp_native']).optional().describe('Only businesses of this deployment mode.'),
+    deployment_mode: z
+      .enum(['standalone', 'ucp_native'])
+      .optional()
+      .describe('Only businesses of this deployment mode.'),
   }),
   async handle(inp, ctx) {
     const planned = planSearch(inp, 'business');

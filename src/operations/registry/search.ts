@@ -26,10 +26,17 @@ export interface SearchInput {
   duration_range?: { min_minutes?: number; max_minutes?: number; match?: Range['match'] };
 }
 
-export type Planned = { ok: true; filter: RegistryFilter; offset: number; limit: number; fingerprint: string } | { ok: false; message: Message };
+export type Planned =
+  | { ok: true; filter: RegistryFilter; offset: number; limit: number; fingerprint: string }
+  | { ok: false; message: Message };
 
-const refuse = (content: string, path: string): Planned => ({ ok: false, message: errorMessage('validation_error', content, path) });
-const terms = (list: readonly string[] | undefined) => [...new Set((list ?? []).map((v) => v.trim().toLowerCase()).filter(Boolean))];
+const refuse = (content: string, path: string): Planned => ({
+  ok: false,
+  message: errorMessage('validation_error', content, path),
+});
+const terms = (list: readonly string[] | undefined) => [
+  ...new Set((list ?? []).map((v) => v.trim().toLowerCase()).filter(Boolean)),
+];
 
 export function planSearch(inp: SearchInput, kind: 'business' | 'service'): Planned {
   const filter: RegistryFilter = {};
@@ -38,9 +45,13 @@ export function planSearch(inp: SearchInput, kind: 'business' | 'service'): Plan
     const r = inp.location.radius_km;
     if (!c) return refuse('location needs coordinates {lat, lng}.', '$.location.coordinates');
     if (r === undefined) return refuse('location needs radius_km.', '$.location.radius_km');
-    if (!(Math.abs(c.lat) <= 90) || !(Math.abs(c.lng) <= 180)) return refuse('coordinates must be a latitude within ±90 and a longitude within ±180.', '$.location.coordinates');
+    if (!(Math.abs(c.lat) <= 90) || !(Math.abs(c.lng) <= 180))
+      return refuse('coordinates must be a latitude within ±90 and a longitude within ±180.', '$.location.coordinates');
     if (!Number.isFinite(r) || r < 0 || r > MAX_RADIUS_KM)
-      return refuse(`radius_km must be between 0 and ${MAX_RADIUS_KM} km (half the Earth's circumference).`, '$.location.radius_km');
+      return refuse(
+        `radius_km must be between 0 and ${MAX_RADIUS_KM} km (half the Earth's circumference).`,
+        '$.location.radius_km',
+      );
     filter.center = { lat: c.lat, lng: c.lng, radiusKm: r };
     filter.bbox = boundingBox(c, r);
   }
@@ -58,9 +69,15 @@ export function planSearch(inp: SearchInput, kind: 'business' | 'service'): Plan
     const p = inp.price_range;
     const currency = (p.currency ?? inp.context?.currency)?.trim().toUpperCase();
     // Within one currency, never converted: without a currency the filter means nothing (spec 6.3.1).
-    if (!currency) return refuse('price_range needs a currency: give price_range.currency (or context.currency).', '$.price_range.currency');
-    if (!/^[A-Z]{3}$/.test(currency)) return refuse('price_range.currency must be an ISO 4217 code such as USD.', '$.price_range.currency');
-    if (p.min !== undefined && p.max !== undefined && p.min > p.max) return refuse('price_range.min must not exceed price_range.max.', '$.price_range');
+    if (!currency)
+      return refuse(
+        'price_range needs a currency: give price_range.currency (or context.currency).',
+        '$.price_range.currency',
+      );
+    if (!/^[A-Z]{3}$/.test(currency))
+      return refuse('price_range.currency must be an ISO 4217 code such as USD.', '$.price_range.currency');
+    if (p.min !== undefined && p.max !== undefined && p.min > p.max)
+      return refuse('price_range.min must not exceed price_range.max.', '$.price_range');
     filter.price = { currency, min: p.min, max: p.max, match: p.match ?? 'overlap' };
   }
   if (kind === 'service' && inp.duration_range) {
@@ -72,7 +89,10 @@ export function planSearch(inp: SearchInput, kind: 'business' | 'service'): Plan
   }
   const hasFilter = Object.keys(filter).length > 0;
   if (!hasFilter) {
-    const fields = kind === 'business' ? 'location, verticals, categories, query or deployment_mode' : 'location, verticals, categories, query, price_range or duration_range';
+    const fields =
+      kind === 'business'
+        ? 'location, verticals, categories, query or deployment_mode'
+        : 'location, verticals, categories, query, price_range or duration_range';
     return refuse(`Give at least one search filter (${fields}); pagination and context alone do not filter.`, '$');
   }
   const fingerprint = hashOf({ kind, filter }).slice(0, 16);
@@ -81,7 +101,10 @@ export function planSearch(inp: SearchInput, kind: 'business' | 'service'): Plan
   if (cursor) {
     const c = decodeCursor(cursor);
     if (!c || c.f !== fingerprint || !Number.isInteger(c.o) || (c.o as number) < 0) {
-      return refuse('pagination.cursor belongs to a different search; repeat the search with the same filters, or drop the cursor.', '$.pagination.cursor');
+      return refuse(
+        'pagination.cursor belongs to a different search; repeat the search with the same filters, or drop the cursor.',
+        '$.pagination.cursor',
+      );
     }
     offset = c.o as number;
   }
@@ -90,7 +113,10 @@ export function planSearch(inp: SearchInput, kind: 'business' | 'service'): Plan
 }
 
 /** The pagination member of a result page fetched with one row more than `limit`. */
-export function page<T>(rows: T[], planned: Extract<Planned, { ok: true }>): { items: T[]; pagination: Record<string, unknown> } {
+export function page<T>(
+  rows: T[],
+  planned: Extract<Planned, { ok: true }>,
+): { items: T[]; pagination: Record<string, unknown> } {
   const hasMore = rows.length > planned.limit;
   const items = rows.slice(0, planned.limit);
   const cursor = hasMore ? encodeCursor({ f: planned.fingerprint, o: planned.offset + planned.limit }) : null;

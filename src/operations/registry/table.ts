@@ -24,4 +24,7 @@ export const REGISTRY_OPERATIONS: readonly OperationDef[] = [
 ] as OperationDef[];
 
 /** The feed door's rows, by what they do (a door names no operation). */
-export const REGISTRY_FEED_OPERATIONS = { platformProfile: getPlatformProfile, catalogEvent: receiveCatalogEvent } as const;
+export const REGISTRY_FEED_OPERATIONS = {
+  platformProfile: getPlatformProfile,
+  catalogEvent: receiveCatalogEvent,
+} as const;

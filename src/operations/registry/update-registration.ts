@@ -52,7 +52,11 @@ export const updateRegistration = defineRegistryOperation({
     const { id: regId, ...fields } = inp;
     const clash = await ctx.tx.registry.byProfileUrl(fields.profile_url);
     if (clash && clash.id !== regId) {
-      throw invalidRequest('Another registration already lists that profile_url.', [{ field: 'profile_url', message: 'already registered' }], 'profile_already_registered');
+      throw invalidRequest(
+        'Another registration already lists that profile_url.',
+        [{ field: 'profile_url', message: 'already registered' }],
+        'profile_already_registered',
+      );
     }
     const row = registrationRow(regId, fields, {
       owner: current.owner,

@@ -34,8 +34,16 @@ export const acceptWaitlistOffer = defineOperation({
     const rec = await loadEntry(ctx, inp.entry_id);
     if (!rec) throw entryNotFound(inp.entry_id);
     const e = rec.entry;
-    if (e.status === 'accepted') return outcome(errorMessage('offer_already_accepted', 'This offer was already accepted.'), { entry: e });
-    if (e.status === 'expired') return outcome(errorMessage('offer_expired', 'The offer window has passed; the buyer stays off the list until they join again.'), { entry: e });
+    if (e.status === 'accepted')
+      return outcome(errorMessage('offer_already_accepted', 'This offer was already accepted.'), { entry: e });
+    if (e.status === 'expired')
+      return outcome(
+        errorMessage(
+          'offer_expired',
+          'The offer window has passed; the buyer stays off the list until they join again.',
+        ),
+        { entry: e },
+      );
     if (!nextWaitlistStatus(e.status, 'accept')) throw entryConflict(rec, 'accepted: there is no open offer');
     checkRevision(ctx, e.revision);
     return acceptOffer(ctx, rec);
@@ -45,11 +53,21 @@ export const acceptWaitlistOffer = defineOperation({
 async function acceptOffer(ctx: OperationContext, rec: WaitlistRecord) {
   const e = rec.entry;
   const service = ctx.biz.services.get(e.service_id)!;
-  if (ctx.biz.published.get(service.id)?.status !== 'active') return outcome(serviceUnavailable(ctx, service.id), { entry: e });
+  if (ctx.biz.published.get(service.id)?.status !== 'active')
+    return outcome(serviceUnavailable(ctx, service.id), { entry: e });
   const hold = rec.priv.offer_hold_id ? await ctx.tx.holds.get(rec.priv.offer_hold_id) : null;
   const heldOk = hold && holdView(hold, ctx.now).status === 'active';
-  const check = await checkSlot(ctx.tx, ctx.biz, service, e.offered_slot!.slot_id, partyOf(rec), ctx.now, heldOk ? [hold!.hold.id] : []);
-  if (!check.ok) return outcome(errorMessage('slot_unavailable', 'The offered place is no longer available.'), { entry: e });
+  const check = await checkSlot(
+    ctx.tx,
+    ctx.biz,
+    service,
+    e.offered_slot!.slot_id,
+    partyOf(rec),
+    ctx.now,
+    heldOk ? [hold!.hold.id] : [],
+  );
+  if (!check.ok)
+    return outcome(errorMessage('slot_unavailable', 'The offered place is no longer available.'), { entry: e });
   const booking = await createBookingRecord(ctx, {
     service,
     slot: check.slot,

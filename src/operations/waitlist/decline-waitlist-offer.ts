@@ -21,7 +21,8 @@ export const declineWaitlistOffer = defineOperation({
     const rec = await loadEntry(ctx, inp.entry_id);
     if (!rec) throw entryNotFound(inp.entry_id);
     if (rec.entry.status === 'declined') return ok({ entry: rec.entry });
-    if (rec.entry.status === 'expired') return outcome(errorMessage('offer_expired', 'The offer had already expired.'), { entry: rec.entry });
+    if (rec.entry.status === 'expired')
+      return outcome(errorMessage('offer_expired', 'The offer had already expired.'), { entry: rec.entry });
     if (!nextWaitlistStatus(rec.entry.status, 'decline')) throw entryConflict(rec, 'declined: there is no open offer');
     checkRevision(ctx, rec.entry.revision);
     await enterEntryStatus(ctx, rec, 'decline');

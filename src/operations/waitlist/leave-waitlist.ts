@@ -20,7 +20,8 @@ export const leaveWaitlist = defineOperation({
     if (!rec) throw entryNotFound(inp.entry_id);
     if (rec.entry.status === 'removed') return ok({ entry: rec.entry });
     // With an open offer, leaving declines it first; otherwise the map says whether the entry may leave.
-    if (rec.entry.status !== 'offered' && !nextWaitlistStatus(rec.entry.status, 'leave')) throw entryConflict(rec, 'left after its offer was accepted');
+    if (rec.entry.status !== 'offered' && !nextWaitlistStatus(rec.entry.status, 'leave'))
+      throw entryConflict(rec, 'left after its offer was accepted');
     checkRevision(ctx, rec.entry.revision);
     if (rec.entry.status === 'offered') await enterEntryStatus(ctx, rec, 'decline');
     await enterEntryStatus(ctx, rec, 'leave');

@@ -24,7 +24,12 @@ export const listWaitlist = defineOperation({
   input: z.object({
     service_id: z.string().max(512).optional(),
     status: z.enum(WAITLIST_STATUSES).optional(),
-    pagination: z.object({ cursor: z.string().max(2048).nullable().optional(), limit: z.number().int().min(1).max(100).optional() }).optional(),
+    pagination: z
+      .object({
+        cursor: z.string().max(2048).nullable().optional(),
+        limit: z.number().int().min(1).max(100).optional(),
+      })
+      .optional(),
   }),
   async handle(inp, ctx) {
     const limit = inp.pagination?.limit ?? 20;
@@ -32,7 +37,9 @@ export const listWaitlist = defineOperation({
     if (inp.pagination?.cursor) {
       const c = decodeCursor(inp.pagination.cursor);
       if (!c || typeof c.m !== 'number' || typeof c.i !== 'string') {
-        throw invalidRequest('pagination.cursor is not a cursor this business issued.', [{ field: 'pagination.cursor', message: 'unknown cursor' }]);
+        throw invalidRequest('pagination.cursor is not a cursor this business issued.', [
+          { field: 'pagination.cursor', message: 'unknown cursor' },
+        ]);
       }
       after = { m: c.m, i: c.i };
     }
@@ -49,6 +56,9 @@ export const listWaitlist = defineOperation({
     const last = page[page.length - 1];
     const more = rows.length > limit;
     const next = more && last ? encodeCursor({ m: last.priv.created_ms, i: last.entry.id }) : null;
-    return ok({ entries: page.map((r) => r.entry), pagination: { cursor: next, has_more: more, ...(next ? { next_cursor: next } : {}) } });
+    return ok({
+      entries: page.map((r) => r.entry),
+      pagination: { cursor: next, has_more: more, ...(next ? { next_cursor: next } : {}) },
+    });
   },
 });

@@ -33,7 +33,12 @@ export interface FreedSlot {
 }
 
 /** The slot a booking or hold occupied, from its private record. */
-export function freedSlotOf(p: { slot_key: string; start_ms: number; end_ms: number; resource_ids: readonly string[] }): FreedSlot {
+export function freedSlotOf(p: {
+  slot_key: string;
+  start_ms: number;
+  end_ms: number;
+  resource_ids: readonly string[];
+}): FreedSlot {
   return { key: p.slot_key, startMs: p.start_ms, endMs: p.end_ms, resourceIds: p.resource_ids };
 }
 
@@ -48,7 +53,12 @@ export interface HoldTakenBy {
  * claims pass to the booking that took the hold's place, or they go with the hold's credential
  * and the freed place goes down the waitlist.
  */
-export async function enterHoldStatus(ctx: OperationContext, hold: HoldRecord, m: HoldMove, takenBy?: HoldTakenBy): Promise<void> {
+export async function enterHoldStatus(
+  ctx: OperationContext,
+  hold: HoldRecord,
+  m: HoldMove,
+  takenBy?: HoldTakenBy,
+): Promise<void> {
   const fx = HOLD_ENTRY_EFFECTS[moveHold(hold, m)];
   if (fx.claims === 'transfer') {
     if (!takenBy) throw new Error(`hold ${hold.hold.id} cannot be converted without the booking that takes its place`);
@@ -69,7 +79,12 @@ export async function enterHoldStatus(ctx: OperationContext, hold: HoldRecord, m
  * event, the entry leaving the line (its credential, the positions behind it), and the closed
  * offer's hold ended, which passes the place on.
  */
-export async function enterEntryStatus(ctx: OperationContext, rec: WaitlistRecord, m: WaitlistMove, settle?: (rec: WaitlistRecord) => void): Promise<void> {
+export async function enterEntryStatus(
+  ctx: OperationContext,
+  rec: WaitlistRecord,
+  m: WaitlistMove,
+  settle?: (rec: WaitlistRecord) => void,
+): Promise<void> {
   const to = moveEntry(rec, m, ctx);
   const fx = WAITLIST_ENTRY_EFFECTS[to];
   if (fx.offer !== 'keep') {
@@ -154,7 +169,10 @@ async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: F
   let open: ReturnType<typeof findSlot> = null;
   for (const w of waiting) {
     if (!wantsSlot(w, slot, ctx.biz.zone)) continue;
-    const fit = findSlot({ service, resources, zone: ctx.biz.zone, nowMs: ctx.now, claims, partySize: partyOf(w) }, { startMs: slot.startMs, resourceIds: [...slot.resourceIds] });
+    const fit = findSlot(
+      { service, resources, zone: ctx.biz.zone, nowMs: ctx.now, claims, partySize: partyOf(w) },
+      { startMs: slot.startMs, resourceIds: [...slot.resourceIds] },
+    );
     if (fit && fit.state !== 'waitlist') {
       rec = w;
       open = fit;
@@ -168,9 +186,25 @@ async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: F
   const expiresMs = Math.min(ctx.now + ttl, slot.startMs);
   const holdId = ctx.ids.next('hld');
   const slotId = encodeSlotId({ serviceId: service.id, startMs: slot.startMs, resourceIds: [...slot.resourceIds] });
-  await ctx.tx.claims.add(claimRows(service, { key: open.key, startMs: open.startMs, resourceIds: open.resourceIds }, holdId, party, true, expiresMs));
+  await ctx.tx.claims.add(
+    claimRows(
+      service,
+      { key: open.key, startMs: open.startMs, resourceIds: open.resourceIds },
+      holdId,
+      party,
+      true,
+      expiresMs,
+    ),
+  );
   await ctx.tx.holds.insert({
-    hold: { id: holdId, slot_id: slotId, service_id: service.id, spots: party, expires_at: iso(expiresMs), status: 'active' },
+    hold: {
+      id: holdId,
+      slot_id: slotId,
+      service_id: service.id,
+      spots: party,
+      expires_at: iso(expiresMs),
+      status: 'active',
+    },
     priv: {
       principal: rec.priv.principal,
       profile: rec.priv.profile ?? null,
@@ -183,7 +217,11 @@ async function offerOnePlace(ctx: OperationContext, service: ServiceDef, slot: F
     },
   });
   await enterEntryStatus(ctx, rec, 'offer', (r) => {
-    r.entry.offered_slot = { slot_id: slotId, start: formatInstant(open.startMs, ctx.biz.zone), end: formatInstant(open.endMs, ctx.biz.zone) };
+    r.entry.offered_slot = {
+      slot_id: slotId,
+      start: formatInstant(open.startMs, ctx.biz.zone),
+      end: formatInstant(open.endMs, ctx.biz.zone),
+    };
     r.entry.offer_expires_at = iso(expiresMs);
     r.priv.offer_hold_id = holdId;
     r.priv.offer_expires_ms = expiresMs;
@@ -208,7 +246,8 @@ export async function announcePositions(ctx: OperationContext, serviceId: string
 
 /** An offer past its window expires; its place goes to the next entry in line. */
 export async function expireOfferIfDue(ctx: OperationContext, rec: WaitlistRecord): Promise<boolean> {
-  if (rec.entry.status !== 'offered' || rec.priv.offer_expires_ms === undefined || rec.priv.offer_expires_ms > ctx.now) return false;
+  if (rec.entry.status !== 'offered' || rec.priv.offer_expires_ms === undefined || rec.priv.offer_expires_ms > ctx.now)
+    return false;
   await enterEntryStatus(ctx, rec, 'expire');
   return true;
 }

@@ -50,7 +50,9 @@ export function waitlistOfferView(ctx: Pick<OperationContext, 'biz'>, rec: Waitl
     v.duration_minutes = Math.round((Date.parse(e.offered_slot.end) - Date.parse(e.offered_slot.start)) / 60_000);
   }
   if (e.offer_expires_at) v.expires_at = e.offer_expires_at;
-  const loc = def.locations.find((l) => service?.location_ids?.includes(l.id)) ?? (def.locations.length === 1 ? def.locations[0] : undefined);
+  const loc =
+    def.locations.find((l) => service?.location_ids?.includes(l.id)) ??
+    (def.locations.length === 1 ? def.locations[0] : undefined);
   if (loc) v.location = { name: loc.name, ...(loc.address ? { address: loc.address } : {}) };
   if (rec.priv.booking_id) v.booking_path = `/booking/${encodeURIComponent(rec.priv.booking_id)}`;
   return v;
@@ -68,7 +70,8 @@ export const viewWaitlistOffer = defineOperation({
   // Reading settles a lapsed offer (it expires and the place moves down the line).
   writes: true,
   page: 'waitlist_offer',
-  summary: "The buyer's waitlist offer page (HTML for browsers, JSON otherwise): the offered place, its price and deadline, and the offer's state.",
+  summary:
+    "The buyer's waitlist offer page (HTML for browsers, JSON otherwise): the offered place, its price and deadline, and the offer's state.",
   input: z.object({ entry_id: id('The waitlist entry whose offer is shown.') }),
   async handle(inp, ctx) {
     const rec = await loadEntry(ctx, inp.entry_id);

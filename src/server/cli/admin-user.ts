@@ -27,7 +27,8 @@ async function readPassword(): Promise<string> {
 
 async function run(flags: Flags, args: string[]): Promise<number> {
   const [sub, email] = args;
-  if (sub !== 'add' || !email) throw new UsageError('Usage: usp-server admin-user add EMAIL   (usp-server admin-user --help says more)');
+  if (sub !== 'add' || !email)
+    throw new UsageError('Usage: usp-server admin-user add EMAIL   (usp-server admin-user --help says more)');
   const password = await readPassword();
   const { server } = await openOffline(flags);
   try {

@@ -1,7 +1,16 @@
 /** `usp-server bookings`: the business acts on its own bookings, against the server's database. */
 import { operationForCommand, type OperationResponse } from '../../operations/index.js';
 import { formatInstant } from '../../domain/index.js';
-import { CommandError, OFFLINE_HELP, UsageError, intFlag, openOffline, shownDb, type Command, type Flags } from './common.js';
+import {
+  CommandError,
+  OFFLINE_HELP,
+  UsageError,
+  intFlag,
+  openOffline,
+  shownDb,
+  type Command,
+  type Flags,
+} from './common.js';
 
 const HELP = `usp-server bookings: act on the business's bookings as the business itself
 
@@ -28,7 +37,9 @@ ${OFFLINE_HELP}
  */
 function printResponse(res: OperationResponse, db: string): void {
   if (!res.ok && res.error.detailCode === 'booking_not_found')
-    throw new CommandError(`booking_not_found: no such booking in ${shownDb(db)} (give the --demo or --config and the --db the server runs with)`);
+    throw new CommandError(
+      `booking_not_found: no such booking in ${shownDb(db)} (give the --demo or --config and the --db the server runs with)`,
+    );
   if (!res.ok) throw new CommandError(`${res.error.code}: ${res.error.message}`);
   const failures = res.messages.filter((m) => m.type === 'error');
   for (const m of res.messages) if (m.type !== 'error') console.error(`${m.type}: ${m.code}: ${m.content}`);
@@ -43,7 +54,8 @@ async function run(flags: Flags, args: string[]): Promise<number> {
   const [sub, id] = args;
   // Each subcommand but list is an operation: its row names the subcommand (`cli`).
   const op = sub === 'list' ? undefined : operationForCommand(sub ?? '');
-  if (sub !== 'list' && !op) throw new UsageError(`unknown bookings command ${JSON.stringify(sub ?? '')} (see usp-server bookings --help)`);
+  if (sub !== 'list' && !op)
+    throw new UsageError(`unknown bookings command ${JSON.stringify(sub ?? '')} (see usp-server bookings --help)`);
   if (op && !id) throw new UsageError(`Usage: usp-server bookings ${sub} ID   (usp-server bookings --help says more)`);
   // Events raised here land in the outbox; the running server's dispatcher delivers them.
   const { server, db } = await openOffline(flags);
@@ -54,7 +66,9 @@ async function run(flags: Flags, args: string[]): Promise<number> {
       const recs = await server.store.read((tx) => tx.bookings.recent(limit, flags.status));
       for (const r of recs) {
         const b = r.booking;
-        console.log(`${b.id}  ${b.status.padEnd(15)} ${formatInstant(r.priv.start_ms, server.biz.zone)}  ${b.service_name}  ${b.buyer.first_name} ${b.buyer.last_name}`);
+        console.log(
+          `${b.id}  ${b.status.padEnd(15)} ${formatInstant(r.priv.start_ms, server.biz.zone)}  ${b.service_name}  ${b.buyer.first_name} ${b.buyer.last_name}`,
+        );
       }
       if (recs.length === 0) console.log('no bookings');
       return 0;

@@ -9,9 +9,28 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadBusinessFile } from '../business-file.js';
 import { DEMO_BUSINESS_ID, readProvenance, recordProvenance } from '../definition-provenance.js';
-import { catalogEvent, importDefinition, publishCatalog, publishedOf, randomIds, storedDefinition, type ImportSummary } from '../../operations/index.js';
+import {
+  catalogEvent,
+  importDefinition,
+  publishCatalog,
+  publishedOf,
+  randomIds,
+  storedDefinition,
+  type ImportSummary,
+} from '../../operations/index.js';
 import { openStore, type Store } from '../../store/index.js';
-import { CommandError, DB_HELP, UsageError, dbPath, demoBusinessPath, loadBusinessFileOf, processClock, shownDb, type Command, type Flags } from './common.js';
+import {
+  CommandError,
+  DB_HELP,
+  UsageError,
+  dbPath,
+  demoBusinessPath,
+  loadBusinessFileOf,
+  processClock,
+  shownDb,
+  type Command,
+  type Flags,
+} from './common.js';
 
 const IMPORT_HELP = `usp-server import: store a business file as the business's definition
 
@@ -68,7 +87,10 @@ async function withStore<T>(db: string, fn: (store: Store) => Promise<T>): Promi
 
 async function runImport(flags: Flags, args: string[]): Promise<number> {
   const file = args[0] ?? flags.config;
-  if (!file) throw new UsageError('Usage: usp-server import FILE [--db PATH] [--dry-run]   (usp-server import --help says more)');
+  if (!file)
+    throw new UsageError(
+      'Usage: usp-server import FILE [--db PATH] [--dry-run]   (usp-server import --help says more)',
+    );
   const def = await loadBusinessFile(file);
   const db = dbPath(flags, def);
   const dryRun = Boolean(flags['dry-run']);
@@ -78,25 +100,40 @@ async function runImport(flags: Flags, args: string[]): Promise<number> {
       const s = await importDefinition(tx, def, dryRun);
       // The database now holds this file's definition (as of this version): a later start says which is newer.
       // (The built-in demo file imported is the demo.)
-      const origin = resolve(file) === resolve(demoBusinessPath()) ? ({ kind: 'demo' } as const) : ({ kind: 'file', file: resolve(file) } as const);
+      const origin =
+        resolve(file) === resolve(demoBusinessPath())
+          ? ({ kind: 'demo' } as const)
+          : ({ kind: 'file', file: resolve(file) } as const);
       if (!dryRun) await recordProvenance(tx, origin, s.version, clock.now());
       if (s.changed && !dryRun) {
         const now = clock.now();
-        await publishCatalog(tx, publishedOf(def), now, (event, serviceId, data) => tx.outbox.add(catalogEvent(randomIds, now, event, serviceId, data)));
+        await publishCatalog(tx, publishedOf(def), now, (event, serviceId, data) =>
+          tx.outbox.add(catalogEvent(randomIds, now, event, serviceId, data)),
+        );
       }
       return s;
     }),
   );
-  if (!summary.changed) console.log(`${file}: the database ${shownDb(db)} already holds this definition (version ${summary.version}); nothing to change`);
-  else if (dryRun) console.log(`${file}: would change ${shownDb(db)}: ${describeChange(summary)} (dry run: nothing changed)`);
+  if (!summary.changed)
+    console.log(
+      `${file}: the database ${shownDb(db)} already holds this definition (version ${summary.version}); nothing to change`,
+    );
+  else if (dryRun)
+    console.log(`${file}: would change ${shownDb(db)}: ${describeChange(summary)} (dry run: nothing changed)`);
   else console.log(`${file}: imported into ${shownDb(db)} (version ${summary.version}): ${describeChange(summary)}`);
   return 0;
 }
 
 async function runExport(flags: Flags): Promise<number> {
-  const db = flags.db ?? process.env.DATABASE_URL ?? dbPath(flags, await loadBusinessFileOf(flags.config ? flags : { ...flags, demo: true }));
+  const db =
+    flags.db ??
+    process.env.DATABASE_URL ??
+    dbPath(flags, await loadBusinessFileOf(flags.config ? flags : { ...flags, demo: true }));
   const stored = await withStore(db, (store) => store.read((tx) => storedDefinition(tx)));
-  if (!stored) throw new CommandError(`the database ${shownDb(db)} holds no business definition (usp-server import FILE stores one)`);
+  if (!stored)
+    throw new CommandError(
+      `the database ${shownDb(db)} holds no business definition (usp-server import FILE stores one)`,
+    );
   const text = `${JSON.stringify(stored.def, null, 2)}\n`;
   if (!flags.out) {
     process.stdout.write(text);
@@ -112,7 +149,12 @@ async function runExport(flags: Flags): Promise<number> {
     store.transaction(async (tx) => {
       const recorded = await readProvenance(tx);
       const demo = recorded ? recorded.origin === 'demo' : stored.def.business.id === DEMO_BUSINESS_ID;
-      await recordProvenance(tx, demo ? { kind: 'demo' } : { kind: 'file', file: resolve(flags.out!) }, stored.version, processClock().now());
+      await recordProvenance(
+        tx,
+        demo ? { kind: 'demo' } : { kind: 'file', file: resolve(flags.out!) },
+        stored.version,
+        processClock().now(),
+      );
     }),
   );
   console.log(`${flags.out}: written from ${shownDb(db)} (version ${stored.version})`);

@@ -32,7 +32,8 @@ export function intFlag(flags: Flags, name: keyof Flags, min: number): number | 
   const v = flags[name];
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${String(name)} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new UsageError(`--${String(name)} must be an integer >= ${min}, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -142,7 +143,8 @@ export function webhookOptions(flags: Flags): NonNullable<ServerOptions['webhook
   const overlap = intFlag(flags, 'key-overlap', PROFILE_CACHE_SECONDS);
   if (overlap !== undefined) o.keyOverlapMs = overlap * 1000;
   if (flags['signing-key'] || flags['signing-kid']) {
-    if (!flags['signing-key'] || !flags['signing-kid']) throw new UsageError('give both --signing-key FILE and --signing-kid KID');
+    if (!flags['signing-key'] || !flags['signing-kid'])
+      throw new UsageError('give both --signing-key FILE and --signing-kid KID');
     try {
       o.signingKey = { kid: flags['signing-kid'], pem: readFileSync(flags['signing-key'], 'utf8') };
     } catch (err) {
@@ -159,7 +161,8 @@ export function webhookOptions(flags: Flags): NonNullable<ServerOptions['webhook
  */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
   // The XDG base directory spec: a relative $XDG_DATA_HOME is invalid and ignored.
-  const base = env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  const base =
+    env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
   return join(base, 'usp-server');
 }
 
@@ -206,7 +209,9 @@ export function publicUrlNotice(url: string): string {
 /** The line a command logs at start when it does not run on the system clock (null when it does). */
 export function clockNotice(): string | null {
   const setting = process.env[CLOCK_VARIABLE]?.trim();
-  return setting ? `${CLOCK_VARIABLE}=${setting}: this process runs on that clock, not the system's (for tests and demos)` : null;
+  return setting
+    ? `${CLOCK_VARIABLE}=${setting}: this process runs on that clock, not the system's (for tests and demos)`
+    : null;
 }
 
 /** Open the business's database for an offline command (no listening, no dispatching). */
@@ -253,9 +258,11 @@ export const LOG_HELP = `Logs and shutdown (see README "Operating"):
 /** The server's logger as --log-level and --log-format ask. */
 export function loggerFrom(flags: Flags): ServerLogger {
   const level = flags['log-level'] ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(level)}`);
   const format = flags['log-format'];
-  if (format !== undefined && format !== 'json' && format !== 'pretty') throw new UsageError(`--log-format must be json or pretty, got ${JSON.stringify(format)}`);
+  if (format !== undefined && format !== 'json' && format !== 'pretty')
+    throw new UsageError(`--log-format must be json or pretty, got ${JSON.stringify(format)}`);
   return createLogger({ level: level as LogLevel, format: format as LogFormat | undefined });
 }
 

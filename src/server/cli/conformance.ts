@@ -38,14 +38,18 @@ one failed; 2 on wrong usage.
 
 async function run(flags: Flags, args: string[]): Promise<number> {
   // Loaded when the command runs: the suite (and its schema validator) costs the other commands nothing at start.
-  const { formatHeader, formatResult, formatSummary, locateSpec, runSuite } = await import('../../conformance/index.js');
+  const { formatHeader, formatResult, formatSummary, locateSpec, runSuite } = await import(
+    '../../conformance/index.js'
+  );
   const url = args.find((a) => /^https?:\/\//.test(a));
   const others = args.filter((a) => a !== url);
   if (!url) throw new UsageError('Usage: usp-server conformance URL   (usp-server conformance --help says more)');
-  if (flags.stdio && others.length !== 1) throw new UsageError('--stdio needs the command to start, as one quoted argument: --stdio "usp-server mcp --demo"');
+  if (flags.stdio && others.length !== 1)
+    throw new UsageError('--stdio needs the command to start, as one quoted argument: --stdio "usp-server mcp --demo"');
   if (!flags.stdio && others.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(others[0])}`);
   const located = locateSpec(flags.spec);
-  if (flags.spec && !located.dir) throw new UsageError(`--spec ${flags.spec}: no USP artifacts there (expected schemas/ and openapi/usp-rest.json)`);
+  if (flags.spec && !located.dir)
+    throw new UsageError(`--spec ${flags.spec}: no USP artifacts there (expected schemas/ and openapi/usp-rest.json)`);
   const report = await runSuite(
     {
       url,

@@ -43,10 +43,14 @@ Options:
 async function run(flags: Flags, args: string[]): Promise<number> {
   const urls = args.filter((a) => /^https?:\/\//.test(a));
   const other = args.find((a) => !/^https?:\/\//.test(a));
-  if (other !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(other)} (business URLs start with http:// or https://)`);
-  if (urls.length === 0 && !flags.registry) throw new UsageError('Usage: usp-server connect URL [URL...]   (usp-server connect --help says more)');
+  if (other !== undefined)
+    throw new UsageError(`unexpected argument ${JSON.stringify(other)} (business URLs start with http:// or https://)`);
+  if (urls.length === 0 && !flags.registry)
+    throw new UsageError('Usage: usp-server connect URL [URL...]   (usp-server connect --help says more)');
   if (flags.registry && !/^https?:\/\//.test(flags.registry))
-    throw new UsageError(`--registry wants a URL starting with http:// or https://, got ${JSON.stringify(flags.registry)}`);
+    throw new UsageError(
+      `--registry wants a URL starting with http:// or https://, got ${JSON.stringify(flags.registry)}`,
+    );
   // Loaded when the command runs: the client and its MCP server cost the other commands nothing at start.
   const { startConnect } = await import('../../client/index.js');
   const running = await startConnect({

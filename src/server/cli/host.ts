@@ -3,13 +3,18 @@ import { dirname, join, resolve } from 'node:path';
 import type { MailOptions } from '../mail-wiring.js';
 import { hashApiKey, isLoopbackAddress } from '../../security/index.js';
 import { HOST_NAME } from '../operator-desk.js';
-import { checkPaymentAccount, DirectoryClash, openDeploymentDirectoryAt, type DeploymentDirectory, type HostedBusiness } from '../../store/index.js';
+import {
+  checkPaymentAccount,
+  DirectoryClash,
+  openDeploymentDirectoryAt,
+  type DeploymentDirectory,
+  type HostedBusiness,
+} from '../../store/index.js';
 import { loadBusinessFile } from '../business-file.js';
 import { createHosting, hostedDefinition, publicOrigin, type OperatorOptions } from '../hosting.js';
 import type { ConnectPlatform } from '../hosted-connect.js';
-import { paymentAdapters, requiredFlagWords } from '../../payments/index.js';
+import { requiredFlagWords } from '../../payments/index.js';
 import { proxyList, registryUrls } from './serve.js';
-import { DEFAULT_REREGISTER_MS } from '../register-with.js';
 import { followDirectory, removeHostedBusiness, type HostedRegistrations } from '../hosted-registry.js';
 import {
   CommandError,
@@ -22,7 +27,6 @@ import {
   shownDb,
   shutdownTimeoutMs,
   stopOnSignals,
-  LOG_HELP,
   type Command,
   type Flags,
 } from './common.js';
@@ -30,77 +34,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { calendarSecretPrefix } from '../../domain/index.js';
 import type { Logger } from '../../operations/index.js';
 
-/** The payment adapters with connected accounts (Stripe Connect). */
-const CONNECT = paymentAdapters().filter((a) => a.connect);
-
-const HELP = `usp-server host: many businesses in one process, each at its own host name
-
-Usage:
-  usp-server host add FILE --host NAME[,NAME...]   host the business of a business file at these names
-  usp-server host add --demo --host NAME[,NAME...] host the built-in demo business
-${CONNECT.map((a) => `      [--${a.connect!.accountFlag} ACCOUNT]`.padEnd(51) + `(either) its ${a.facts.label} connected account`).join('\n')}
-  usp-server host payment-account ID ACCOUNT|--none   set or forget a business's connected payment account;
-                                                   no two businesses share one
-  usp-server host list [--json]                    the businesses, their names and status
-  usp-server host suspend ID [--reason TEXT]       nothing can be booked until resumed: its profile,
-                                                   catalog and tools say so (with the reason); reads,
-                                                   cancellations and its dashboard keep working
-  usp-server host resume ID                        take bookings again
-  usp-server host remove ID [--export FILE]        export then delete a business: its registrations
-                                                   removed (a serving deployment must still serve it
-                                                   for the registry to check the signature), its host
-                                                   names freed, its store deleted (SQLite file removed,
-                                                   PostgreSQL schema dropped: give the serve's --db);
-                                                   --export FILE first copies its SQLite database
-  usp-server host serve [options]                  serve every business on one port
-
-A request's Host (its port dropped) picks the business; a name no business has gets 404. Each
-business is composed whole (its own store, workers, keys, OAuth and dashboard) on its first request;
-its public origin is its first host name with the deployment's scheme and port. Names under
-.localhost (rosa.localhost) reach this machine without DNS; curl and browsers resolve them.
-
-Every subcommand:
-  --data DIR                  the deployment's folder: its directory (deployment.db) and, on SQLite,
-                              each business's database under businesses/ (default
-                              $XDG_DATA_HOME/usp-server/hosting, else ~/.local/share/usp-server/hosting)
-  --db postgres://...         the deployment is on this PostgreSQL database: every business a schema of
-                              its own (usp_<id>), and the directory too (schema "usp-deployment"), so
-                              every process serving the database (behind any load balancer) shares
-                              it: a business added, suspended or removed through one is so at every
-                              other within moments. Give it to every subcommand.
-
-host serve:
-  --port N                    port to listen on (default 8787, or $PORT; 0 picks a free one)
-  --host ADDRESS              address to listen on (default 127.0.0.1)
-  --sandbox                   accept privileged calls without platform authentication (every business)
-  --allow-loopback-profiles   fetch platform profiles from loopback addresses (development)
-  --max-loaded N              most businesses composed at once; the least recently used is closed (default 200)
-  --idle-close SECONDS        close a business unused this long (default 600; 0: never)
-  --public-scheme http|https  the scheme of the businesses' origins (default: the listener's); https
-                              when a TLS proxy is in front
-  --public-port N             the port of the businesses' origins (default: the listener's; 443 behind a proxy)
-  --smtp-url URL              send every business's mail through this relay (or SMTP_URL), each From its
-                              own name at no-reply@<its host name>
-  --mail-dir DIR              write each business's mail as .eml files in DIR/<business id> instead
-  --tls-cert FILE --tls-key FILE   serve HTTPS directly
-  --trust-proxy LIST          the TLS-terminating proxies in front (see usp-server serve --help)
-  --operator-host NAME        serve the operator's admin API (JSON, /businesses) at this host name
-                              only; no business can have it. Needs an operator key:
-  --operator-key KEY          the operator's key (Authorization: Bearer KEY), no business's; repeatable
-  --operator-key-hash SHA256  the same given as its sha-256 hex digest (keeps the key out of the
-                              process list); repeatable
-  --register-with URL         register every business with the registry at URL (repeatable), each at
-                              its own profile URL, signed with its own key; again after its catalog
-                              changes and every --register-interval; a business added while serving is
-                              registered at the next directory scan, one removed is forgotten
-  --register-interval SECONDS register again this often (default ${DEFAULT_REREGISTER_MS / 1000}; at most 86400)
-  --directory-scan SECONDS    read the directory for added and removed businesses this often (default 5)
-${CONNECT.map(
-  (a) =>
-    `  ${requiredFlagWords(a)}\n                              ${a.facts.label}'s connected accounts with the platform's keys (the\n                              adapter's other flags too): each business with an account takes payments\n                              on it; every account's events go to <any business's origin>${a.connect!.webhookPath}`,
-).join('\n')}
-${LOG_HELP}
-`;
+import { CONNECT, HELP } from './host-help.js';
 
 const NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
@@ -112,7 +46,10 @@ function deploymentDir(flags: Flags): string {
 /** --db: a postgres:// URL, where the businesses and the deployment's directory live. */
 function pgUrl(flags: Flags, sub: string): string | undefined {
   const db = flags.db;
-  if (db && !/^postgres(ql)?:\/\//.test(db)) throw new UsageError(`--db of host ${sub} is a postgres:// URL (on SQLite, each business has its file in the --data folder)`);
+  if (db && !/^postgres(ql)?:\/\//.test(db))
+    throw new UsageError(
+      `--db of host ${sub} is a postgres:// URL (on SQLite, each business has its file in the --data folder)`,
+    );
   return db;
 }
 
@@ -123,7 +60,9 @@ async function openDirectory(flags: Flags, sub: string, onError?: (err: Error) =
   try {
     return await openDeploymentDirectoryAt({ db, path: join(dir, 'deployment.db') }, { onError });
   } catch (err) {
-    throw new CommandError(`cannot open the deployment's directory ${db ? 'in the --db database' : `in ${dir}`}: ${(err as Error).message}`);
+    throw new CommandError(
+      `cannot open the deployment's directory ${db ? 'in the --db database' : `in ${dir}`}: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -133,16 +72,21 @@ function hostNames(flags: Flags): string[] {
     .split(',')
     .map((n) => n.trim().toLowerCase())
     .filter(Boolean);
-  if (names.length === 0) throw new UsageError('give the business its host names: --host rosa.localhost[,book.rosa.example]');
+  if (names.length === 0)
+    throw new UsageError('give the business its host names: --host rosa.localhost[,book.rosa.example]');
   const bad = names.find((n) => !NAME.test(n));
-  if (bad) throw new UsageError(`--host: ${JSON.stringify(bad)} is not a host name (letters, digits, hyphens and dots; no port, no scheme)`);
+  if (bad)
+    throw new UsageError(
+      `--host: ${JSON.stringify(bad)} is not a host name (letters, digits, hyphens and dots; no port, no scheme)`,
+    );
   return names;
 }
 
 async function add(flags: Flags, args: string[]): Promise<number> {
   const file = args[0];
   if (flags.demo && file) throw new UsageError('give either a business file or --demo, not both');
-  if (!flags.demo && !file) throw new UsageError('Usage: usp-server host add FILE --host NAME[,NAME...]   (or --demo instead of FILE)');
+  if (!flags.demo && !file)
+    throw new UsageError('Usage: usp-server host add FILE --host NAME[,NAME...]   (or --demo instead of FILE)');
   const names = hostNames(flags);
   const origin = flags.demo ? 'demo' : resolve(file!);
   const def = flags.demo ? await hostedDefinition({ origin } as HostedBusiness) : await loadBusinessFile(origin);
@@ -150,8 +94,13 @@ async function add(flags: Flags, args: string[]): Promise<number> {
   const directory = await openDirectory(flags, 'add');
   try {
     // Two ids that read alike as a calendar secret's name would share each other's secrets.
-    const alike = directory.list().find((b) => b.id !== def.business.id && calendarSecretPrefix(b.id) === calendarSecretPrefix(def.business.id));
-    if (alike) throw new CommandError(`the id ${def.business.id} reads as ${alike.id} in calendar secret names (${calendarSecretPrefix(alike.id)}); give the business another id`);
+    const alike = directory
+      .list()
+      .find((b) => b.id !== def.business.id && calendarSecretPrefix(b.id) === calendarSecretPrefix(def.business.id));
+    if (alike)
+      throw new CommandError(
+        `the id ${def.business.id} reads as ${alike.id} in calendar secret names (${calendarSecretPrefix(alike.id)}); give the business another id`,
+      );
     // The file's text kept in the directory: a process on another machine composes the business from it.
     await directory.add({
       id: def.business.id,
@@ -168,7 +117,9 @@ async function add(flags: Flags, args: string[]): Promise<number> {
     await directory.close();
   }
   console.log(`${def.business.name} (${def.business.id}) is hosted at ${names.join(', ')}`);
-  console.log(`Next: npx usp-server host serve${flags.data ? ` --data ${flags.data}` : ''}, then http://${names[0]}:8787/.well-known/usp`);
+  console.log(
+    `Next: npx usp-server host serve${flags.data ? ` --data ${flags.data}` : ''}, then http://${names[0]}:8787/.well-known/usp`,
+  );
   return 0;
 }
 
@@ -179,7 +130,13 @@ async function list(flags: Flags): Promise<number> {
     if (flags.json)
       console.log(
         JSON.stringify(
-          all.map((b) => ({ id: b.id, status: b.status, hosts: b.hosts, origin: b.origin, ...(b.paymentAccount ? { payment_account: b.paymentAccount } : {}) })),
+          all.map((b) => ({
+            id: b.id,
+            status: b.status,
+            hosts: b.hosts,
+            origin: b.origin,
+            ...(b.paymentAccount ? { payment_account: b.paymentAccount } : {}),
+          })),
           null,
           2,
         ),
@@ -193,17 +150,25 @@ async function list(flags: Flags): Promise<number> {
 }
 
 async function setStatus(flags: Flags, id: string | undefined, status: 'active' | 'suspended'): Promise<number> {
-  if (!id) throw new UsageError(`Usage: usp-server host ${status === 'active' ? 'resume' : 'suspend'} ID   (usp-server host list shows the ids)`);
+  if (!id)
+    throw new UsageError(
+      `Usage: usp-server host ${status === 'active' ? 'resume' : 'suspend'} ID   (usp-server host list shows the ids)`,
+    );
   const directory = await openDirectory(flags, status === 'active' ? 'resume' : 'suspend');
   try {
     const reason = flags.reason?.trim();
     if (reason !== undefined && (reason === '' || reason.length > 300 || /[\u0000-\u001f\u007f]/.test(reason)))
       throw new UsageError('--reason takes one line of at most 300 characters');
-    if (!(await directory.setStatus(id, status, reason))) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
+    if (!(await directory.setStatus(id, status, reason)))
+      throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
   } finally {
     await directory.close();
   }
-  console.log(status === 'active' ? `${id} is served again` : `${id} is suspended: it takes no booking until usp-server host resume ${id} (its profile and tools say why)`);
+  console.log(
+    status === 'active'
+      ? `${id} is served again`
+      : `${id} is suspended: it takes no booking until usp-server host resume ${id} (its profile and tools say why)`,
+  );
   return 0;
 }
 
@@ -226,18 +191,22 @@ function checkedAccount(account: string, what: string): string {
 
 /** `host payment-account ID ACCOUNT|--none`: the business's connected payment account, set or forgotten. */
 async function paymentAccount(flags: Flags, id: string | undefined, account: string | undefined): Promise<number> {
-  if (!id || (account === undefined) === !flags.none) throw new UsageError('Usage: usp-server host payment-account ID ACCOUNT|--none');
+  if (!id || (account === undefined) === !flags.none)
+    throw new UsageError('Usage: usp-server host payment-account ID ACCOUNT|--none');
   const given = account === undefined ? undefined : checkedAccount(account, 'ACCOUNT');
   const directory = await openDirectory(flags, 'payment-account');
   try {
-    if (!(await directory.setPaymentAccount(id, given))) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
+    if (!(await directory.setPaymentAccount(id, given)))
+      throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
   } catch (err) {
     if (err instanceof DirectoryClash) throw new CommandError(err.message);
     throw err;
   } finally {
     await directory.close();
   }
-  console.log(given ? `${id} takes payments on the connected account ${given}` : `${id} has no connected payment account now`);
+  console.log(
+    given ? `${id} takes payments on the connected account ${given}` : `${id} has no connected payment account now`,
+  );
   return 0;
 }
 
@@ -253,8 +222,11 @@ export function connectPlatform(flags: Flags, env: NodeJS.ProcessEnv = process.e
     const required = a.flags.filter((flag) => flag.required);
     const given = required.filter((flag) => values[flag.name] !== undefined);
     if (given.length === 0) continue;
-    if (given.length < required.length) throw new UsageError(`${a.facts.label}'s connected accounts need ${requiredFlagWords(a)}`);
-    const bad = a.flags.find((flag) => flag.url && values[flag.name] !== undefined && !/^https?:\/\/[^/]/.test(values[flag.name]!));
+    if (given.length < required.length)
+      throw new UsageError(`${a.facts.label}'s connected accounts need ${requiredFlagWords(a)}`);
+    const bad = a.flags.find(
+      (flag) => flag.url && values[flag.name] !== undefined && !/^https?:\/\/[^/]/.test(values[flag.name]!),
+    );
     if (bad) throw new UsageError(`--${bad.name} must be an http(s) URL, got ${JSON.stringify(values[bad.name])}`);
     values[a.connect!.accountFlag] = undefined;
     return { provider: a.facts.name, options: a.options(values) };
@@ -267,11 +239,19 @@ export function connectPlatform(flags: Flags, env: NodeJS.ProcessEnv = process.e
  * or written as .eml files in a folder of its own under --mail-dir. Its templates come from its
  * business file's folder. Neither flag: queued in its store, sent once one is given.
  */
-export function hostedMail(flags: Flags, b: HostedBusiness, env: NodeJS.ProcessEnv = process.env): MailOptions | undefined {
+export function hostedMail(
+  flags: Flags,
+  b: HostedBusiness,
+  env: NodeJS.ProcessEnv = process.env,
+): MailOptions | undefined {
   const smtpUrl = flags['smtp-url'] ?? env.SMTP_URL;
   const dir = flags['mail-dir'];
-  if (smtpUrl && dir) throw new UsageError('--smtp-url (or SMTP_URL) and --mail-dir are exclusive: mail is either sent or written to folders');
-  if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new UsageError('--smtp-url must be smtp://user:pass@host:port or smtps://user:pass@host:port');
+  if (smtpUrl && dir)
+    throw new UsageError(
+      '--smtp-url (or SMTP_URL) and --mail-dir are exclusive: mail is either sent or written to folders',
+    );
+  if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl))
+    throw new UsageError('--smtp-url must be smtp://user:pass@host:port or smtps://user:pass@host:port');
   if (!smtpUrl && !dir) return undefined;
   return {
     ...(smtpUrl ? { smtpUrl } : { dir: join(resolve(dir!), b.id) }),
@@ -291,15 +271,22 @@ export function operatorFlags(flags: Flags, directory: DeploymentDirectory): Ope
   const keys = flags['operator-key'] ?? [];
   const hashes = (flags['operator-key-hash'] ?? []).map((h) => h.trim().toLowerCase());
   if (host === undefined) {
-    if (keys.length || hashes.length) throw new UsageError('--operator-key and --operator-key-hash need --operator-host NAME');
+    if (keys.length || hashes.length)
+      throw new UsageError('--operator-key and --operator-key-hash need --operator-host NAME');
     return undefined;
   }
-  if (!HOST_NAME.test(host)) throw new UsageError(`--operator-host: ${JSON.stringify(host)} is not a host name (no port, no scheme)`);
+  if (!HOST_NAME.test(host))
+    throw new UsageError(`--operator-host: ${JSON.stringify(host)} is not a host name (no port, no scheme)`);
   const holder = directory.byHost(host);
-  if (holder) throw new UsageError(`--operator-host: ${host} already reaches the business ${holder.id}; give the operator a name of its own`);
-  if (keys.length + hashes.length === 0) throw new UsageError('--operator-host needs --operator-key KEY or --operator-key-hash SHA256');
+  if (holder)
+    throw new UsageError(
+      `--operator-host: ${host} already reaches the business ${holder.id}; give the operator a name of its own`,
+    );
+  if (keys.length + hashes.length === 0)
+    throw new UsageError('--operator-host needs --operator-key KEY or --operator-key-hash SHA256');
   if (keys.some((k) => k.length < 16)) throw new UsageError('--operator-key must be at least 16 characters');
-  if (hashes.some((h) => !/^[0-9a-f]{64}$/.test(h))) throw new UsageError('--operator-key-hash takes a sha-256 digest: 64 hex digits');
+  if (hashes.some((h) => !/^[0-9a-f]{64}$/.test(h)))
+    throw new UsageError('--operator-key-hash takes a sha-256 digest: 64 hex digits');
   return { host, keyHashes: [...keys.map(hashApiKey), ...hashes] };
 }
 
@@ -314,7 +301,11 @@ async function operatorOrClose(flags: Flags, directory: DeploymentDirectory): Pr
 }
 
 /** Listen, or close what was opened and say why: a taken port is the command's failure, a bad address a usage error. */
-async function listenOrClose(hosting: ReturnType<typeof createHosting>, port: number, address: string): Promise<string> {
+async function listenOrClose(
+  hosting: ReturnType<typeof createHosting>,
+  port: number,
+  address: string,
+): Promise<string> {
   try {
     return await hosting.listen(port, address);
   } catch (err) {
@@ -325,21 +316,40 @@ async function listenOrClose(hosting: ReturnType<typeof createHosting>, port: nu
 }
 
 /** The start-up lines: where the deployment listens, each active business's profile, and the warnings. */
-function startLines(flags: Flags, o: { log: Logger; directory: DeploymentDirectory; url: string; db?: string; sandbox: boolean; scheme?: string; address: string }): void {
+function startLines(
+  flags: Flags,
+  o: {
+    log: Logger;
+    directory: DeploymentDirectory;
+    url: string;
+    db?: string;
+    sandbox: boolean;
+    scheme?: string;
+    address: string;
+  },
+): void {
   const { log, url, db, scheme, address } = o;
   const active = o.directory.list().filter((b) => b.status === 'active');
-  log.info(`the deployment of ${active.length} business${active.length === 1 ? '' : 'es'} is open at ${url} (each at its host name${db ? `; database: ${shownDb(db)}` : ''})`);
+  log.info(
+    `the deployment of ${active.length} business${active.length === 1 ? '' : 'es'} is open at ${url} (each at its host name${db ? `; database: ${shownDb(db)}` : ''})`,
+  );
   const listened = new URL(url);
-  for (const b of active) log.info(`${b.id}: ${publicOrigin(scheme ?? listened.protocol.slice(0, -1), b.hosts[0]!, flags['public-port'] ?? listened.port)}/.well-known/usp`);
-  if (o.sandbox) log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
-  if (!isLoopbackAddress(address) && address !== 'localhost' && !scheme) log.warn('give --public-scheme https (and --public-port) when a TLS proxy fronts this deployment');
+  for (const b of active)
+    log.info(
+      `${b.id}: ${publicOrigin(scheme ?? listened.protocol.slice(0, -1), b.hosts[0]!, flags['public-port'] ?? listened.port)}/.well-known/usp`,
+    );
+  if (o.sandbox)
+    log.warn('SANDBOX: privileged operations are accepted without platform authentication; do not use in production.');
+  if (!isLoopbackAddress(address) && address !== 'localhost' && !scheme)
+    log.warn('give --public-scheme https (and --public-port) when a TLS proxy fronts this deployment');
 }
 
 async function serve(flags: Flags): Promise<number> {
   const port = intFlag(flags, 'port', 0) ?? (process.env.PORT ? Number(process.env.PORT) : 8787);
   const address = flags.host ?? '127.0.0.1';
   const scheme = flags['public-scheme'];
-  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') throw new UsageError(`--public-scheme must be http or https, got ${JSON.stringify(scheme)}`);
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https')
+    throw new UsageError(`--public-scheme must be http or https, got ${JSON.stringify(scheme)}`);
   const db = pgUrl(flags, 'serve');
   const log = loggerFrom(flags);
   const sandbox = Boolean(flags.sandbox);
@@ -347,11 +357,14 @@ async function serve(flags: Flags): Promise<number> {
   hostedMail(flags, { id: 'check', origin: 'demo' } as HostedBusiness);
   const registries = registryUrls(flags);
   const reRegister = intFlag(flags, 'register-interval', 1);
-  if (reRegister !== undefined && reRegister > 86_400) throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
+  if (reRegister !== undefined && reRegister > 86_400)
+    throw new UsageError('--register-interval must be at most 86400 seconds (registries re-index at least daily)');
   const scanSeconds = intFlag(flags, 'directory-scan', 1) ?? 5;
   let followed: HostedRegistrations | undefined;
   const paymentConnect = connectPlatform(flags);
-  const directory = await openDirectory(flags, 'serve', (err) => log.warn('deployment directory', { error: err.message }));
+  const directory = await openDirectory(flags, 'serve', (err) =>
+    log.warn('deployment directory', { error: err.message }),
+  );
   const operator = await operatorOrClose(flags, directory);
   const hosting = createHosting({
     directory,
@@ -401,22 +414,36 @@ async function serve(flags: Flags): Promise<number> {
 }
 
 async function remove(flags: Flags, id: string | undefined): Promise<number> {
-  if (!id) throw new UsageError('Usage: usp-server host remove ID [--export FILE]   (usp-server host list shows the ids)');
+  if (!id)
+    throw new UsageError('Usage: usp-server host remove ID [--export FILE]   (usp-server host list shows the ids)');
   const db = pgUrl(flags, 'remove');
   const exportTo = flags.export ? resolve(flags.export) : undefined;
-  if (exportTo && db) throw new UsageError('--export copies a SQLite database; on PostgreSQL dump the business first (pg_dump --schema=usp_<id>), then remove it');
+  if (exportTo && db)
+    throw new UsageError(
+      '--export copies a SQLite database; on PostgreSQL dump the business first (pg_dump --schema=usp_<id>), then remove it',
+    );
   if (exportTo && existsSync(exportTo)) throw new UsageError(`--export: ${exportTo} exists already; give a new file`);
   const directory = await openDirectory(flags, 'remove');
   try {
     const b = directory.get(id);
-    if (!b) throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
+    if (!b)
+      throw new CommandError(`no hosted business has the id ${JSON.stringify(id)} (usp-server host list shows them)`);
     const report = await removeHostedBusiness(
-      { directory, dataDir: deploymentDir(flags), db, exportTo, log: loggerFrom({ ...flags, 'log-level': flags['log-level'] ?? 'warn' }) },
+      {
+        directory,
+        dataDir: deploymentDir(flags),
+        db,
+        exportTo,
+        log: loggerFrom({ ...flags, 'log-level': flags['log-level'] ?? 'warn' }),
+      },
       b,
     );
     if (exportTo) console.log(`${id}: its database is copied to ${exportTo}`);
     for (const r of report.told) console.log(`${id}: removed from the registry ${r}`);
-    for (const r of report.untold) console.error(`${id}: the registry ${r} could not be told (it drops the registration once re-indexing finds the profile gone)`);
+    for (const r of report.untold)
+      console.error(
+        `${id}: the registry ${r} could not be told (it drops the registration once re-indexing finds the profile gone)`,
+      );
     console.log(`${id} is removed: its host names ${b.hosts.join(', ')} are free and its store is deleted`);
     return 0;
   } finally {

@@ -50,12 +50,28 @@ export function businessFileFor(a: Answers): BusinessDef {
   if (!price.ok) throw new UsageError(`--price: ${price.message}`);
   const minutes = Number(a.minutes);
   if (!Number.isInteger(minutes) || minutes < 5 || minutes > 1440)
-    throw new UsageError(`--minutes must be a whole number of minutes from 5 to 1440, not ${JSON.stringify(a.minutes)}`);
+    throw new UsageError(
+      `--minutes must be a whole number of minutes from 5 to 1440, not ${JSON.stringify(a.minutes)}`,
+    );
   const day = [{ opens: '09:00', closes: '17:00' }];
   const staffId = idFrom('res', a.staff);
   const doc = {
-    business: { id: idFrom('biz', a.name), name: a.name, timezone: a.timezone, currency, locations: [{ id: 'loc_main', name: a.name }] },
-    resources: [{ id: staffId, type: 'staff', name: a.staff, location_id: 'loc_main', schedule: { monday: day, tuesday: day, wednesday: day, thursday: day, friday: day } }],
+    business: {
+      id: idFrom('biz', a.name),
+      name: a.name,
+      timezone: a.timezone,
+      currency,
+      locations: [{ id: 'loc_main', name: a.name }],
+    },
+    resources: [
+      {
+        id: staffId,
+        type: 'staff',
+        name: a.staff,
+        location_id: 'loc_main',
+        schedule: { monday: day, tuesday: day, wednesday: day, thursday: day, friday: day },
+      },
+    ],
     services: [
       {
         id: idFrom('svc', a.service),
@@ -71,7 +87,9 @@ export function businessFileFor(a: Answers): BusinessDef {
           booking_window: { min_advance: 'PT1H', max_advance: 'P60D', slot_interval: 'PT15M' },
           confirmation_mode: 'auto',
           // Paid at the appointment: no payment provider is needed to start taking bookings.
-          ...(price.amount > 0 ? { requires_payment: true, payment_timing: 'at_service' } : { requires_payment: false }),
+          ...(price.amount > 0
+            ? { requires_payment: true, payment_timing: 'at_service' }
+            : { requires_payment: false }),
         },
         requirements: [{ type: 'staff', name: 'Staff', selectable: true, resource_ids: [staffId] }],
         location_ids: ['loc_main'],
@@ -93,11 +111,18 @@ async function answersOf(flags: Flags): Promise<Answers> {
     minutes: flags.minutes,
     staff: flags.staff,
   };
-  const defaults = { timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, currency: 'USD', price: '0', minutes: '60', staff: 'Owner' };
+  const defaults = {
+    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    currency: 'USD',
+    price: '0',
+    minutes: '60',
+    staff: 'Owner',
+  };
   if (process.stdin.isTTY && process.stdout.isTTY && Object.values(given).some((v) => v === undefined)) {
     const rl = createInterface({ input: process.stdin, output: process.stdout });
     try {
-      const ask = async (q: string, fallback?: string) => (await rl.question(fallback ? `${q} [${fallback}]: ` : `${q}: `)).trim() || fallback || '';
+      const ask = async (q: string, fallback?: string) =>
+        (await rl.question(fallback ? `${q} [${fallback}]: ` : `${q}: `)).trim() || fallback || '';
       given.name ??= await ask("The business's name");
       given.timezone ??= await ask('Its time zone', defaults.timezone);
       given.currency ??= await ask('Its currency', defaults.currency);
@@ -110,7 +135,8 @@ async function answersOf(flags: Flags): Promise<Answers> {
     }
   }
   const missing = (['name', 'service'] as const).filter((k) => !given[k]?.trim());
-  if (missing.length) throw new UsageError(`give ${missing.map((k) => `--${k}`).join(' and ')} (usp-server init --help)`);
+  if (missing.length)
+    throw new UsageError(`give ${missing.map((k) => `--${k}`).join(' and ')} (usp-server init --help)`);
   return {
     name: given.name!.trim(),
     service: given.service!.trim(),
@@ -124,11 +150,14 @@ async function answersOf(flags: Flags): Promise<Answers> {
 
 async function run(flags: Flags): Promise<number> {
   const out = flags.out ?? 'business.json';
-  if (existsSync(out) && !flags.force) throw new CommandError(`${out} already exists; give --out another file, or --force to replace it`);
+  if (existsSync(out) && !flags.force)
+    throw new CommandError(`${out} already exists; give --out another file, or --force to replace it`);
   const def = businessFileFor(await answersOf(flags));
   writeFileSync(out, `${JSON.stringify(def, null, 2)}\n`);
   const svc = def.services[0];
-  console.log(`Wrote ${resolve(out)}: ${def.business.name} (id ${def.business.id}), ${def.business.timezone}, ${def.business.currency}; first service ${svc.name}.`);
+  console.log(
+    `Wrote ${resolve(out)}: ${def.business.name} (id ${def.business.id}), ${def.business.timezone}, ${def.business.currency}; first service ${svc.name}.`,
+  );
   console.log(`Next: npx usp-server serve --config ${out}`);
   return 0;
 }

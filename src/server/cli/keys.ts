@@ -13,7 +13,8 @@ ${OFFLINE_HELP}
 
 async function run(flags: Flags, args: string[]): Promise<number> {
   const sub = args[0] ?? 'list';
-  if (sub !== 'list' && sub !== 'rotate') throw new UsageError(`unknown keys command ${JSON.stringify(sub)} (see usp-server keys --help)`);
+  if (sub !== 'list' && sub !== 'rotate')
+    throw new UsageError(`unknown keys command ${JSON.stringify(sub)} (see usp-server keys --help)`);
   const { server } = await openOffline(flags);
   try {
     if (sub === 'rotate') {

@@ -18,10 +18,19 @@ export function mailOptions(flags: Flags, env: NodeJS.ProcessEnv = process.env):
   const smtpUrl = flags['smtp-url'] ?? env.SMTP_URL;
   const dir = flags['mail-dir'] ?? (flags.demo && !smtpUrl ? join(dataDir(), 'mail') : undefined);
   const from = flags['mail-from'];
-  if (smtpUrl && flags['mail-dir']) throw new UsageError('--smtp-url (or SMTP_URL) and --mail-dir are exclusive: mail is either sent or written to a folder');
+  if (smtpUrl && flags['mail-dir'])
+    throw new UsageError(
+      '--smtp-url (or SMTP_URL) and --mail-dir are exclusive: mail is either sent or written to a folder',
+    );
   // The templates folder is the operator's: a flag, else the folder of the business file they named.
   const templates = flags['mail-templates-dir'] ?? (flags.config ? join(flags.config, '..') : undefined);
   if (!smtpUrl && !dir && from === undefined && templates === undefined) return undefined;
-  if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl)) throw new UsageError('--smtp-url must be smtp://user:pass@host:port or smtps://user:pass@host:port');
-  return { ...(smtpUrl ? { smtpUrl } : {}), ...(dir ? { dir } : {}), ...(from !== undefined ? { from } : {}), ...(templates !== undefined ? { templateBase: templates } : {}) };
+  if (smtpUrl && !/^smtps?:\/\/[^/]/.test(smtpUrl))
+    throw new UsageError('--smtp-url must be smtp://user:pass@host:port or smtps://user:pass@host:port');
+  return {
+    ...(smtpUrl ? { smtpUrl } : {}),
+    ...(dir ? { dir } : {}),
+    ...(from !== undefined ? { from } : {}),
+    ...(templates !== undefined ? { templateBase: templates } : {}),
+  };
 }

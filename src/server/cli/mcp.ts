@@ -72,15 +72,21 @@ async function run(flags: Flags): Promise<number> {
     availabilityCacheBytes: availabilityCacheBytes(flags),
   });
   // Over stdio whoever launched the process is trusted to name the platform: a model never has to invent _meta.usp.profile.
-  const platformProfile = flags['platform-profile'] ?? `${server.biz.publicUrl.replace(/\/$/, '')}${GENERIC_PROFILE_PATH}`;
+  const platformProfile =
+    flags['platform-profile'] ?? `${server.biz.publicUrl.replace(/\/$/, '')}${GENERIC_PROFILE_PATH}`;
   const problem = checkProfileUrl(platformProfile, sandbox || Boolean(flags['allow-loopback-profiles']));
   if (flags['platform-profile'] && problem) {
     log.error(`--platform-profile: the URL ${problem}`);
     await server.close();
     return 2;
   }
-  const stdio = await serveMcpStdio({ pipeline: server.pipeline, scope: server.scope, defaultProfile: platformProfile }, server.hub);
-  log.info(`${server.biz.def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`);
+  const stdio = await serveMcpStdio(
+    { pipeline: server.pipeline, scope: server.scope, defaultProfile: platformProfile },
+    server.hub,
+  );
+  log.info(
+    `${server.biz.def.business.name}: MCP on stdio${sandbox ? ' (SANDBOX: privileged calls need no platform authentication)' : ''}`,
+  );
   log.info(`database: ${shownDb(db)}`);
   if (!server.biz.publicUrlConfigured) log.warn(publicUrlNotice(server.biz.publicUrl));
   const clockLine = clockNotice();

@@ -20,8 +20,10 @@ ${paymentAdapters()
 export function paymentOptions(flags: Flags, env: NodeJS.ProcessEnv = process.env): PaymentOptions | undefined {
   const kind = flags.payments;
   if (kind === undefined) return undefined;
-  if (!paymentChoices().includes(kind)) throw new UsageError(`--payments must be one of ${paymentChoices().join(', ')}, got ${JSON.stringify(kind)}`);
-  if (kind === 'external' && !flags['checkout-url']) throw new UsageError('--payments external needs --checkout-url TEMPLATE');
+  if (!paymentChoices().includes(kind))
+    throw new UsageError(`--payments must be one of ${paymentChoices().join(', ')}, got ${JSON.stringify(kind)}`);
+  if (kind === 'external' && !flags['checkout-url'])
+    throw new UsageError('--payments external needs --checkout-url TEMPLATE');
   const adapter = paymentAdapter(kind);
   if (!adapter) return { provider: kind };
   const values: Record<string, string | undefined> = {};
@@ -30,11 +32,13 @@ export function paymentOptions(flags: Flags, env: NodeJS.ProcessEnv = process.en
     values[f.name] = typeof v === 'string' ? v : undefined;
   }
   for (const f of adapter.flags) {
-    if (f.required && !values[f.name]) throw new UsageError(`--payments ${kind} needs --${f.name} ${f.value}${f.env ? ` (or ${f.env})` : ''}`);
+    if (f.required && !values[f.name])
+      throw new UsageError(`--payments ${kind} needs --${f.name} ${f.value}${f.env ? ` (or ${f.env})` : ''}`);
   }
   for (const f of adapter.flags) {
     const v = values[f.name];
-    if (f.url && v !== undefined && !/^https?:\/\/[^/]/.test(v)) throw new UsageError(`--${f.name} must be an http(s) URL, got ${JSON.stringify(v)}`);
+    if (f.url && v !== undefined && !/^https?:\/\/[^/]/.test(v))
+      throw new UsageError(`--${f.name} must be an http(s) URL, got ${JSON.stringify(v)}`);
   }
   return { provider: kind, [kind]: adapter.options(values) };
 }

@@ -7,11 +7,24 @@ import { loadBusinessFile } from '../business-file.js';
 import { consoleLogger } from '../compose.js';
 import { createRegistryServer, seedDemoRegistry } from '../registry.js';
 import { httpOptions } from './serve.js';
-import { ACCESS_HELP, AUTH_HELP, UsageError, dataDir, demoBusinessPath, intFlag, securityOptions, shownDb, type Command, type Flags } from './common.js';
+import {
+  ACCESS_HELP,
+  AUTH_HELP,
+  UsageError,
+  dataDir,
+  demoBusinessPath,
+  intFlag,
+  securityOptions,
+  shownDb,
+  type Command,
+  type Flags,
+} from './common.js';
 import { mkdirSync } from 'node:fs';
 
 /** The registry's operations for the help, read from their rows: REST route, then MCP tool. */
-const ROUTES = REGISTRY_OPERATIONS.map((op) => `  ${`${op.rest.method} ${op.rest.path}`.padEnd(38)}${op.tool ?? ''}`).join('\n');
+const ROUTES = REGISTRY_OPERATIONS.map(
+  (op) => `  ${`${op.rest.method} ${op.rest.path}`.padEnd(38)}${op.tool ?? ''}`,
+).join('\n');
 
 const HELP = `usp-server registry: run a USP discovery registry (spec section 6), or list its registrations
 
@@ -62,7 +75,9 @@ async function list(flags: Flags): Promise<number> {
       if (rows.length === 0) break;
       for (const r of rows) {
         const indexed = r.last_indexed_ms ? new Date(r.last_indexed_ms).toISOString() : 'never';
-        console.log(`${r.id}\t${r.status}\t${r.deployment_mode}\t${String(r.entry.name)}\t${r.profile_url}\tindexed ${indexed}\tfailures ${r.failures}`);
+        console.log(
+          `${r.id}\t${r.status}\t${r.deployment_mode}\t${String(r.entry.name)}\t${r.profile_url}\tindexed ${indexed}\tfailures ${r.failures}`,
+        );
       }
       shown += rows.length;
       after = rows[rows.length - 1].id;
@@ -76,10 +91,12 @@ async function list(flags: Flags): Promise<number> {
 
 async function run(flags: Flags, args: string[]): Promise<number> {
   if (args[0] === 'list') return list(flags);
-  if (args.length > 0) throw new UsageError(`unknown registry subcommand ${JSON.stringify(args[0])} (see usp-server registry --help)`);
+  if (args.length > 0)
+    throw new UsageError(`unknown registry subcommand ${JSON.stringify(args[0])} (see usp-server registry --help)`);
   const sandbox = flags['require-auth'] ? false : Boolean(flags.sandbox || flags.demo);
   const reindex = intFlag(flags, 'reindex-interval', 1);
-  if (reindex !== undefined && reindex > 86_400) throw new UsageError('--reindex-interval must be at most 86400 seconds (the spec re-indexes at least daily)');
+  if (reindex !== undefined && reindex > 86_400)
+    throw new UsageError('--reindex-interval must be at most 86400 seconds (the spec re-indexes at least daily)');
   const db = flags.demo && !flags.db ? ':memory:' : registryDb(flags);
   const server = await createRegistryServer({
     db,
@@ -98,7 +115,15 @@ async function run(flags: Flags, args: string[]): Promise<number> {
     );
   }
   if (flags.stdio) {
-    const stdio = await serveMcpStdio({ pipeline: server.pipeline, scope: server.scope, operations: REGISTRY_OPERATIONS, instructions: REGISTRY_INSTRUCTIONS }, server.hub);
+    const stdio = await serveMcpStdio(
+      {
+        pipeline: server.pipeline,
+        scope: server.scope,
+        operations: REGISTRY_OPERATIONS,
+        instructions: REGISTRY_INSTRUCTIONS,
+      },
+      server.hub,
+    );
     consoleLogger.info(`registry: MCP on stdio; database: ${shownDb(db)}`);
     const stop = async () => {
       await stdio.close().catch(() => undefined);

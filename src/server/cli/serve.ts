@@ -121,7 +121,9 @@ export function oauthOptions(flags: Flags): Pick<ServerOptions, 'oauth'> {
 }
 
 /** Listener settings: connection limits, MCP session caps, browser origins allowed on the MCP endpoints. */
-export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' | 'corsOrigins' | 'connections' | 'mcpSessions'> {
+export function httpOptions(
+  flags: Flags,
+): Pick<ServerOptions, 'allowedOrigins' | 'corsOrigins' | 'connections' | 'mcpSessions'> {
   const o: Pick<ServerOptions, 'allowedOrigins' | 'corsOrigins' | 'connections' | 'mcpSessions'> = {};
   const sessions: NonNullable<ServerOptions['mcpSessions']> = {};
   const maxSessions = intFlag(flags, 'mcp-max-sessions', 1);
@@ -148,7 +150,8 @@ export function httpOptions(flags: Flags): Pick<ServerOptions, 'allowedOrigins' 
   if (perAddressConnections !== undefined) connections.maxConnectionsPerAddress = perAddressConnections;
   if (Object.keys(connections).length > 0) o.connections = connections;
   if (flags['allow-origin']) o.allowedOrigins = flags['allow-origin'].map((v) => originFlag('allow-origin', v));
-  if (flags['cors-origin']) o.corsOrigins = flags['cors-origin'].map((v) => (v === '*' ? v : originFlag('cors-origin', v)));
+  if (flags['cors-origin'])
+    o.corsOrigins = flags['cors-origin'].map((v) => (v === '*' ? v : originFlag('cors-origin', v)));
   return o;
 }
 
@@ -169,7 +172,10 @@ function originFlag(name: string, v: string): string {
 
 /** How long dispatched webhook events stay in the outbox (--event-retention-days). */
 export function retentionOptions(flags: Flags): Pick<ServerOptions, 'eventRetentionMs' | 'personalDataRetentionMs'> {
-  return { eventRetentionMs: daysMs(intFlag(flags, 'event-retention-days', 1)), personalDataRetentionMs: daysMs(intFlag(flags, 'retention-days', 1)) };
+  return {
+    eventRetentionMs: daysMs(intFlag(flags, 'event-retention-days', 1)),
+    personalDataRetentionMs: daysMs(intFlag(flags, 'retention-days', 1)),
+  };
 }
 
 /** --register-with as the registries' base URLs (serve and host serve). */
@@ -179,9 +185,12 @@ export function registryUrls(flags: Flags): string[] {
     try {
       u = new URL(v);
     } catch {
-      throw new UsageError(`--register-with must be a registry's base URL such as https://registry.example, got ${JSON.stringify(v)}`);
+      throw new UsageError(
+        `--register-with must be a registry's base URL such as https://registry.example, got ${JSON.stringify(v)}`,
+      );
     }
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new UsageError(`--register-with must be an http(s) URL, got ${JSON.stringify(v)}`);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:')
+      throw new UsageError(`--register-with must be an http(s) URL, got ${JSON.stringify(v)}`);
     return v.replace(/\/$/, '');
   });
 }
@@ -192,7 +201,10 @@ export function proxyList(flags: Flags): string[] | undefined {
   if (v === undefined) return undefined;
   try {
     const names = trustedProxies(v).names;
-    if (names.length === 0) throw new UsageError('--trust-proxy needs the addresses or CIDRs of the proxies, e.g. --trust-proxy 10.0.0.0/8,127.0.0.1');
+    if (names.length === 0)
+      throw new UsageError(
+        '--trust-proxy needs the addresses or CIDRs of the proxies, e.g. --trust-proxy 10.0.0.0/8,127.0.0.1',
+      );
     return [...names];
   } catch (err) {
     if (err instanceof ProxyListError) throw new UsageError(err.message);
@@ -295,7 +307,10 @@ function serverOptions(flags: Flags, def: ServerOptions['business'], db: string,
 }
 
 /** What tells the registries to register again: a new definition, or a catalog change. */
-function registryNews(registrars: readonly Registrar[], server: () => UspServer): Pick<ServerOptions, 'onDefinitionChanged' | 'onEvents'> {
+function registryNews(
+  registrars: readonly Registrar[],
+  server: () => UspServer,
+): Pick<ServerOptions, 'onDefinitionChanged' | 'onEvents'> {
   return {
     // A new definition (the business's details, its settings) is news for every registry too.
     onDefinitionChanged: () => {
@@ -316,7 +331,10 @@ function registryNews(registrars: readonly Registrar[], server: () => UspServer)
 }
 
 /** The lines that say where the business is open and how (and the dashboard's setup link, when it has no user yet). */
-async function announce(server: UspServer, at: { url: string; host: string; db: string; sandbox: boolean; config?: string; log: ServerLogger }): Promise<void> {
+async function announce(
+  server: UspServer,
+  at: { url: string; host: string; db: string; sandbox: boolean; config?: string; log: ServerLogger },
+): Promise<void> {
   const { url, host, log } = at;
   log.info(`database: ${shownDb(at.db)}`);
   log.info(mailLine(server.mailDestination));
@@ -361,7 +379,10 @@ async function offerSetup(server: UspServer, base: string, log: ServerLogger): P
     const offer = await offerDashboardSetup(server.store, server.clock.now());
     if (!offer) return;
     const link = `${base}/admin/setup?token=${offer.token}`;
-    log.info(`dashboard: no account yet. ` + `Create the owner's account in the browser (the link works once, for 24 hours): ${link}`);
+    log.info(
+      `dashboard: no account yet. ` +
+        `Create the owner's account in the browser (the link works once, for 24 hours): ${link}`,
+    );
   } catch (err) {
     log.warn('could not offer the dashboard setup link', { error: (err as Error).message });
   }
@@ -378,9 +399,13 @@ function listenFailure(err: NodeJS.ErrnoException, host: string, port: number): 
   const where = `${host}:${port}`;
   switch (err.code) {
     case 'EADDRINUSE':
-      return new CommandError(`cannot listen on ${where}: the address is already in use (another usp-server?); ${PICK_PORT}`);
+      return new CommandError(
+        `cannot listen on ${where}: the address is already in use (another usp-server?); ${PICK_PORT}`,
+      );
     case 'EACCES':
-      return new CommandError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another --port`);
+      return new CommandError(
+        `cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another --port`,
+      );
     case 'EADDRNOTAVAIL':
       return new CommandError(`cannot listen on ${where}: no such address on this machine; check --host`);
     default:

@@ -1,7 +1,14 @@
 /** The administration repository on PostgreSQL (see ../admin-port.ts); the same tables as on SQLite. */
 import type pg from 'pg';
 import type { BookingRecord } from '../../domain/index.js';
-import type { AdminRepo, AdminSessionRow, AuditRow, BusinessUserRow, PlatformKeyRow, ScheduleChangeRow } from '../admin-port.js';
+import type {
+  AdminRepo,
+  AdminSessionRow,
+  AuditRow,
+  BusinessUserRow,
+  PlatformKeyRow,
+  ScheduleChangeRow,
+} from '../admin-port.js';
 import { OUTBOX_COLUMNS, withoutSeq } from '../shared/rows.js';
 
 type Query = <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
@@ -22,7 +29,18 @@ export function postgresAdminRepo(q: Query): AdminRepo {
     async addScheduleChange(c) {
       await q(
         'INSERT INTO schedule_changes (id, resource_id, kind, start_ms, end_ms, date, hours, reason, created_ms, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-        [c.id, c.resource_id, c.kind, c.start_ms, c.end_ms, c.date, c.hours === null ? null : JSON.stringify(c.hours), c.reason, c.created_ms, c.created_by],
+        [
+          c.id,
+          c.resource_id,
+          c.kind,
+          c.start_ms,
+          c.end_ms,
+          c.date,
+          c.hours === null ? null : JSON.stringify(c.hours),
+          c.reason,
+          c.created_ms,
+          c.created_by,
+        ],
       );
     },
     async removeScheduleChange(id) {
@@ -30,17 +48,27 @@ export function postgresAdminRepo(q: Query): AdminRepo {
       return r.rows.length > 0 ? toChange(r.rows[0]) : null;
     },
     async addAudit(a) {
-      await q('INSERT INTO admin_audit (at_ms, actor, action, target, outcome) VALUES ($1, $2, $3, $4, $5)', [a.at_ms, a.actor, a.action, a.target, a.outcome]);
+      await q('INSERT INTO admin_audit (at_ms, actor, action, target, outcome) VALUES ($1, $2, $3, $4, $5)', [
+        a.at_ms,
+        a.actor,
+        a.action,
+        a.target,
+        a.outcome,
+      ]);
     },
     async auditLog(limit, beforeSeq) {
-      return (await q<AuditRow>('SELECT * FROM admin_audit WHERE seq < $1 ORDER BY seq DESC LIMIT $2', [beforeSeq ?? Number.MAX_SAFE_INTEGER, limit])).rows;
+      return (
+        await q<AuditRow>('SELECT * FROM admin_audit WHERE seq < $1 ORDER BY seq DESC LIMIT $2', [
+          beforeSeq ?? Number.MAX_SAFE_INTEGER,
+          limit,
+        ])
+      ).rows;
     },
     async putUser(u) {
-      await q('INSERT INTO business_users (email, password_hash, created_ms) VALUES ($1, $2, $3) ON CONFLICT (email) DO UPDATE SET password_hash = excluded.password_hash', [
-        u.email,
-        u.password_hash,
-        u.created_ms,
-      ]);
+      await q(
+        'INSERT INTO business_users (email, password_hash, created_ms) VALUES ($1, $2, $3) ON CONFLICT (email) DO UPDATE SET password_hash = excluded.password_hash',
+        [u.email, u.password_hash, u.created_ms],
+      );
     },
     async user(email) {
       return (await q<BusinessUserRow>('SELECT * FROM business_users WHERE email = $1', [email])).rows[0] ?? null;
@@ -49,25 +77,50 @@ export function postgresAdminRepo(q: Query): AdminRepo {
       return (await q('SELECT 1 FROM business_users LIMIT 1')).rows.length > 0;
     },
     async putSession(s) {
-      await q('INSERT INTO admin_sessions (id_hash, email, csrf, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5)', [s.id_hash, s.email, s.csrf, s.created_ms, s.expires_ms]);
+      await q('INSERT INTO admin_sessions (id_hash, email, csrf, created_ms, expires_ms) VALUES ($1, $2, $3, $4, $5)', [
+        s.id_hash,
+        s.email,
+        s.csrf,
+        s.created_ms,
+        s.expires_ms,
+      ]);
     },
     async session(idHash, nowMs) {
-      return (await q<AdminSessionRow>('SELECT * FROM admin_sessions WHERE id_hash = $1 AND expires_ms > $2', [idHash, nowMs])).rows[0] ?? null;
+      return (
+        (
+          await q<AdminSessionRow>('SELECT * FROM admin_sessions WHERE id_hash = $1 AND expires_ms > $2', [
+            idHash,
+            nowMs,
+          ])
+        ).rows[0] ?? null
+      );
     },
     async deleteSession(idHash) {
       await q('DELETE FROM admin_sessions WHERE id_hash = $1', [idHash]);
     },
     async addPlatformKey(k) {
-      await q('INSERT INTO platform_api_keys (id, sha256, label, created_ms, revoked_ms) VALUES ($1, $2, $3, $4, $5)', [k.id, k.sha256, k.label, k.created_ms, k.revoked_ms]);
+      await q('INSERT INTO platform_api_keys (id, sha256, label, created_ms, revoked_ms) VALUES ($1, $2, $3, $4, $5)', [
+        k.id,
+        k.sha256,
+        k.label,
+        k.created_ms,
+        k.revoked_ms,
+      ]);
     },
     async platformKeys() {
       return (await q<PlatformKeyRow>('SELECT * FROM platform_api_keys ORDER BY created_ms, id')).rows;
     },
     async platformKeyByHash(sha256) {
-      return (await q<PlatformKeyRow>('SELECT * FROM platform_api_keys WHERE sha256 = $1 AND revoked_ms IS NULL', [sha256])).rows[0] ?? null;
+      return (
+        (await q<PlatformKeyRow>('SELECT * FROM platform_api_keys WHERE sha256 = $1 AND revoked_ms IS NULL', [sha256]))
+          .rows[0] ?? null
+      );
     },
     async revokePlatformKey(id, nowMs) {
-      return ((await q('UPDATE platform_api_keys SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS NULL', [nowMs, id])).rowCount ?? 0) > 0;
+      return (
+        ((await q('UPDATE platform_api_keys SET revoked_ms = $1 WHERE id = $2 AND revoked_ms IS NULL', [nowMs, id]))
+          .rowCount ?? 0) > 0
+      );
     },
     async bookingsStarting(fromMs, toMs) {
       const r = await q<{ data: string }>(

@@ -11,15 +11,26 @@ export function pgBookings(s: PgSession): BookingRepo {
     },
     async recent(limit, status) {
       return status
-        ? s.documents<BookingRecord>('SELECT data FROM bookings WHERE status = $1 ORDER BY seq DESC LIMIT $2', [status, limit])
+        ? s.documents<BookingRecord>('SELECT data FROM bookings WHERE status = $1 ORDER BY seq DESC LIMIT $2', [
+            status,
+            limit,
+          ])
         : s.documents<BookingRecord>('SELECT data FROM bookings ORDER BY seq DESC LIMIT $1', [limit]);
     },
     async expiredPending(nowMs, limit) {
-      return pgIds(s, `SELECT id FROM bookings WHERE status IN ('pending', 'requires_action') AND expires_at_ms IS NOT NULL AND expires_at_ms <= $1 LIMIT $2`, [nowMs, limit]);
+      return pgIds(
+        s,
+        `SELECT id FROM bookings WHERE status IN ('pending', 'requires_action') AND expires_at_ms IS NOT NULL AND expires_at_ms <= $1 LIMIT $2`,
+        [nowMs, limit],
+      );
     },
     async gauges(nowMs) {
-      const byStatus = await s.rows<{ status: string; n: string }>('SELECT status, COUNT(*) AS n FROM bookings GROUP BY status');
-      const r = await s.rows<Record<'active_holds' | 'outbox_due' | 'deliveries_pending' | 'deliveries_leased', string>>(
+      const byStatus = await s.rows<{ status: string; n: string }>(
+        'SELECT status, COUNT(*) AS n FROM bookings GROUP BY status',
+      );
+      const r = await s.rows<
+        Record<'active_holds' | 'outbox_due' | 'deliveries_pending' | 'deliveries_leased', string>
+      >(
         `SELECT (SELECT COUNT(*) FROM holds WHERE status = 'active' AND expires_at_ms > $1) AS active_holds,
                 (SELECT COUNT(*) FROM outbox WHERE status = 'pending' AND due_ms <= $1) AS outbox_due,
                 (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS deliveries_pending,

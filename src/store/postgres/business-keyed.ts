@@ -56,7 +56,8 @@ export async function keyedSchemaSql(client: Pick<pg.ClientBase, 'query'>, from:
        WHERE conrelid = $1 AND contype IN ('p', 'u', 'x', 'f') ORDER BY contype, conname`,
       [oid],
     );
-    for (const k of constraints.rows) sql.push(`ALTER TABLE ${dst} ADD CONSTRAINT ${k.conname} ${keyedConstraint(k.contype, k.def, from, to)};`);
+    for (const k of constraints.rows)
+      sql.push(`ALTER TABLE ${dst} ADD CONSTRAINT ${k.conname} ${keyedConstraint(k.contype, k.def, from, to)};`);
     const indexes = await client.query<{ def: string }>(
       `SELECT pg_get_indexdef(i.indexrelid) AS def FROM pg_index i WHERE i.indrelid = $1
        AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`,
@@ -80,5 +81,7 @@ function keyedConstraint(type: string, def: string, from: string, to: string): s
   if (type === 'p') return def.replace('PRIMARY KEY (', 'PRIMARY KEY (business_id, ');
   if (type === 'u') return def.replace('UNIQUE (', 'UNIQUE (business_id, ');
   if (type === 'x') return def.replace(/EXCLUDE USING (\w+) \(/, 'EXCLUDE USING $1 (business_id WITH =, ');
-  return def.replace('FOREIGN KEY (', 'FOREIGN KEY (business_id, ').replace(new RegExp(`REFERENCES (?:${from}\\.)?(\\w+)\\(`), `REFERENCES ${to}.$1(business_id, `);
+  return def
+    .replace('FOREIGN KEY (', 'FOREIGN KEY (business_id, ')
+    .replace(new RegExp(`REFERENCES (?:${from}\\.)?(\\w+)\\(`), `REFERENCES ${to}.$1(business_id, `);
 }

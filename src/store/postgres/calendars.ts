@@ -1,6 +1,13 @@
 /** Calendar busy claims, feed state and the CalDAV push queue on PostgreSQL (see calendar-port.ts). */
 import { CALENDAR_SLOT_KEY, type CalendarRepo } from '../calendar-port.js';
-import { calendarOwnerPrefix, calendarSource, FEED_COLUMNS, PUSH_JOB_COLUMNS as JOB_COLUMNS, PUSHED_EVENT_COLUMNS as EVENT_COLUMNS, toBusyOn } from '../shared/calendar-rows.js';
+import {
+  calendarOwnerPrefix,
+  calendarSource,
+  FEED_COLUMNS,
+  PUSH_JOB_COLUMNS as JOB_COLUMNS,
+  PUSHED_EVENT_COLUMNS as EVENT_COLUMNS,
+  toBusyOn,
+} from '../shared/calendar-rows.js';
 import { calendarTables } from '../shared/schema/feature-tables.js';
 import { POSTGRES_TYPES } from '../shared/schema/types.js';
 import type { PgSession } from './session.js';
@@ -29,7 +36,9 @@ export function pgCalendars(s: PgSession): CalendarRepo {
   const source = calendarSource;
   return {
     async busy(feedKey) {
-      return s.rows('SELECT start_ms, end_ms FROM claims WHERE source = $1 ORDER BY start_ms, end_ms', [source(feedKey)]);
+      return s.rows('SELECT start_ms, end_ms FROM claims WHERE source = $1 ORDER BY start_ms, end_ms', [
+        source(feedKey),
+      ]);
     },
     async replaceBusy(feedKey, resourceId, intervals) {
       await s.query('DELETE FROM claims WHERE source = $1', [source(feedKey)]);
@@ -38,7 +47,14 @@ export function pgCalendars(s: PgSession): CalendarRepo {
         `INSERT INTO claims (resource_id, start_ms, end_ms, slot_key, owner_id, spots, is_hold, service_id, expires_at_ms, source)
          SELECT $1, b.start_ms, b.end_ms, $4, $5 || b.i::text, 1, FALSE, $4, NULL, $6
          FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS b(start_ms, end_ms, i)`,
-        [resourceId, intervals.map((b) => b.start_ms), intervals.map((b) => b.end_ms), CALENDAR_SLOT_KEY, calendarOwnerPrefix(feedKey), source(feedKey)],
+        [
+          resourceId,
+          intervals.map((b) => b.start_ms),
+          intervals.map((b) => b.end_ms),
+          CALENDAR_SLOT_KEY,
+          calendarOwnerPrefix(feedKey),
+          source(feedKey),
+        ],
       );
       const span = Math.max(...intervals.map((b) => b.end_ms - b.start_ms));
       await s.query('UPDATE claim_span SET max_ms = $1 WHERE id = 1 AND max_ms < $1', [span]);
@@ -53,7 +69,9 @@ export function pgCalendars(s: PgSession): CalendarRepo {
       return rows.map(toBusyOn);
     },
     async forgetFeedsExcept(keys) {
-      await s.query(`DELETE FROM claims WHERE source <> 'booking' AND NOT (source = ANY($1::text[]))`, [keys.map(source)]);
+      await s.query(`DELETE FROM claims WHERE source <> 'booking' AND NOT (source = ANY($1::text[]))`, [
+        keys.map(source),
+      ]);
       await s.query('DELETE FROM calendar_feeds WHERE NOT (feed_key = ANY($1::text[]))', [keys]);
     },
     async feedState(feedKey) {
@@ -64,7 +82,16 @@ export function pgCalendars(s: PgSession): CalendarRepo {
         `INSERT INTO calendar_feeds (${FEED_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (feed_key) DO UPDATE SET resource_id = EXCLUDED.resource_id, etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,
            last_attempt_ms = EXCLUDED.last_attempt_ms, last_ok_ms = EXCLUDED.last_ok_ms, last_error = EXCLUDED.last_error, busy_count = EXCLUDED.busy_count`,
-        [f.feed_key, f.resource_id, f.etag, f.last_modified, f.last_attempt_ms, f.last_ok_ms, f.last_error, f.busy_count],
+        [
+          f.feed_key,
+          f.resource_id,
+          f.etag,
+          f.last_modified,
+          f.last_attempt_ms,
+          f.last_ok_ms,
+          f.last_error,
+          f.busy_count,
+        ],
       );
     },
     async feedStates() {
@@ -72,7 +99,10 @@ export function pgCalendars(s: PgSession): CalendarRepo {
     },
     async setPushTargets(resourceIds) {
       await s.query('DELETE FROM calendar_push_targets WHERE NOT (resource_id = ANY($1::text[]))', [resourceIds]);
-      await s.query('INSERT INTO calendar_push_targets (resource_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [resourceIds]);
+      await s.query(
+        'INSERT INTO calendar_push_targets (resource_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING',
+        [resourceIds],
+      );
     },
     async duePushes(nowMs, limit, leaseUntilMs) {
       return s.rows(
@@ -88,12 +118,10 @@ export function pgCalendars(s: PgSession): CalendarRepo {
       await s.query('UPDATE calendar_push_jobs SET lease_until_ms = NULL WHERE booking_id = $1', [bookingId]);
     },
     async failPush(bookingId, attempts, nextAttemptMs, error) {
-      await s.query('UPDATE calendar_push_jobs SET attempts = $1, next_attempt_ms = $2, last_error = $3, lease_until_ms = NULL WHERE booking_id = $4', [
-        attempts,
-        nextAttemptMs,
-        error,
-        bookingId,
-      ]);
+      await s.query(
+        'UPDATE calendar_push_jobs SET attempts = $1, next_attempt_ms = $2, last_error = $3, lease_until_ms = NULL WHERE booking_id = $4',
+        [attempts, nextAttemptMs, error, bookingId],
+      );
     },
     async pushBacklog(limit) {
       return s.rows(`SELECT ${JOB_COLUMNS} FROM calendar_push_jobs ORDER BY seq LIMIT $1`, [limit]);
@@ -109,10 +137,15 @@ export function pgCalendars(s: PgSession): CalendarRepo {
       );
     },
     async deletePushedEvent(bookingId, calendarKey) {
-      await s.query('DELETE FROM calendar_events WHERE booking_id = $1 AND calendar_key = $2', [bookingId, calendarKey]);
+      await s.query('DELETE FROM calendar_events WHERE booking_id = $1 AND calendar_key = $2', [
+        bookingId,
+        calendarKey,
+      ]);
     },
     async pushedTo(calendarKey) {
-      return s.rows(`SELECT ${EVENT_COLUMNS} FROM calendar_events WHERE calendar_key = $1 ORDER BY booking_id`, [calendarKey]);
+      return s.rows(`SELECT ${EVENT_COLUMNS} FROM calendar_events WHERE calendar_key = $1 ORDER BY booking_id`, [
+        calendarKey,
+      ]);
     },
   };
 }

@@ -130,7 +130,9 @@ export class PgChannel implements PostgresEventChannel {
       // Listening from here on; what was dispatched before is read from the outbox itself (through
       // the pool: this connection only ever LISTENs).
       if (this.lastSeq < 0) {
-        const r = await this.pool.query<{ m: number }>(`SELECT COALESCE(MAX(seq), 0) AS m FROM outbox WHERE status = 'dispatched'`);
+        const r = await this.pool.query<{ m: number }>(
+          `SELECT COALESCE(MAX(seq), 0) AS m FROM outbox WHERE status = 'dispatched'`,
+        );
         this.lastSeq = Math.max(this.lastSeq, r.rows[0]?.m ?? 0);
         this.client = c;
       } else {
@@ -138,10 +140,10 @@ export class PgChannel implements PostgresEventChannel {
         // everything after the last sequence we announced, and anything that fell due since we
         // lost the connection (a reminder dispatched late carries an older sequence).
         const since = (this.lostAtMs ?? Date.now()) - CATCH_UP_DUE_MARGIN_MS;
-        const r = await this.pool.query<{ seq: number }>(`SELECT seq FROM outbox WHERE status = 'dispatched' AND (seq > $1 OR due_ms >= $2) ORDER BY seq LIMIT ${CATCH_UP_LIMIT}`, [
-          this.lastSeq,
-          since,
-        ]);
+        const r = await this.pool.query<{ seq: number }>(
+          `SELECT seq FROM outbox WHERE status = 'dispatched' AND (seq > $1 OR due_ms >= $2) ORDER BY seq LIMIT ${CATCH_UP_LIMIT}`,
+          [this.lastSeq, since],
+        );
         this.client = c;
         this.lostAtMs = undefined;
         this.announce(r.rows.map((x) => x.seq));

@@ -41,15 +41,29 @@ export function pgClaims(s: PgSession): ClaimRepo {
       await s.query('DELETE FROM claims WHERE owner_id = $1', [ownerId]);
     },
     async purgeEnded(endedBeforeMs, nowMs) {
-      return (await s.query('DELETE FROM claims WHERE end_ms <= $1 OR (expires_at_ms IS NOT NULL AND expires_at_ms <= $2)', [endedBeforeMs, nowMs])).rowCount ?? 0;
+      return (
+        (
+          await s.query(
+            'DELETE FROM claims WHERE end_ms <= $1 OR (expires_at_ms IS NOT NULL AND expires_at_ms <= $2)',
+            [endedBeforeMs, nowMs],
+          )
+        ).rowCount ?? 0
+      );
     },
     async transfer(fromOwner, toOwner, expiresAtMs) {
-      await s.write('UPDATE claims SET owner_id = $1, is_hold = FALSE, expires_at_ms = $2 WHERE owner_id = $3', [toOwner, expiresAtMs, fromOwner]);
+      await s.write('UPDATE claims SET owner_id = $1, is_hold = FALSE, expires_at_ms = $2 WHERE owner_id = $3', [
+        toOwner,
+        expiresAtMs,
+        fromOwner,
+      ]);
     },
     async version(resourceIds) {
       if (resourceIds.length === 0) return 0;
       // Bumped by triggers on claims and schedule_changes (migrations.ts).
-      const r = await s.rows('SELECT COALESCE(SUM(version), 0)::text AS v FROM resource_versions WHERE resource_id = ANY($1::text[])', [resourceIds]);
+      const r = await s.rows(
+        'SELECT COALESCE(SUM(version), 0)::text AS v FROM resource_versions WHERE resource_id = ANY($1::text[])',
+        [resourceIds],
+      );
       return Number(r[0].v);
     },
     async setExpiry(ownerId, expiresAtMs) {

@@ -20,7 +20,11 @@ export function pgDefinition(s: PgSession): DefinitionRepo {
     async entries() {
       // Read-modify-write of the definition (an admin edit, an import) from several processes: one at a time.
       await s.lockKey('definition');
-      return (await s.rows(`SELECT ${DEFINITION_COLUMNS} FROM definition_entries ORDER BY ${DEFINITION_KIND_ORDER}, position, id`)).map(toDefinitionEntry);
+      return (
+        await s.rows(
+          `SELECT ${DEFINITION_COLUMNS} FROM definition_entries ORDER BY ${DEFINITION_KIND_ORDER}, position, id`,
+        )
+      ).map(toDefinitionEntry);
     },
     async put(e) {
       await s.query(

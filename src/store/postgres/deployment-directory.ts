@@ -38,51 +38,29 @@ export interface PgDirectoryOptions {
 
 export const DEFAULT_DIRECTORY_SCHEMA = 'usp-deployment';
 
-type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: string | number; payment_account: string | null };
-const COLS = 'id, status, reason, origin, added_at, payment_account';
-type NameRow = { name: string; business_id: string };
-type ClaimRow = { name: string; business_id: string; token: string; claimed_at: string | number };
-type RegRow = { business_id: string; registry: string; registration_id: string; profile_url: string };
-
-const migration = (s: string) => `
-CREATE SCHEMA IF NOT EXISTS ${s};
-CREATE TABLE IF NOT EXISTS ${s}.hosted_businesses (
-  id TEXT PRIMARY KEY,
-  status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
-  reason TEXT,
-  origin TEXT NOT NULL,
-  added_at BIGINT NOT NULL,
-  definition TEXT
-);
-CREATE TABLE IF NOT EXISTS ${s}.hosted_names (
-  name TEXT PRIMARY KEY,
-  business_id TEXT NOT NULL REFERENCES ${s}.hosted_businesses(id),
-  position INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS hosted_names_business ON ${s}.hosted_names(business_id, position);
-CREATE TABLE IF NOT EXISTS ${s}.hosted_registrations (
-  business_id TEXT NOT NULL REFERENCES ${s}.hosted_businesses(id),
-  registry TEXT NOT NULL,
-  registration_id TEXT NOT NULL,
-  profile_url TEXT NOT NULL,
-  PRIMARY KEY (business_id, registry)
-);
-ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS definition TEXT;
-ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS payment_account TEXT;
-CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_payment_account ON ${s}.hosted_businesses(payment_account);
-CREATE TABLE IF NOT EXISTS ${s}.hosted_domain_claims (
-  name TEXT PRIMARY KEY,
-  business_id TEXT NOT NULL REFERENCES ${s}.hosted_businesses(id),
-  token TEXT NOT NULL,
-  claimed_at BIGINT NOT NULL
-);`;
+import {
+  asClaim,
+  COLS,
+  copy,
+  group,
+  migration,
+  type ClaimRow,
+  type NameRow,
+  type RegRow,
+  type Row,
+} from './deployment-directory-schema.js';
 
 /** Open (creating if needed) the directory and read it whole; resolves once this process is listening. */
 export async function openPgDeploymentDirectory(o: PgDirectoryOptions): Promise<DeploymentDirectory> {
   const u = new URL(o.url);
   u.searchParams.delete('schema');
   const schema = o.schema ?? DEFAULT_DIRECTORY_SCHEMA;
-  const dir = new PgDirectory({ connectionString: u.toString() }, schema, o.refreshMs ?? 30_000, o.onError ?? (() => undefined));
+  const dir = new PgDirectory(
+    { connectionString: u.toString() },
+    schema,
+    o.refreshMs ?? 30_000,
+    o.onError ?? (() => undefined),
+  );
   try {
     await dir.open();
   } catch (err) {
@@ -136,13 +114,18 @@ class PgDirectory implements DeploymentDirectory {
     await this.connect();
     if (!this.listener) throw new Error('cannot LISTEN for changes to the deployment directory');
     if (this.refreshMs > 0) {
-      this.refreshTimer = setInterval(() => void this.reread().catch((err) => this.onError(err as Error)), this.refreshMs);
+      this.refreshTimer = setInterval(
+        () => void this.reread().catch((err) => this.onError(err as Error)),
+        this.refreshMs,
+      );
       this.refreshTimer.unref();
     }
   }
 
   list(): HostedBusiness[] {
-    return [...this.byId.values()].sort((a, b) => a.addedAt - b.addedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(copy);
+    return [...this.byId.values()]
+      .sort((a, b) => a.addedAt - b.addedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map(copy);
   }
 
   get(id: string): HostedBusiness | undefined {
@@ -174,7 +157,10 @@ class PgDirectory implements DeploymentDirectory {
   }
 
   async definitionOf(id: string): Promise<string | undefined> {
-    const r = await this.pool.query<{ definition: string | null }>(`SELECT definition FROM ${this.s}.hosted_businesses WHERE id = $1`, [id]);
+    const r = await this.pool.query<{ definition: string | null }>(
+      `SELECT definition FROM ${this.s}.hosted_businesses WHERE id = $1`,
+      [id],
+    );
     return r.rows[0]?.definition ?? undefined;
   }
 
@@ -195,7 +181,11 @@ class PgDirectory implements DeploymentDirectory {
   async setStatus(id: string, status: HostedStatus, reason?: string): Promise<boolean> {
     let changed = false;
     await this.write(id, async (c) => {
-      const r = await c.query(`UPDATE ${this.s}.hosted_businesses SET status = $1, reason = $2 WHERE id = $3`, [status, status === 'suspended' ? (reason ?? null) : null, id]);
+      const r = await c.query(`UPDATE ${this.s}.hosted_businesses SET status = $1, reason = $2 WHERE id = $3`, [
+        status,
+        status === 'suspended' ? (reason ?? null) : null,
+        id,
+      ]);
       changed = (r.rowCount ?? 0) > 0;
     });
     return changed;
@@ -236,15 +226,20 @@ class PgDirectory implements DeploymentDirectory {
     const name = domain.toLowerCase();
     let out: DomainClaim = { name, token, claimedAt: at };
     await this.write(id, async (c) => {
-      const held = await c.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names WHERE name = $1`, [name]);
-      if (held.rows[0]) throw new DirectoryClash(`the host name ${name} already reaches ${held.rows[0].business_id}`);
-      await c.query(`INSERT INTO ${this.s}.hosted_domain_claims (name, business_id, token, claimed_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`, [
+      const held = await c.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names WHERE name = $1`, [
         name,
-        id,
-        token,
-        at,
       ]);
-      const claim = (await c.query<ClaimRow>(`SELECT name, business_id, token, claimed_at FROM ${this.s}.hosted_domain_claims WHERE name = $1`, [name])).rows[0]!;
+      if (held.rows[0]) throw new DirectoryClash(`the host name ${name} already reaches ${held.rows[0].business_id}`);
+      await c.query(
+        `INSERT INTO ${this.s}.hosted_domain_claims (name, business_id, token, claimed_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING`,
+        [name, id, token, at],
+      );
+      const claim = (
+        await c.query<ClaimRow>(
+          `SELECT name, business_id, token, claimed_at FROM ${this.s}.hosted_domain_claims WHERE name = $1`,
+          [name],
+        )
+      ).rows[0]!;
       if (claim.business_id !== id) throw new DirectoryClash(`the domain ${name} is claimed by another business`);
       out = asClaim(claim);
     });
@@ -252,9 +247,10 @@ class PgDirectory implements DeploymentDirectory {
   }
 
   async domainClaimsOf(id: string): Promise<DomainClaim[]> {
-    const r = await this.pool.query<ClaimRow>(`SELECT name, business_id, token, claimed_at FROM ${this.s}.hosted_domain_claims WHERE business_id = $1 ORDER BY claimed_at, name`, [
-      id,
-    ]);
+    const r = await this.pool.query<ClaimRow>(
+      `SELECT name, business_id, token, claimed_at FROM ${this.s}.hosted_domain_claims WHERE business_id = $1 ORDER BY claimed_at, name`,
+      [id],
+    );
     return r.rows.map(asClaim);
   }
 
@@ -262,9 +258,14 @@ class PgDirectory implements DeploymentDirectory {
     const name = domain.toLowerCase();
     let confirmed = false;
     await this.write(id, async (c) => {
-      const gone = await c.query(`DELETE FROM ${this.s}.hosted_domain_claims WHERE name = $1 AND business_id = $2`, [name, id]);
+      const gone = await c.query(`DELETE FROM ${this.s}.hosted_domain_claims WHERE name = $1 AND business_id = $2`, [
+        name,
+        id,
+      ]);
       if ((gone.rowCount ?? 0) === 0) return;
-      const held = await c.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names WHERE name = $1`, [name]);
+      const held = await c.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names WHERE name = $1`, [
+        name,
+      ]);
       if (held.rows[0]) throw new DirectoryClash(`the host name ${name} already reaches ${held.rows[0].business_id}`);
       await c.query(
         `INSERT INTO ${this.s}.hosted_names (name, business_id, position) SELECT $1, $2, COALESCE(MAX(position) + 1, 0) FROM ${this.s}.hosted_names WHERE business_id = $2`,
@@ -301,18 +302,32 @@ class PgDirectory implements DeploymentDirectory {
 
   private async updateAccount(c: pg.PoolClient, id: string, account: string | undefined): Promise<boolean> {
     if (account !== undefined) {
-      const held = await c.query<{ id: string }>(`SELECT id FROM ${this.s}.hosted_businesses WHERE payment_account = $1 AND id <> $2`, [account, id]);
+      const held = await c.query<{ id: string }>(
+        `SELECT id FROM ${this.s}.hosted_businesses WHERE payment_account = $1 AND id <> $2`,
+        [account, id],
+      );
       if (held.rows[0]) throw new DirectoryClash(`the payment account ${account} is already ${held.rows[0].id}'s`);
     }
-    const r = await c.query(`UPDATE ${this.s}.hosted_businesses SET payment_account = $1 WHERE id = $2`, [account ?? null, id]);
+    const r = await c.query(`UPDATE ${this.s}.hosted_businesses SET payment_account = $1 WHERE id = $2`, [
+      account ?? null,
+      id,
+    ]);
     return (r.rowCount ?? 0) > 0;
   }
 
   private async insertNames(c: pg.PoolClient, id: string, hosts: string[]): Promise<void> {
-    const held = await c.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names WHERE name = ANY($1::text[]) AND business_id <> $2 LIMIT 1`, [hosts, id]);
+    const held = await c.query<NameRow>(
+      `SELECT name, business_id FROM ${this.s}.hosted_names WHERE name = ANY($1::text[]) AND business_id <> $2 LIMIT 1`,
+      [hosts, id],
+    );
     const holder = held.rows[0];
     if (holder) throw new DirectoryClash(`the host name ${holder.name} already reaches ${holder.business_id}`);
-    for (const [i, name] of hosts.entries()) await c.query(`INSERT INTO ${this.s}.hosted_names (name, business_id, position) VALUES ($1, $2, $3)`, [name, id, i]);
+    for (const [i, name] of hosts.entries())
+      await c.query(`INSERT INTO ${this.s}.hosted_names (name, business_id, position) VALUES ($1, $2, $3)`, [
+        name,
+        id,
+        i,
+      ]);
   }
 
   /** One transaction that changes a business, announced to every process at commit; then read here again. */
@@ -327,7 +342,8 @@ class PgDirectory implements DeploymentDirectory {
     } catch (err) {
       await c.query('ROLLBACK').catch(() => undefined);
       // Two processes taking one name or id at once: the database's keys decide.
-      if (pgCode(err) === '23505') throw new DirectoryClash(`a host name or the id ${id} is already held in the deployment`);
+      if (pgCode(err) === '23505')
+        throw new DirectoryClash(`a host name or the id ${id} is already held in the deployment`);
       throw err;
     } finally {
       c.release();
@@ -347,8 +363,14 @@ class PgDirectory implements DeploymentDirectory {
   private async readOne(id: string): Promise<void> {
     const [b, n, r] = await Promise.all([
       this.pool.query<Row>(`SELECT ${COLS} FROM ${this.s}.hosted_businesses WHERE id = $1`, [id]),
-      this.pool.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names WHERE business_id = $1 ORDER BY position`, [id]),
-      this.pool.query<RegRow>(`SELECT business_id, registry, registration_id, profile_url FROM ${this.s}.hosted_registrations WHERE business_id = $1 ORDER BY registry`, [id]),
+      this.pool.query<NameRow>(
+        `SELECT name, business_id FROM ${this.s}.hosted_names WHERE business_id = $1 ORDER BY position`,
+        [id],
+      ),
+      this.pool.query<RegRow>(
+        `SELECT business_id, registry, registration_id, profile_url FROM ${this.s}.hosted_registrations WHERE business_id = $1 ORDER BY registry`,
+        [id],
+      ),
     ]);
     this.forget(id);
     const row = b.rows[0];
@@ -362,8 +384,12 @@ class PgDirectory implements DeploymentDirectory {
       // One snapshot for the three tables.
       await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const b = await c.query<Row>(`SELECT ${COLS} FROM ${this.s}.hosted_businesses`);
-      const n = await c.query<NameRow>(`SELECT name, business_id FROM ${this.s}.hosted_names ORDER BY business_id, position`);
-      const r = await c.query<RegRow>(`SELECT business_id, registry, registration_id, profile_url FROM ${this.s}.hosted_registrations ORDER BY business_id, registry`);
+      const n = await c.query<NameRow>(
+        `SELECT name, business_id FROM ${this.s}.hosted_names ORDER BY business_id, position`,
+      );
+      const r = await c.query<RegRow>(
+        `SELECT business_id, registry, registration_id, profile_url FROM ${this.s}.hosted_registrations ORDER BY business_id, registry`,
+      );
       await c.query('COMMIT');
       rows = { b: b.rows, n: n.rows, r: r.rows };
     } finally {
@@ -461,22 +487,4 @@ class PgDirectory implements DeploymentDirectory {
     }, delay);
     this.retryTimer.unref();
   }
-}
-
-function asClaim(r: ClaimRow): DomainClaim {
-  return { name: r.name, token: r.token, claimedAt: Number(r.claimed_at) };
-}
-
-function copy(b: HostedBusiness): HostedBusiness {
-  return { ...b, hosts: [...b.hosts] };
-}
-
-function group<T extends { business_id: string }>(rows: T[]): Map<string, T[]> {
-  const m = new Map<string, T[]>();
-  for (const r of rows) {
-    const list = m.get(r.business_id);
-    if (list) list.push(r);
-    else m.set(r.business_id, [r]);
-  }
-  return m;
 }

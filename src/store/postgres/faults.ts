@@ -30,11 +30,17 @@ export function connectionFault(err: unknown): string | undefined {
   const code = pgCode(err);
   const message = err instanceof Error ? err.message : String(err);
   if (code) {
-    if (code.startsWith('08') || code.startsWith('57P') || code === '53300' || code === '57014' || code === '25006') return `${code} ${message}`;
-    if (/^E[A-Z]+$/.test(code) && /^(ECONN|EPIPE|ETIMEDOUT|EHOST|ENET|ENOTFOUND|EAI_AGAIN)/.test(code)) return `${code} ${message}`;
+    if (code.startsWith('08') || code.startsWith('57P') || code === '53300' || code === '57014' || code === '25006')
+      return `${code} ${message}`;
+    if (/^E[A-Z]+$/.test(code) && /^(ECONN|EPIPE|ETIMEDOUT|EHOST|ENET|ENOTFOUND|EAI_AGAIN)/.test(code))
+      return `${code} ${message}`;
   }
   if (err instanceof AggregateError) return err.errors.map(connectionFault).find((f) => f !== undefined);
-  if (/Connection terminated|timeout exceeded when trying to connect|not queryable|Query read timeout|connect ECONNREFUSED|Connection refused/i.test(message)) {
+  if (
+    /Connection terminated|timeout exceeded when trying to connect|not queryable|Query read timeout|connect ECONNREFUSED|Connection refused/i.test(
+      message,
+    )
+  ) {
     return message;
   }
   return undefined;

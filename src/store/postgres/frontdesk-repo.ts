@@ -11,7 +11,10 @@ export function pgFrontDesk(s: PgSession): FrontDeskRepo {
   return {
     personalTables: PERSONAL_TEXT_TABLES.map((t) => t.name),
     async clientNote(key) {
-      const rows = await s.rows<ClientNoteRow>(`SELECT client_key, note, updated_ms, updated_by FROM client_notes WHERE client_key = $1${s.forUpdate}`, [key]);
+      const rows = await s.rows<ClientNoteRow>(
+        `SELECT client_key, note, updated_ms, updated_by FROM client_notes WHERE client_key = $1${s.forUpdate}`,
+        [key],
+      );
       return rows[0] ?? null;
     },
     async putClientNote(r) {
@@ -29,7 +32,8 @@ export function pgFrontDesk(s: PgSession): FrontDeskRepo {
       const t = personalTable(name);
       const args: unknown[] = [];
       const match = needles.map((n) => `strpos(lower(${t.column}), $${args.push(n.toLowerCase())}) > 0`).join(' OR ');
-      const after = afterKey === undefined ? '' : `${t.key} > $${args.push(t.numericKey ? Number(afterKey) : afterKey)} AND `;
+      const after =
+        afterKey === undefined ? '' : `${t.key} > $${args.push(t.numericKey ? Number(afterKey) : afterKey)} AND `;
       const rows = await s.rows<{ k: string | number; text: string }>(
         `SELECT ${t.key} AS k, ${t.column} AS text FROM ${t.table} WHERE ${after}(${match}) ORDER BY ${t.key} LIMIT $${args.push(limit)}`,
         args,
@@ -38,14 +42,23 @@ export function pgFrontDesk(s: PgSession): FrontDeskRepo {
     },
     async rewrite(name, key, text) {
       const t = personalTable(name);
-      await s.query(`UPDATE ${t.table} SET ${t.column} = $1 WHERE ${t.key} = $2`, [text, t.numericKey ? Number(key) : key]);
+      await s.query(`UPDATE ${t.table} SET ${t.column} = $1 WHERE ${t.key} = $2`, [
+        text,
+        t.numericKey ? Number(key) : key,
+      ]);
     },
     async bookingsEnded(fromMs, beforeMs, limit) {
-      return s.rows<{ id: string; end_ms: number }>('SELECT id, end_ms FROM bookings WHERE end_ms >= $1 AND end_ms < $2 ORDER BY end_ms, id LIMIT $3', [fromMs, beforeMs, limit]);
+      return s.rows<{ id: string; end_ms: number }>(
+        'SELECT id, end_ms FROM bookings WHERE end_ms >= $1 AND end_ms < $2 ORDER BY end_ms, id LIMIT $3',
+        [fromMs, beforeMs, limit],
+      );
     },
     async deleteAccount(accountId) {
       // oidc-provider's sessions name the account only inside their payload.
-      const a = await s.query('DELETE FROM oauth_records WHERE account_id = $1 OR strpos(payload, $2) > 0', [accountId, JSON.stringify(accountId)]);
+      const a = await s.query('DELETE FROM oauth_records WHERE account_id = $1 OR strpos(payload, $2) > 0', [
+        accountId,
+        JSON.stringify(accountId),
+      ]);
       const b = await s.query('DELETE FROM buyer_bookings WHERE account_id = $1', [accountId]);
       const c = await s.query('DELETE FROM buyer_accounts WHERE id = $1', [accountId]);
       return (a.rowCount ?? 0) + (b.rowCount ?? 0) + (c.rowCount ?? 0);

@@ -4,7 +4,10 @@ import type { PgSession } from './session.js';
 
 export function pgIdempotency(s: PgSession): IdempotencyRepo {
   const get = async (scope: string, nowMs: number) => {
-    const r = await s.rows(`SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency WHERE scope = $1 AND expires_ms > $2${s.forUpdate}`, [scope, nowMs]);
+    const r = await s.rows(
+      `SELECT ${IDEMPOTENCY_COLUMNS} FROM idempotency WHERE scope = $1 AND expires_ms > $2${s.forUpdate}`,
+      [scope, nowMs],
+    );
     return r.length > 0 ? toIdempotency(r[0]) : null;
   };
   return {

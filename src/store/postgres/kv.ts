@@ -10,7 +10,10 @@ export function pgKeyValue(s: PgSession): KeyValueRepo {
       return r.length > 0 ? r[0].value : null;
     },
     async set(key, value) {
-      await s.query('INSERT INTO kv (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, value]);
+      await s.query(
+        'INSERT INTO kv (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value',
+        [key, value],
+      );
     },
   };
 }

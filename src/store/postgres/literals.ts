@@ -13,7 +13,8 @@ function literal(v: unknown): string | undefined {
   // Parenthesized when negative: "x -$1" must not become the comment "x --5".
   if (typeof v === 'number') return Number.isFinite(v) ? (v < 0 ? `(${v})` : String(v)) : undefined;
   if (typeof v === 'string') return pg.escapeLiteral(v);
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.length === 0 ? "'{}'" : `ARRAY[${v.map((x) => pg.escapeLiteral(x)).join(', ')}]`;
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string'))
+    return v.length === 0 ? "'{}'" : `ARRAY[${v.map((x) => pg.escapeLiteral(x)).join(', ')}]`;
   // Arrays of one scalar kind (and NULLs) where the statement casts them (`$n::bigint[]`, as the claims insert does).
   if (Array.isArray(v) && v.length > 0) {
     const kinds = new Set(v.filter((x) => x !== null).map((x) => typeof x));

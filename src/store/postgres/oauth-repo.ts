@@ -21,12 +21,18 @@ export function postgresOAuthRepos(q: Query): { oauth: OAuthRepo; accounts: Acco
         [r.model, r.id, JSON.stringify(r.payload), r.grantId, r.uid, r.userCode, r.accountId, r.expiresMs],
       );
     },
-    find: (model, id, nowMs) => first(`SELECT * FROM oauth_records WHERE model = $1 AND id = $2 AND ${LIVE}`, [model, id, nowMs]),
-    findByUid: (model, uid, nowMs) => first(`SELECT * FROM oauth_records WHERE model = $1 AND uid = $2 AND ${LIVE}`, [model, uid, nowMs]),
-    findByUserCode: (model, code, nowMs) => first(`SELECT * FROM oauth_records WHERE model = $1 AND user_code = $2 AND ${LIVE}`, [model, code, nowMs]),
+    find: (model, id, nowMs) =>
+      first(`SELECT * FROM oauth_records WHERE model = $1 AND id = $2 AND ${LIVE}`, [model, id, nowMs]),
+    findByUid: (model, uid, nowMs) =>
+      first(`SELECT * FROM oauth_records WHERE model = $1 AND uid = $2 AND ${LIVE}`, [model, uid, nowMs]),
+    findByUserCode: (model, code, nowMs) =>
+      first(`SELECT * FROM oauth_records WHERE model = $1 AND user_code = $2 AND ${LIVE}`, [model, code, nowMs]),
     async consume(model, id, nowMs) {
       // Two processes redeeming one code: the row update is atomic, so exactly one sees a change.
-      const r = await q('UPDATE oauth_records SET consumed_ms = $1 WHERE model = $2 AND id = $3 AND consumed_ms IS NULL', [nowMs, model, id]);
+      const r = await q(
+        'UPDATE oauth_records SET consumed_ms = $1 WHERE model = $2 AND id = $3 AND consumed_ms IS NULL',
+        [nowMs, model, id],
+      );
       return (r.rowCount ?? 0) > 0;
     },
     async destroy(model, id) {
@@ -37,7 +43,10 @@ export function postgresOAuthRepos(q: Query): { oauth: OAuthRepo; accounts: Acco
       return r.rowCount ?? 0;
     },
     async byAccount(model, accountId, nowMs) {
-      const r = await q(`SELECT * FROM oauth_records WHERE model = $1 AND account_id = $2 AND ${LIVE} ORDER BY seq DESC`, [model, accountId, nowMs]);
+      const r = await q(
+        `SELECT * FROM oauth_records WHERE model = $1 AND account_id = $2 AND ${LIVE} ORDER BY seq DESC`,
+        [model, accountId, nowMs],
+      );
       return r.rows.map(toRecord);
     },
     async purge(nowMs) {
@@ -47,14 +56,10 @@ export function postgresOAuthRepos(q: Query): { oauth: OAuthRepo; accounts: Acco
   };
   const accounts: AccountRepo = {
     async create(a) {
-      const r = await q('INSERT INTO buyer_accounts (id, email, password_hash, name, phone, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email) DO NOTHING', [
-        a.id,
-        a.email,
-        a.password_hash,
-        a.name,
-        a.phone,
-        a.created_ms,
-      ]);
+      const r = await q(
+        'INSERT INTO buyer_accounts (id, email, password_hash, name, phone, created_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email) DO NOTHING',
+        [a.id, a.email, a.password_hash, a.name, a.phone, a.created_ms],
+      );
       return (r.rowCount ?? 0) > 0;
     },
     async byEmail(email) {
@@ -70,10 +75,16 @@ export function postgresOAuthRepos(q: Query): { oauth: OAuthRepo; accounts: Acco
       return (r.rowCount ?? 0) > 0;
     },
     async linkBooking(accountId, bookingId, createdMs) {
-      await q('INSERT INTO buyer_bookings (account_id, booking_id, created_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [accountId, bookingId, createdMs]);
+      await q(
+        'INSERT INTO buyer_bookings (account_id, booking_id, created_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+        [accountId, bookingId, createdMs],
+      );
     },
     async owns(accountId, bookingId) {
-      const r = await q('SELECT 1 FROM buyer_bookings WHERE account_id = $1 AND booking_id = $2', [accountId, bookingId]);
+      const r = await q('SELECT 1 FROM buyer_bookings WHERE account_id = $1 AND booking_id = $2', [
+        accountId,
+        bookingId,
+      ]);
       return r.rows.length > 0;
     },
     async bookings(accountId, limit, before) {
@@ -83,7 +94,10 @@ export function postgresOAuthRepos(q: Query): { oauth: OAuthRepo; accounts: Acco
              ORDER BY created_ms DESC, booking_id DESC LIMIT $4`,
             [accountId, before.createdMs, before.bookingId, limit],
           )
-        : await q('SELECT booking_id, created_ms FROM buyer_bookings WHERE account_id = $1 ORDER BY created_ms DESC, booking_id DESC LIMIT $2', [accountId, limit]);
+        : await q(
+            'SELECT booking_id, created_ms FROM buyer_bookings WHERE account_id = $1 ORDER BY created_ms DESC, booking_id DESC LIMIT $2',
+            [accountId, limit],
+          );
       return r.rows.map(toBuyerBooking);
     },
   };

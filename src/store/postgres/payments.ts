@@ -24,17 +24,32 @@ export function pgPayments(s: PgSession): PaymentRepo {
       return r.length > 0 ? toPaymentJob(r[0]) : null;
     },
     async forBooking(bookingId) {
-      return (await s.rows<PaymentJobRow>(`SELECT ${PAYMENT_JOB_COLUMNS} FROM payment_jobs WHERE booking_id = $1 ORDER BY created_ms, id`, [bookingId])).map(toPaymentJob);
+      return (
+        await s.rows<PaymentJobRow>(
+          `SELECT ${PAYMENT_JOB_COLUMNS} FROM payment_jobs WHERE booking_id = $1 ORDER BY created_ms, id`,
+          [bookingId],
+        )
+      ).map(toPaymentJob);
     },
     async recordEvent(provider, eventId, nowMs) {
-      const r = await s.query('INSERT INTO payment_events (provider, event_id, received_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [provider, eventId, nowMs]);
+      const r = await s.query(
+        'INSERT INTO payment_events (provider, event_id, received_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+        [provider, eventId, nowMs],
+      );
       return (r.rowCount ?? 0) > 0;
     },
     async linkRef(provider, ref, bookingId) {
-      await s.query('INSERT INTO payment_refs (provider, ref, booking_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [provider, ref, bookingId]);
+      await s.query('INSERT INTO payment_refs (provider, ref, booking_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+        provider,
+        ref,
+        bookingId,
+      ]);
     },
     async bookingByRef(provider, ref) {
-      const r = await s.rows<{ booking_id: string }>('SELECT booking_id FROM payment_refs WHERE provider = $1 AND ref = $2', [provider, ref]);
+      const r = await s.rows<{ booking_id: string }>(
+        'SELECT booking_id FROM payment_refs WHERE provider = $1 AND ref = $2',
+        [provider, ref],
+      );
       return r.length > 0 ? r[0].booking_id : null;
     },
   };

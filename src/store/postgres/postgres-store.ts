@@ -88,7 +88,9 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const INT8_OID = 20;
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+    oid === INT8_OID && format !== 'binary'
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Store> {
@@ -123,7 +125,12 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
       throw err;
     }
   };
-  const pool = new pg.Pool({ ...base, max: opts.poolSize ?? 10, onConnect, ...(opts.onStatement ? { Client: countingClient(opts.onStatement) } : {}) });
+  const pool = new pg.Pool({
+    ...base,
+    max: opts.poolSize ?? 10,
+    onConnect,
+    ...(opts.onStatement ? { Client: countingClient(opts.onStatement) } : {}),
+  });
   // An idle pooled connection that breaks is reported here and dropped by the pool.
   pool.on('error', (err) => onError(err));
   // A connection that breaks while checked out emits 'error' too, and pg-pool listens only while it
@@ -181,7 +188,8 @@ function splitSchema(url: string, explicit: string | undefined): { connectionStr
   } catch {
     /* not a URL (a libpq key=value string): pass it through unchanged */
   }
-  if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(schema)}`);
+  if (schema !== undefined && !SCHEMA_NAME.test(schema))
+    throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(schema)}`);
   return { connectionString, schema };
 }
 
@@ -261,8 +269,11 @@ class PostgresStore implements Store {
         const r = await c.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
         // After a failover the old address may lead to a standby: it answers, but takes no writes.
         if (r.rows[0]?.standby) throw new StoreUnavailable('the database is a read-only standby (in recovery)');
-        const applied = Number((await c.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0);
-        if (applied < POSTGRES_MIGRATIONS.length) throw new StoreUnavailable(`migrations not applied (schema at ${applied} of ${POSTGRES_MIGRATIONS.length})`);
+        const applied = Number(
+          (await c.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0,
+        );
+        if (applied < POSTGRES_MIGRATIONS.length)
+          throw new StoreUnavailable(`migrations not applied (schema at ${applied} of ${POSTGRES_MIGRATIONS.length})`);
         return;
       } catch (err) {
         if (err instanceof StoreUnavailable) throw err;
@@ -342,7 +353,8 @@ class PostgresStore implements Store {
           // The held writes and COMMIT, in one round trip where they allow it.
           const end = await s.commit();
           // COMMIT of a transaction a swallowed error had aborted answers ROLLBACK: nothing was written.
-          if (end?.command === 'ROLLBACK') throw s.failure ?? new Error('transaction was aborted by an earlier error and rolled back');
+          if (end?.command === 'ROLLBACK')
+            throw s.failure ?? new Error('transaction was aborted by an earlier error and rolled back');
         } else if (client && begun()) await client.query('ROLLBACK');
         return out;
       } catch (err) {

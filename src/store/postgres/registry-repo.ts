@@ -25,7 +25,9 @@ export function postgresRegistryRepo(q: Query, lockKey: (key: string) => Promise
     return r.rows.length > 0 ? Number(r.rows[0].bid) : undefined;
   };
   const removeServices = async (bid: number) => {
-    await q('DELETE FROM registry_service_terms WHERE rid IN (SELECT rid FROM registry_services WHERE bid = $1)', [bid]);
+    await q('DELETE FROM registry_service_terms WHERE rid IN (SELECT rid FROM registry_services WHERE bid = $1)', [
+      bid,
+    ]);
     await q('DELETE FROM registry_services WHERE bid = $1', [bid]);
   };
   return {
@@ -61,7 +63,11 @@ export function postgresRegistryRepo(q: Query, lockKey: (key: string) => Promise
       const bid = Number(r.rows[0].bid);
       await q('DELETE FROM registry_business_terms WHERE bid = $1', [bid]);
       const terms = [...new Set([...b.verticals.map((v) => `v:${v}`), ...b.categories.map((c) => `c:${c}`)])];
-      if (terms.length > 0) await q('INSERT INTO registry_business_terms (bid, term) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [bid, terms]);
+      if (terms.length > 0)
+        await q(
+          'INSERT INTO registry_business_terms (bid, term) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING',
+          [bid, terms],
+        );
     },
     async get(id) {
       const r = await q('SELECT * FROM registry_businesses WHERE id = $1', [id]);
@@ -109,11 +115,17 @@ export function postgresRegistryRepo(q: Query, lockKey: (key: string) => Promise
           ],
         );
         const terms = [...new Set(s.terms.map((t) => `c:${t}`))];
-        if (terms.length > 0) await q('INSERT INTO registry_service_terms (rid, term) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [Number(r.rows[0].rid), terms]);
+        if (terms.length > 0)
+          await q(
+            'INSERT INTO registry_service_terms (rid, term) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING',
+            [Number(r.rows[0].rid), terms],
+          );
       }
     },
     async services(businessId) {
-      return (await q('SELECT * FROM registry_services WHERE business_id = $1 ORDER BY service_id', [businessId])).rows.map(toRegistryService);
+      return (
+        await q('SELECT * FROM registry_services WHERE business_id = $1 ORDER BY service_id', [businessId])
+      ).rows.map(toRegistryService);
     },
     async searchBusinesses(f, offset, limit) {
       const { text, values } = businessSearchSql(postgresRegistryDialect, f, offset, limit);
@@ -124,14 +136,23 @@ export function postgresRegistryRepo(q: Query, lockKey: (key: string) => Promise
       const rows = (await q(text, values)).rows;
       const ids = [...new Set(rows.map((r: any) => r.b_id as string))];
       const businesses = new Map<string, RegistryBusinessRow>();
-      if (ids.length > 0) for (const r of (await q('SELECT * FROM registry_businesses WHERE id = ANY($1::text[])', [ids])).rows) businesses.set(r.id, toRegistryBusiness(r));
+      if (ids.length > 0)
+        for (const r of (await q('SELECT * FROM registry_businesses WHERE id = ANY($1::text[])', [ids])).rows)
+          businesses.set(r.id, toRegistryBusiness(r));
       return rows.map((r: any) => ({ service: toRegistryService(r), business: businesses.get(r.b_id)! }));
     },
     async due(nowMs, limit) {
-      return (await q('SELECT * FROM registry_businesses WHERE next_index_ms <= $1 ORDER BY next_index_ms, id LIMIT $2', [nowMs, limit])).rows.map(toRegistryBusiness);
+      return (
+        await q('SELECT * FROM registry_businesses WHERE next_index_ms <= $1 ORDER BY next_index_ms, id LIMIT $2', [
+          nowMs,
+          limit,
+        ])
+      ).rows.map(toRegistryBusiness);
     },
     async list(afterId, limit) {
-      return (await q('SELECT * FROM registry_businesses WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])).rows.map(toRegistryBusiness);
+      return (
+        await q('SELECT * FROM registry_businesses WHERE id > $1 ORDER BY id LIMIT $2', [afterId, limit])
+      ).rows.map(toRegistryBusiness);
     },
   };
 }

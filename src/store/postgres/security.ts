@@ -34,17 +34,25 @@ export function pgSecurity(s: PgSession): SecurityRepo {
       return (r.rowCount ?? 0) > 0;
     },
     async boundProfile(principal) {
-      const r = await s.rows<{ profile: string }>('SELECT profile FROM principal_bindings WHERE principal = $1', [principal]);
+      const r = await s.rows<{ profile: string }>('SELECT profile FROM principal_bindings WHERE principal = $1', [
+        principal,
+      ]);
       return r.length > 0 ? r[0].profile : null;
     },
     async bindProfile(principal, profile, nowMs) {
-      await s.query('INSERT INTO principal_bindings (principal, profile, bound_ms) VALUES ($1, $2, $3) ON CONFLICT (principal) DO NOTHING', [principal, profile, nowMs]);
+      await s.query(
+        'INSERT INTO principal_bindings (principal, profile, bound_ms) VALUES ($1, $2, $3) ON CONFLICT (principal) DO NOTHING',
+        [principal, profile, nowMs],
+      );
     },
     async purge(nowMs) {
       await s.query('DELETE FROM proof_jti WHERE keep_until_ms <= $1', [nowMs]);
     },
     async purgeCredentials(expiredBeforeMs, limit) {
-      const r = await s.query('DELETE FROM credentials WHERE value_hash IN (SELECT value_hash FROM credentials WHERE expires_ms < $1 LIMIT $2)', [expiredBeforeMs, limit]);
+      const r = await s.query(
+        'DELETE FROM credentials WHERE value_hash IN (SELECT value_hash FROM credentials WHERE expires_ms < $1 LIMIT $2)',
+        [expiredBeforeMs, limit],
+      );
       return r.rowCount ?? 0;
     },
   };

@@ -90,7 +90,8 @@ interface Held {
  * more rows can join it (a later row whose key an earlier one took is skipped, as it would be by a
  * statement of its own; DO UPDATE could not touch one row twice, so it never joins).
  */
-const PLAIN_VALUES = /\sVALUES\s*\(\s*(\$\d+(?:\s*,\s*\$\d+)*)\s*\)(\s+ON\s+CONFLICT\s*\([\w\s,]*\)\s*DO\s+NOTHING)?\s*$/i;
+const PLAIN_VALUES =
+  /\sVALUES\s*\(\s*(\$\d+(?:\s*,\s*\$\d+)*)\s*\)(\s+ON\s+CONFLICT\s*\([\w\s,]*\)\s*DO\s+NOTHING)?\s*$/i;
 
 function held(text: string, values: unknown[]): Held {
   const table = WRITTEN_TABLE.exec(text)?.[1] ?? '';
@@ -104,7 +105,10 @@ function held(text: string, values: unknown[]): Held {
 function rendered(w: Held): string {
   if (w.rows === 1) return w.text;
   const m = PLAIN_VALUES.exec(w.text)!;
-  const tuples = Array.from({ length: w.rows }, (_, r) => `(${Array.from({ length: w.arity }, (_, i) => `$${r * w.arity + i + 1}`).join(', ')})`);
+  const tuples = Array.from(
+    { length: w.rows },
+    (_, r) => `(${Array.from({ length: w.arity }, (_, i) => `$${r * w.arity + i + 1}`).join(', ')})`,
+  );
   return `${w.text.slice(0, m.index)} VALUES ${tuples.join(', ')}${m[2] ?? ''}`;
 }
 
@@ -128,7 +132,10 @@ function combined(batch: readonly Held[]): { text: string; values: unknown[] } {
     return offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
   });
   const last = parts.pop();
-  return { text: parts.length === 0 ? (last ?? '') : `WITH ${parts.map((p, i) => `held_${i} AS (${p})`).join(', ')} ${last}`, values };
+  return {
+    text: parts.length === 0 ? (last ?? '') : `WITH ${parts.map((p, i) => `held_${i} AS (${p})`).join(', ')} ${last}`,
+    values,
+  };
 }
 
 export const PG_DIALECT: Dialect = {
@@ -202,7 +209,10 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       return fail(err);
     }
   };
-  const send = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => last<R>(await sendAll(text, values));
+  const send = async <R extends pg.QueryResultRow = any>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> => last<R>(await sendAll(text, values));
   // Advisory locks asked for and not sent yet: they travel with the next statement, in one simple
   // query (each statement of it takes its own snapshot, so what follows a lock still sees what
   // committed before the lock was granted). Never pending beside held writes.
@@ -224,7 +234,10 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
   // `together`: while a batch is open (depth > 0), statements queue (locks in their place) until no
   // branch is running, that is every branch waits on a queued read or has finished.
   // A write issued while statements are queued takes its place among them (it is after them).
-  type Queued = { lock: string } | { write: string; values: unknown[] } | { text: string; values?: unknown[]; resolve: (r: pg.QueryResult) => void; reject: (e: unknown) => void };
+  type Queued =
+    | { lock: string }
+    | { write: string; values: unknown[] }
+    | { text: string; values?: unknown[]; resolve: (r: pg.QueryResult) => void; reject: (e: unknown) => void };
   type Read = Extract<Queued, { resolve: unknown }>;
   const isRead = (q: Queued): q is Read => 'resolve' in q;
   let depth = 0;
@@ -278,7 +291,10 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     }
     for (const r of reads) r.resolve(answers.get(r)!);
   };
-  const query = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> => {
+  const query = async <R extends pg.QueryResultRow = any>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> => {
     issued(text);
     if (depth > 0) {
       return new Promise<pg.QueryResult<R>>((resolve, reject) => {
@@ -297,7 +313,8 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     await flush();
     return send<R>(text, values);
   };
-  const rows = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) => (await query<R>(text, values)).rows;
+  const rows = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) =>
+    (await query<R>(text, values)).rows;
   const lockText = (key: string) => `SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`;
   return {
     query,

@@ -15,10 +15,17 @@ export function pgWaitlist(s: PgSession): WaitlistRepo {
       if (statuses.length === 0) return [];
       // The line of one service is read-then-written (join, offer a freed place, move up): one at a time.
       await s.lockKey(`waitlist:${serviceId}`);
-      return s.documents<WaitlistRecord>('SELECT data FROM waitlist_entries WHERE service_id = $1 AND status = ANY($2::text[]) ORDER BY created_ms, id', [serviceId, statuses]);
+      return s.documents<WaitlistRecord>(
+        'SELECT data FROM waitlist_entries WHERE service_id = $1 AND status = ANY($2::text[]) ORDER BY created_ms, id',
+        [serviceId, statuses],
+      );
     },
     async expiredOffers(nowMs, limit) {
-      return pgIds(s, `SELECT id FROM waitlist_entries WHERE status = 'offered' AND offer_expires_ms IS NOT NULL AND offer_expires_ms <= $1 LIMIT $2`, [nowMs, limit]);
+      return pgIds(
+        s,
+        `SELECT id FROM waitlist_entries WHERE status = 'offered' AND offer_expires_ms IS NOT NULL AND offer_expires_ms <= $1 LIMIT $2`,
+        [nowMs, limit],
+      );
     },
   };
 }

@@ -11,22 +11,43 @@ export function pgWebhooks(s: PgSession): WebhookRepo {
         `INSERT INTO webhook_deliveries (event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $9)
          ON CONFLICT (event_id, target_url) DO NOTHING`,
-        [d.event_id, d.event, d.seq, d.order_key, d.target_url, d.subscription_id, d.body, d.next_attempt_ms, d.created_ms],
+        [
+          d.event_id,
+          d.event,
+          d.seq,
+          d.order_key,
+          d.target_url,
+          d.subscription_id,
+          d.body,
+          d.next_attempt_ms,
+          d.created_ms,
+        ],
       );
     },
     async claimDue(nowMs, limit, leaseUntilMs, busy) {
       // Rows another worker is leasing right now are skipped, not waited for; the lease written
       // below keeps them ours after commit.
-      const { sql, args } = dueDeliveriesQuery(PG_DIALECT, nowMs, candidateCount(limit, busy), '\n       FOR UPDATE SKIP LOCKED');
+      const { sql, args } = dueDeliveriesQuery(
+        PG_DIALECT,
+        nowMs,
+        candidateCount(limit, busy),
+        '\n       FOR UPDATE SKIP LOCKED',
+      );
       const out = onePerTarget((await s.rows(sql, args)).map(toDelivery), busy, limit);
       if (out.length > 0) {
-        await s.query('UPDATE webhook_deliveries SET lease_until_ms = $1 WHERE id = ANY($2::bigint[])', [leaseUntilMs, out.map((d) => d.id)]);
+        await s.query('UPDATE webhook_deliveries SET lease_until_ms = $1 WHERE id = ANY($2::bigint[])', [
+          leaseUntilMs,
+          out.map((d) => d.id),
+        ]);
       }
       return out;
     },
     async releaseLeases(ids) {
       if (ids.length === 0) return;
-      await s.query(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE id = ANY($1::bigint[]) AND status = 'pending'`, [[...ids]]);
+      await s.query(
+        `UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE id = ANY($1::bigint[]) AND status = 'pending'`,
+        [[...ids]],
+      );
     },
     async recordAttempt(a, next) {
       await s.query(
@@ -43,18 +64,31 @@ export function pgWebhooks(s: PgSession): WebhookRepo {
     },
     async list(w) {
       const r = w.status
-        ? await s.rows(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = $1 ORDER BY id DESC LIMIT $2`, [w.status, w.limit])
+        ? await s.rows(
+            `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = $1 ORDER BY id DESC LIMIT $2`,
+            [w.status, w.limit],
+          )
         : await s.rows(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries ORDER BY id DESC LIMIT $1`, [w.limit]);
       return r.map(toDelivery);
     },
     async attempts(deliveryId) {
-      return (await s.rows(`SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt`, [deliveryId])).map(toAttempt);
+      return (
+        await s.rows(`SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt`, [
+          deliveryId,
+        ])
+      ).map(toAttempt);
     },
     async retry(id, nowMs) {
       const r =
         id === null
-          ? await s.query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = $1, lease_until_ms = NULL WHERE status = 'failed'`, [nowMs])
-          : await s.query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = $1, lease_until_ms = NULL WHERE id = $2 AND status = 'failed'`, [nowMs, id]);
+          ? await s.query(
+              `UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = $1, lease_until_ms = NULL WHERE status = 'failed'`,
+              [nowMs],
+            )
+          : await s.query(
+              `UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = $1, lease_until_ms = NULL WHERE id = $2 AND status = 'failed'`,
+              [nowMs, id],
+            );
       return r.rowCount ?? 0;
     },
   };

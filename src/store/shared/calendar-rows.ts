@@ -1,5 +1,6 @@
 /** Calendar claims, feed state and the push queue as both engines write and read them. */
-export const FEED_COLUMNS = 'feed_key, resource_id, etag, last_modified, last_attempt_ms, last_ok_ms, last_error, busy_count';
+export const FEED_COLUMNS =
+  'feed_key, resource_id, etag, last_modified, last_attempt_ms, last_ok_ms, last_error, busy_count';
 export const PUSH_JOB_COLUMNS = 'booking_id, version, attempts, next_attempt_ms, last_error';
 export const PUSHED_EVENT_COLUMNS = 'booking_id, calendar_key, href, fingerprint';
 

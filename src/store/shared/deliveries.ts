@@ -7,7 +7,11 @@ export const candidateCount = (limit: number, busy: readonly string[]): number =
  * One delivery per target at a time: from due candidates (in order), the first of each target that
  * is not in `busy`, at most `limit`. A target's next delivery waits until this one is answered.
  */
-export function onePerTarget(candidates: readonly WebhookDelivery[], busy: readonly string[], limit: number): WebhookDelivery[] {
+export function onePerTarget(
+  candidates: readonly WebhookDelivery[],
+  busy: readonly string[],
+  limit: number,
+): WebhookDelivery[] {
   const out: WebhookDelivery[] = [];
   const taken = new Set(busy);
   for (const d of candidates) {

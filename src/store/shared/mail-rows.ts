@@ -10,7 +10,8 @@ export type MailRow = Omit<MailMessage, 'payload' | 'attempts' | 'due_ms' | 'cre
   sent_ms: number | string | null;
 };
 
-export const MAIL_COLUMNS = 'id, channel, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms, sent_ms, last_error';
+export const MAIL_COLUMNS =
+  'id, channel, kind, subject_id, recipient, locale, payload, status, attempts, due_ms, created_ms, sent_ms, last_error';
 
 /** The notification outbox's queue: queued messages by when they are due, each channel's runner leasing its own. */
 export const MAIL_QUEUE: LeasedQueue<Parameters<MailRepo['finish']>[1]> = {
@@ -19,7 +20,10 @@ export const MAIL_QUEUE: LeasedQueue<Parameters<MailRepo['finish']>[1]> = {
   waiting: 'queued',
   dueColumn: 'due_ms',
   partition: 'channel',
-  finish: { columns: ['status', 'attempts', 'due_ms', 'sent_ms', 'last_error'], values: (n) => [n.status, n.attempts, n.due_ms, n.sent_ms, n.last_error] },
+  finish: {
+    columns: ['status', 'attempts', 'due_ms', 'sent_ms', 'last_error'],
+    values: (n) => [n.status, n.attempts, n.due_ms, n.sent_ms, n.last_error],
+  },
 };
 
 export const toMailMessage = (r: MailRow): MailMessage => ({

@@ -32,4 +32,7 @@ export type BuyerAccountRow = Omit<BuyerAccount, 'created_ms'> & { created_ms: n
 export const toBuyerAccount = (r: BuyerAccountRow): BuyerAccount => ({ ...r, created_ms: Number(r.created_ms) });
 
 /** A buyer's booking link, newest first in the account's list. */
-export const toBuyerBooking = (r: { booking_id: string; created_ms: number | string }) => ({ bookingId: r.booking_id, createdMs: Number(r.created_ms) });
+export const toBuyerBooking = (r: { booking_id: string; created_ms: number | string }) => ({
+  bookingId: r.booking_id,
+  createdMs: Number(r.created_ms),
+});

@@ -23,7 +23,8 @@ export const toPaymentJob = (r: PaymentJobRow): PaymentJob => ({
   result: r.result === null ? null : (JSON.parse(r.result) as Record<string, unknown>),
 });
 
-export const PAYMENT_JOB_COLUMNS = 'id, kind, booking_id, payload, status, attempts, next_attempt_ms, created_ms, last_error, result';
+export const PAYMENT_JOB_COLUMNS =
+  'id, kind, booking_id, payload, status, attempts, next_attempt_ms, created_ms, last_error, result';
 
 /** The payment worker's queue: pending jobs by their next attempt. */
 export const PAYMENT_JOB_QUEUE: LeasedQueue<Parameters<PaymentRepo['finish']>[1]> = {
@@ -33,6 +34,12 @@ export const PAYMENT_JOB_QUEUE: LeasedQueue<Parameters<PaymentRepo['finish']>[1]
   dueColumn: 'next_attempt_ms',
   finish: {
     columns: ['status', 'attempts', 'next_attempt_ms', 'last_error', 'result'],
-    values: (n) => [n.status, n.attempts, n.next_attempt_ms, n.last_error, n.result === null ? null : JSON.stringify(n.result)],
+    values: (n) => [
+      n.status,
+      n.attempts,
+      n.next_attempt_ms,
+      n.last_error,
+      n.result === null ? null : JSON.stringify(n.result),
+    ],
   },
 };

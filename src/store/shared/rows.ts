@@ -4,7 +4,15 @@
  * from PostgreSQL; int8 arrives as a number from both (the PostgreSQL adapter parses it so).
  */
 import type { BookingRecord, HoldRecord, SubscriptionRecord, WaitlistRecord } from '../../domain/index.js';
-import type { ClaimRow, CredentialRow, DeliveryAttempt, IdempotencyRecord, OutboxEvent, StoredService, WebhookDelivery } from '../port.js';
+import type {
+  ClaimRow,
+  CredentialRow,
+  DeliveryAttempt,
+  IdempotencyRecord,
+  OutboxEvent,
+  StoredService,
+  WebhookDelivery,
+} from '../port.js';
 
 export const json = (v: unknown): string => JSON.stringify(v);
 export const parse = <T>(s: string): T => JSON.parse(s) as T;
@@ -12,7 +20,8 @@ export const parse = <T>(s: string): T => JSON.parse(s) as T;
 /** A database row as the driver hands it over. */
 export type Row = Record<string, any>;
 
-export const CLAIM_COLUMNS = 'resource_id, start_ms, end_ms, slot_key, owner_id, spots, is_hold, service_id, expires_at_ms';
+export const CLAIM_COLUMNS =
+  'resource_id, start_ms, end_ms, slot_key, owner_id, spots, is_hold, service_id, expires_at_ms';
 export const OUTBOX_COLUMNS = 'seq, event_id, event, order_key, principal, profile, payload, created_ms, due_ms';
 export const DELIVERY_COLUMNS =
   'id, event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms, delivered_ms, last_status, last_error, last_latency_ms';
@@ -136,13 +145,27 @@ export const BOOKINGS: DocumentTable<BookingRecord> = {
     json(rec),
   ],
   updated: ['status', 'expires_at_ms', 'end_ms', 'data'],
-  updateValues: (rec) => [rec.booking.status, rec.priv.expires_at_ms ?? null, rec.priv.end_ms, json(rec), rec.booking.id],
+  updateValues: (rec) => [
+    rec.booking.status,
+    rec.priv.expires_at_ms ?? null,
+    rec.priv.end_ms,
+    json(rec),
+    rec.booking.id,
+  ],
 };
 
 export const HOLDS: DocumentTable<HoldRecord> = {
   table: 'holds',
   columns: ['id', 'service_id', 'status', 'principal', 'buyer_key', 'expires_at_ms', 'data'],
-  values: (rec) => [rec.hold.id, rec.hold.service_id, rec.hold.status, rec.priv.principal, rec.priv.buyer_key ?? null, rec.priv.expires_at_ms, json(rec)],
+  values: (rec) => [
+    rec.hold.id,
+    rec.hold.service_id,
+    rec.hold.status,
+    rec.priv.principal,
+    rec.priv.buyer_key ?? null,
+    rec.priv.expires_at_ms,
+    json(rec),
+  ],
   updated: ['status', 'expires_at_ms', 'data'],
   updateValues: (rec) => [rec.hold.status, rec.priv.expires_at_ms, json(rec), rec.hold.id],
 };
@@ -150,7 +173,15 @@ export const HOLDS: DocumentTable<HoldRecord> = {
 export const WAITLIST_ENTRIES: DocumentTable<WaitlistRecord> = {
   table: 'waitlist_entries',
   columns: ['id', 'service_id', 'status', 'principal', 'created_ms', 'offer_expires_ms', 'data'],
-  values: (rec) => [rec.entry.id, rec.entry.service_id, rec.entry.status, rec.priv.principal, rec.priv.created_ms, rec.priv.offer_expires_ms ?? null, json(rec)],
+  values: (rec) => [
+    rec.entry.id,
+    rec.entry.service_id,
+    rec.entry.status,
+    rec.priv.principal,
+    rec.priv.created_ms,
+    rec.priv.offer_expires_ms ?? null,
+    json(rec),
+  ],
   updated: ['status', 'offer_expires_ms', 'data'],
   updateValues: (rec) => [rec.entry.status, rec.priv.offer_expires_ms ?? null, json(rec), rec.entry.id],
 };
@@ -171,7 +202,23 @@ export interface DocumentRepo<T> {
 }
 
 /** event_id, event, order_key, principal, profile, payload, created_ms, due_ms */
-export const outboxValues = (e: OutboxEvent): unknown[] => [e.event_id, e.event, e.order_key, e.principal, e.profile, json(e.payload), e.created_ms, e.due_ms];
+export const outboxValues = (e: OutboxEvent): unknown[] => [
+  e.event_id,
+  e.event,
+  e.order_key,
+  e.principal,
+  e.profile,
+  json(e.payload),
+  e.created_ms,
+  e.due_ms,
+];
 
 /** scope, request_hash, status, body, created_ms, expires_ms */
-export const idempotencyValues = (rec: IdempotencyRecord): unknown[] => [rec.scope, rec.request_hash, rec.status, json(rec.body), rec.created_ms, rec.expires_ms];
+export const idempotencyValues = (rec: IdempotencyRecord): unknown[] => [
+  rec.scope,
+  rec.request_hash,
+  rec.status,
+  json(rec.body),
+  rec.created_ms,
+  rec.expires_ms,
+];

@@ -25,9 +25,14 @@ export function waitlistListQuery(d: Dialect, w: WaitlistQuery): Query {
   if (w.serviceId) where.push(`service_id = ${p(w.serviceId)}`);
   if (w.status) where.push(`status = ${p(w.status)}`);
   if (w.afterCreatedMs !== undefined) {
-    where.push(`(created_ms > ${p(w.afterCreatedMs)} OR (created_ms = ${p(w.afterCreatedMs)} AND id > ${p(w.afterId ?? '')}))`);
+    where.push(
+      `(created_ms > ${p(w.afterCreatedMs)} OR (created_ms = ${p(w.afterCreatedMs)} AND id > ${p(w.afterId ?? '')}))`,
+    );
   }
-  return { sql: `SELECT data FROM waitlist_entries WHERE ${where.join(' AND ')} ORDER BY created_ms, id LIMIT ${p(w.limit)}`, args };
+  return {
+    sql: `SELECT data FROM waitlist_entries WHERE ${where.join(' AND ')} ORDER BY created_ms, id LIMIT ${p(w.limit)}`,
+    args,
+  };
 }
 
 /**

@@ -1,6 +1,13 @@
 /** Calendar busy claims, feed state and the CalDAV push queue on SQLite (see calendar-port.ts). */
 import { CALENDAR_SLOT_KEY, type CalendarRepo } from '../calendar-port.js';
-import { calendarOwnerPrefix, calendarSource, FEED_COLUMNS, PUSH_JOB_COLUMNS as JOB_COLUMNS, PUSHED_EVENT_COLUMNS as EVENT_COLUMNS, toBusyOn } from '../shared/calendar-rows.js';
+import {
+  calendarOwnerPrefix,
+  calendarSource,
+  FEED_COLUMNS,
+  PUSH_JOB_COLUMNS as JOB_COLUMNS,
+  PUSHED_EVENT_COLUMNS as EVENT_COLUMNS,
+  toBusyOn,
+} from '../shared/calendar-rows.js';
 import { calendarTables } from '../shared/schema/feature-tables.js';
 import { SQLITE_TYPES } from '../shared/schema/types.js';
 import { placeholders, type Statements } from './statements.js';
@@ -9,7 +16,8 @@ import { placeholders, type Statements } from './statements.js';
  * Claims get a source ('booking' for bookings and holds, `calendar:<feed key>` for busy times);
  * a change to a booking on a push target queues that booking, in the same transaction.
  */
-const ON_PUSH_TARGET = (row: 'NEW' | 'OLD') => `EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(${row}.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)`;
+const ON_PUSH_TARGET = (row: 'NEW' | 'OLD') =>
+  `EXISTS (SELECT 1 FROM calendar_push_targets t, json_each(${row}.data, '$.priv.resource_ids') j WHERE j.value = t.resource_id)`;
 const QUEUE_PUSH = `INSERT INTO calendar_push_jobs (booking_id, version, attempts, next_attempt_ms, seq)
       VALUES (NEW.id, 1, 0, 0, (SELECT COALESCE(MAX(seq), 0) + 1 FROM calendar_push_jobs))
       ON CONFLICT (booking_id) DO UPDATE SET version = version + 1, attempts = 0, next_attempt_ms = 0, last_error = NULL;`;
@@ -32,7 +40,9 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
   const source = calendarSource;
   return {
     async busy(feedKey) {
-      return s.prepare('SELECT start_ms, end_ms FROM claims WHERE source = ? ORDER BY start_ms, end_ms').all(source(feedKey)) as any[];
+      return s
+        .prepare('SELECT start_ms, end_ms FROM claims WHERE source = ? ORDER BY start_ms, end_ms')
+        .all(source(feedKey)) as any[];
     },
     async replaceBusy(feedKey, resourceId, intervals) {
       s.prepare('DELETE FROM claims WHERE source = ?').run(source(feedKey));
@@ -42,7 +52,15 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
       );
       let span = 0;
       intervals.forEach((b, i) => {
-        insert.run(resourceId, b.start_ms, b.end_ms, CALENDAR_SLOT_KEY, `${calendarOwnerPrefix(feedKey)}${i}`, CALENDAR_SLOT_KEY, source(feedKey));
+        insert.run(
+          resourceId,
+          b.start_ms,
+          b.end_ms,
+          CALENDAR_SLOT_KEY,
+          `${calendarOwnerPrefix(feedKey)}${i}`,
+          CALENDAR_SLOT_KEY,
+          source(feedKey),
+        );
         span = Math.max(span, b.end_ms - b.start_ms);
       });
       if (span > 0) s.prepare('UPDATE claim_span SET max_ms = ? WHERE id = 1 AND max_ms < ?').run(span, span);
@@ -54,14 +72,21 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
           `SELECT resource_id, start_ms, end_ms, source FROM claims WHERE source <> 'booking' AND resource_id IN (${placeholders(resourceIds.length)})
            AND start_ms < ? AND end_ms > ? ORDER BY start_ms`,
         )
-        .all(...resourceIds, toMs, fromMs) as Array<{ resource_id: string; start_ms: number; end_ms: number; source: string }>;
+        .all(...resourceIds, toMs, fromMs) as Array<{
+        resource_id: string;
+        start_ms: number;
+        end_ms: number;
+        source: string;
+      }>;
       return rows.map(toBusyOn);
     },
     async forgetFeedsExcept(keys) {
       const keep = keys.map(source);
       const inList = keep.length === 0 ? '' : ` AND source NOT IN (${placeholders(keep.length)})`;
       s.prepare(`DELETE FROM claims WHERE source <> 'booking'${inList}`).run(...keep);
-      s.prepare(`DELETE FROM calendar_feeds${keys.length === 0 ? '' : ` WHERE feed_key NOT IN (${placeholders(keys.length)})`}`).run(...keys);
+      s.prepare(
+        `DELETE FROM calendar_feeds${keys.length === 0 ? '' : ` WHERE feed_key NOT IN (${placeholders(keys.length)})`}`,
+      ).run(...keys);
     },
     async feedState(feedKey) {
       return (s.prepare(`SELECT ${FEED_COLUMNS} FROM calendar_feeds WHERE feed_key = ?`).get(feedKey) as any) ?? null;
@@ -97,12 +122,9 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
       s.prepare('UPDATE calendar_push_jobs SET lease_until_ms = NULL WHERE booking_id = ?').run(bookingId);
     },
     async failPush(bookingId, attempts, nextAttemptMs, error) {
-      s.prepare('UPDATE calendar_push_jobs SET attempts = ?, next_attempt_ms = ?, last_error = ?, lease_until_ms = NULL WHERE booking_id = ?').run(
-        attempts,
-        nextAttemptMs,
-        error,
-        bookingId,
-      );
+      s.prepare(
+        'UPDATE calendar_push_jobs SET attempts = ?, next_attempt_ms = ?, last_error = ?, lease_until_ms = NULL WHERE booking_id = ?',
+      ).run(attempts, nextAttemptMs, error, bookingId);
     },
     async pushBacklog(limit) {
       return s.prepare(`SELECT ${JOB_COLUMNS} FROM calendar_push_jobs ORDER BY seq LIMIT ?`).all(limit) as any[];
@@ -120,7 +142,9 @@ export function sqliteCalendars(s: Statements): CalendarRepo {
       s.prepare('DELETE FROM calendar_events WHERE booking_id = ? AND calendar_key = ?').run(bookingId, calendarKey);
     },
     async pushedTo(calendarKey) {
-      return s.prepare(`SELECT ${EVENT_COLUMNS} FROM calendar_events WHERE calendar_key = ? ORDER BY booking_id`).all(calendarKey) as any[];
+      return s
+        .prepare(`SELECT ${EVENT_COLUMNS} FROM calendar_events WHERE calendar_key = ? ORDER BY booking_id`)
+        .all(calendarKey) as any[];
     },
   };
 }

@@ -57,7 +57,9 @@ export function sqliteClaims(s: Statements): ClaimRepo {
       let stmt = versionByCount.get(resourceIds.length);
       if (!stmt) {
         // Bumped by triggers on claims and schedule_changes (migrations.ts).
-        stmt = s.prepare(`SELECT COALESCE(SUM(version), 0) AS v FROM resource_versions WHERE resource_id IN (${placeholders(resourceIds.length)})`);
+        stmt = s.prepare(
+          `SELECT COALESCE(SUM(version), 0) AS v FROM resource_versions WHERE resource_id IN (${placeholders(resourceIds.length)})`,
+        );
         versionByCount.set(resourceIds.length, stmt);
       }
       return Number((stmt.get(...resourceIds) as { v: number }).v);

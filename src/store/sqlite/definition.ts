@@ -4,7 +4,9 @@ import type { Statements } from './statements.js';
 
 export function sqliteDefinition(s: Statements): DefinitionRepo {
   const version = s.prepare('SELECT version FROM definition_version WHERE one = 1');
-  const entries = s.prepare(`SELECT ${DEFINITION_COLUMNS} FROM definition_entries ORDER BY ${DEFINITION_KIND_ORDER}, position, id`);
+  const entries = s.prepare(
+    `SELECT ${DEFINITION_COLUMNS} FROM definition_entries ORDER BY ${DEFINITION_KIND_ORDER}, position, id`,
+  );
   const put = s.prepare(
     `INSERT INTO definition_entries (${DEFINITION_COLUMNS}) VALUES (?, ?, ?, ?)
      ON CONFLICT (kind, id) DO UPDATE SET position = excluded.position, data = excluded.data`,

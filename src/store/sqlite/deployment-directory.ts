@@ -63,7 +63,14 @@ CREATE TABLE IF NOT EXISTS hosted_domain_claims (
 );
 `;
 
-type Row = { id: string; status: HostedStatus; reason: string | null; origin: string; added_at: number; payment_account: string | null };
+type Row = {
+  id: string;
+  status: HostedStatus;
+  reason: string | null;
+  origin: string;
+  added_at: number;
+  payment_account: string | null;
+};
 const COLS = 'b.id, b.status, b.reason, b.origin, b.added_at, b.payment_account';
 
 export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory {
@@ -75,26 +82,39 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
   db.exec(MIGRATION);
   // Files made before the directory kept each business file's text.
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(hosted_businesses)').all();
-  if (!columns.some((c) => c.name === 'definition')) db.exec('ALTER TABLE hosted_businesses ADD COLUMN definition TEXT');
+  if (!columns.some((c) => c.name === 'definition'))
+    db.exec('ALTER TABLE hosted_businesses ADD COLUMN definition TEXT');
   // Files made before the directory kept each business's Stripe connected account (one business each).
-  if (!columns.some((c) => c.name === 'payment_account')) db.exec('ALTER TABLE hosted_businesses ADD COLUMN payment_account TEXT');
+  if (!columns.some((c) => c.name === 'payment_account'))
+    db.exec('ALTER TABLE hosted_businesses ADD COLUMN payment_account TEXT');
   db.exec('CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_payment_account ON hosted_businesses(payment_account)');
-  const namesOf = db.prepare<[string], { name: string }>('SELECT name FROM hosted_names WHERE business_id = ? ORDER BY position');
+  const namesOf = db.prepare<[string], { name: string }>(
+    'SELECT name FROM hosted_names WHERE business_id = ? ORDER BY position',
+  );
   const rowOf = db.prepare<[string], Row>(`SELECT ${COLS} FROM hosted_businesses b WHERE b.id = ?`);
-  const rowByHost = db.prepare<[string], Row>(`SELECT ${COLS} FROM hosted_names n JOIN hosted_businesses b ON b.id = n.business_id WHERE n.name = ?`);
+  const rowByHost = db.prepare<[string], Row>(
+    `SELECT ${COLS} FROM hosted_names n JOIN hosted_businesses b ON b.id = n.business_id WHERE n.name = ?`,
+  );
   const rowByAccount = db.prepare<[string], Row>(`SELECT ${COLS} FROM hosted_businesses b WHERE b.payment_account = ?`);
   const updateAccount = db.prepare('UPDATE hosted_businesses SET payment_account = ? WHERE id = ?');
   const setAccount = db.transaction((id: string, account: string | undefined) => {
     checkPaymentAccount(account);
     const holder = account === undefined ? undefined : rowByAccount.get(account);
-    if (holder && holder.id !== id) throw new DirectoryClash(`the payment account ${account} is already ${holder.id}'s`);
+    if (holder && holder.id !== id)
+      throw new DirectoryClash(`the payment account ${account} is already ${holder.id}'s`);
     return updateAccount.run(account ?? null, id).changes > 0;
   });
   const all = db.prepare<[], Row>(`SELECT ${COLS} FROM hosted_businesses b ORDER BY b.added_at, b.id`);
-  const insert = db.prepare('INSERT INTO hosted_businesses (id, status, origin, added_at, definition) VALUES (?, ?, ?, ?, ?)');
-  const definitionOf = db.prepare<[string], { definition: string | null }>('SELECT definition FROM hosted_businesses WHERE id = ?');
+  const insert = db.prepare(
+    'INSERT INTO hosted_businesses (id, status, origin, added_at, definition) VALUES (?, ?, ?, ?, ?)',
+  );
+  const definitionOf = db.prepare<[string], { definition: string | null }>(
+    'SELECT definition FROM hosted_businesses WHERE id = ?',
+  );
   const insertName = db.prepare('INSERT INTO hosted_names (name, business_id, position) VALUES (?, ?, ?)');
-  const nameTaken = db.prepare<[string], { business_id: string }>('SELECT business_id FROM hosted_names WHERE name = ?');
+  const nameTaken = db.prepare<[string], { business_id: string }>(
+    'SELECT business_id FROM hosted_names WHERE name = ?',
+  );
   const updateStatus = db.prepare('UPDATE hosted_businesses SET status = ?, reason = ? WHERE id = ?');
   const upsertRegistration = db.prepare(
     'INSERT INTO hosted_registrations (business_id, registry, registration_id, profile_url) SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM hosted_businesses WHERE id = ?) ON CONFLICT (business_id, registry) DO UPDATE SET registration_id = excluded.registration_id, profile_url = excluded.profile_url',
@@ -138,16 +158,26 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
     });
   });
   type ClaimRow = { name: string; business_id: string; token: string; claimed_at: number };
-  const claimOf = db.prepare<[string], ClaimRow>('SELECT name, business_id, token, claimed_at FROM hosted_domain_claims WHERE name = ?');
-  const claimsOf = db.prepare<[string], ClaimRow>('SELECT name, business_id, token, claimed_at FROM hosted_domain_claims WHERE business_id = ? ORDER BY claimed_at, name');
+  const claimOf = db.prepare<[string], ClaimRow>(
+    'SELECT name, business_id, token, claimed_at FROM hosted_domain_claims WHERE name = ?',
+  );
+  const claimsOf = db.prepare<[string], ClaimRow>(
+    'SELECT name, business_id, token, claimed_at FROM hosted_domain_claims WHERE business_id = ? ORDER BY claimed_at, name',
+  );
   const asClaim = (r: ClaimRow): DomainClaim => ({ name: r.name, token: r.token, claimedAt: r.claimed_at });
   const claimDomain = db.transaction((id: string, name: string, token: string, at: number): DomainClaim => {
     const holder = nameTaken.get(name);
     if (holder) throw new DirectoryClash(`the host name ${name} already reaches ${holder.business_id}`);
     const claim = claimOf.get(name);
-    if (claim && claim.business_id !== id) throw new DirectoryClash(`the domain ${name} is claimed by another business`);
+    if (claim && claim.business_id !== id)
+      throw new DirectoryClash(`the domain ${name} is claimed by another business`);
     if (claim) return asClaim(claim);
-    db.prepare('INSERT INTO hosted_domain_claims (name, business_id, token, claimed_at) VALUES (?, ?, ?, ?)').run(name, id, token, at);
+    db.prepare('INSERT INTO hosted_domain_claims (name, business_id, token, claimed_at) VALUES (?, ?, ?, ?)').run(
+      name,
+      id,
+      token,
+      at,
+    );
     return { name, token, claimedAt: at };
   });
   const confirmDomain = db.transaction((id: string, name: string): boolean => {
@@ -173,12 +203,17 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
     get: (id) => full(rowOf.get(id)),
     definitionOf: (id) => definitionOf.get(id)?.definition ?? undefined,
     byHost: (host) => full(rowByHost.get(host.toLowerCase())),
-    setStatus: (id, status, reason) => updateStatus.run(status, status === 'suspended' ? (reason ?? null) : null, id).changes > 0,
+    setStatus: (id, status, reason) =>
+      updateStatus.run(status, status === 'suspended' ? (reason ?? null) : null, id).changes > 0,
     remove: (id) => remove(id),
     setPaymentAccount: (id, account) => setAccount(id, account),
     byPaymentAccount: (account) => full(rowByAccount.get(account)),
-    recordRegistration: (id, registry, registrationId, profileUrl) => void upsertRegistration.run(id, registry, registrationId, profileUrl, id),
-    registrationsOf: (id) => registrations.all(id).map((r) => ({ registry: r.registry, registrationId: r.registration_id, profileUrl: r.profile_url })),
+    recordRegistration: (id, registry, registrationId, profileUrl) =>
+      void upsertRegistration.run(id, registry, registrationId, profileUrl, id),
+    registrationsOf: (id) =>
+      registrations
+        .all(id)
+        .map((r) => ({ registry: r.registry, registrationId: r.registration_id, profileUrl: r.profile_url })),
     ready: () => {
       try {
         return db.prepare('SELECT 1 AS ok').get() !== undefined;

@@ -20,7 +20,9 @@ export function ids(stmt: Statement, ...args: unknown[]): string[] {
 /** get, insert and update of a document table, prepared once. */
 export function sqliteDocumentRepo<T>(s: Statements, t: DocumentTable<T>): DocumentRepo<T> {
   const get = s.prepare(`SELECT data FROM ${t.table} WHERE id = ?`);
-  const insert = s.prepare(`INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${placeholders(t.columns.length)})`);
+  const insert = s.prepare(
+    `INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${placeholders(t.columns.length)})`,
+  );
   const update = s.prepare(`UPDATE ${t.table} SET ${t.updated.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`);
   return {
     async get(id) {

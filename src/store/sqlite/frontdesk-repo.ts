@@ -38,13 +38,18 @@ export function sqliteFrontDesk(db: Database.Database): FrontDeskRepo {
       const after = afterKey === undefined ? '' : `${t.key} > ? AND `;
       const args: unknown[] = afterKey === undefined ? [] : [t.numericKey ? Number(afterKey) : afterKey];
       const rows = db
-        .prepare(`SELECT ${t.key} AS k, ${t.column} AS text FROM ${t.table} WHERE ${after}(${match}) ORDER BY ${t.key} LIMIT ?`)
+        .prepare(
+          `SELECT ${t.key} AS k, ${t.column} AS text FROM ${t.table} WHERE ${after}(${match}) ORDER BY ${t.key} LIMIT ?`,
+        )
         .all(...args, ...needles.map((n) => n.toLowerCase()), limit) as Array<{ k: string | number; text: string }>;
       return rows.map((r) => ({ key: String(r.k), text: r.text }));
     },
     async rewrite(name, key, text) {
       const t = personalTable(name);
-      db.prepare(`UPDATE ${t.table} SET ${t.column} = ? WHERE ${t.key} = ?`).run(text, t.numericKey ? Number(key) : key);
+      db.prepare(`UPDATE ${t.table} SET ${t.column} = ? WHERE ${t.key} = ?`).run(
+        text,
+        t.numericKey ? Number(key) : key,
+      );
     },
     async bookingsEnded(fromMs, beforeMs, limit) {
       return q.ended.all(fromMs, beforeMs, limit) as Array<{ id: string; end_ms: number }>;

@@ -4,7 +4,9 @@ import { sqliteDocumentRepo } from './documents.js';
 import type { Statements } from './statements.js';
 
 export function sqliteHolds(s: Statements): HoldRepo {
-  const count = s.prepare(`SELECT COUNT(*) AS n FROM holds WHERE principal IS ? AND buyer_key IS ? AND service_id = ? AND status = 'active' AND expires_at_ms > ?`);
+  const count = s.prepare(
+    `SELECT COUNT(*) AS n FROM holds WHERE principal IS ? AND buyer_key IS ? AND service_id = ? AND status = 'active' AND expires_at_ms > ?`,
+  );
   return {
     ...sqliteDocumentRepo(s, HOLDS),
     async countActive(principal, buyerKey, serviceId, nowMs) {

@@ -3,7 +3,10 @@ import type Database from 'better-sqlite3';
 import { dueRowsSql, finishSql, type LeasedQueue } from '../shared/leased-queue.js';
 
 /** `partition`: the value of the queue's partition column whose rows are leased (a partitioned queue only). */
-export function sqliteLeaseDue<R extends { id: string }>(db: Database.Database, q: LeasedQueue): (nowMs: number, limit: number, leaseUntilMs: number, partition?: string) => R[] {
+export function sqliteLeaseDue<R extends { id: string }>(
+  db: Database.Database,
+  q: LeasedQueue,
+): (nowMs: number, limit: number, leaseUntilMs: number, partition?: string) => R[] {
   // Positional parameters, in the order written: the partition (if any), `now` twice, the limit.
   const due = db.prepare(dueRowsSql(q, () => '?'));
   const lease = db.prepare(`UPDATE ${q.table} SET lease_until_ms = ? WHERE id = ?`);

@@ -12,19 +12,35 @@ export function sqliteMail(db: Database.Database): MailRepo {
     ),
     due: sqliteLeaseDue<MailRow>(db, MAIL_QUEUE),
     finish: sqliteFinishLeased(db, MAIL_QUEUE),
-    cancel: db.prepare(`UPDATE mail_messages SET status = 'canceled' WHERE subject_id = ? AND kind = ? AND status = 'queued'`),
+    cancel: db.prepare(
+      `UPDATE mail_messages SET status = 'canceled' WHERE subject_id = ? AND kind = ? AND status = 'queued'`,
+    ),
     get: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE id = ?`),
     forSubject: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE subject_id = ? ORDER BY created_ms, id`),
     recent: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages ORDER BY created_ms DESC, id DESC LIMIT ?`),
-    forRecipient: db.prepare(`SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE lower(recipient) = lower(?) ORDER BY created_ms, id`),
+    forRecipient: db.prepare(
+      `SELECT ${MAIL_COLUMNS} FROM mail_messages WHERE lower(recipient) = lower(?) ORDER BY created_ms, id`,
+    ),
     erase: db.prepare(
       `UPDATE mail_messages SET id = ?, subject_id = ?, recipient = 'erased', payload = '{}', last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = ?`,
     ),
-    scrub: db.prepare(`UPDATE mail_messages SET payload = ?, last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = ?`),
+    scrub: db.prepare(
+      `UPDATE mail_messages SET payload = ?, last_error = NULL, status = CASE status WHEN 'queued' THEN 'canceled' ELSE status END WHERE id = ?`,
+    ),
   };
   return {
     async enqueue(m) {
-      q.enqueue.run(m.id, m.channel ?? EMAIL_CHANNEL, m.kind, m.subject_id, m.recipient, m.locale, JSON.stringify(m.payload), m.due_ms, m.created_ms);
+      q.enqueue.run(
+        m.id,
+        m.channel ?? EMAIL_CHANNEL,
+        m.kind,
+        m.subject_id,
+        m.recipient,
+        m.locale,
+        JSON.stringify(m.payload),
+        m.due_ms,
+        m.created_ms,
+      );
     },
     async claimDue(nowMs, limit, leaseUntilMs, channel = EMAIL_CHANNEL) {
       return q.due(nowMs, limit, leaseUntilMs, channel).map(toMailMessage);
@@ -49,7 +65,9 @@ export function sqliteMail(db: Database.Database): MailRepo {
       return (q.forRecipient.all(address) as MailRow[]).map(toMailMessage);
     },
     async eraseRecipient(address, subjectId) {
-      const rows = (q.forRecipient.all(address) as MailRow[]).filter((r) => subjectId === undefined || r.subject_id === subjectId);
+      const rows = (q.forRecipient.all(address) as MailRow[]).filter(
+        (r) => subjectId === undefined || r.subject_id === subjectId,
+      );
       for (const r of rows) q.erase.run(erasedMailId(r.id), erasedMailSubject(r.subject_id, address), r.id);
       return rows.length;
     },

@@ -34,7 +34,9 @@ const ftsTriggers = (table: string, fts: string, key: string) =>
     `DELETE FROM ${fts} WHERE rowid = ROW.${key};`,
   );
 
-const BUMP = (row: 'NEW' | 'OLD') => `INSERT INTO resource_versions (resource_id, version) VALUES (${row}.resource_id, 1)
+const BUMP = (
+  row: 'NEW' | 'OLD',
+) => `INSERT INTO resource_versions (resource_id, version) VALUES (${row}.resource_id, 1)
       ON CONFLICT (resource_id) DO UPDATE SET version = version + 1;`;
 
 /** Bumps the version of the resource a row of `table` is on (both resources when it moves). */

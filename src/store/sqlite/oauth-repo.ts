@@ -1,7 +1,13 @@
 /** The OAuth records and buyer accounts on SQLite (tables from the migration that adds them). */
 import type Database from 'better-sqlite3';
 import type { AccountRepo, OAuthRepo } from '../oauth-port.js';
-import { type BuyerAccountRow, type OAuthRow as Row, toBuyerAccount, toBuyerBooking, toOAuthRecord as toRecord } from '../shared/oauth-rows.js';
+import {
+  type BuyerAccountRow,
+  type OAuthRow as Row,
+  toBuyerAccount,
+  toBuyerBooking,
+  toOAuthRecord as toRecord,
+} from '../shared/oauth-rows.js';
 
 const LIVE = '(expires_ms IS NULL OR expires_ms > ?)';
 
@@ -18,15 +24,23 @@ export function sqliteOAuthRepos(db: Database.Database): { oauth: OAuthRepo; acc
     consume: db.prepare('UPDATE oauth_records SET consumed_ms = ? WHERE model = ? AND id = ? AND consumed_ms IS NULL'),
     destroy: db.prepare('DELETE FROM oauth_records WHERE model = ? AND id = ?'),
     revokeGrant: db.prepare('DELETE FROM oauth_records WHERE grant_id = ? OR (model = ? AND id = ?)'),
-    byAccount: db.prepare(`SELECT * FROM oauth_records WHERE model = ? AND account_id = ? AND ${LIVE} ORDER BY rowid DESC`),
+    byAccount: db.prepare(
+      `SELECT * FROM oauth_records WHERE model = ? AND account_id = ? AND ${LIVE} ORDER BY rowid DESC`,
+    ),
     purge: db.prepare('DELETE FROM oauth_records WHERE expires_ms IS NOT NULL AND expires_ms <= ?'),
-    accInsert: db.prepare('INSERT INTO buyer_accounts (id, email, password_hash, name, phone, created_ms) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING'),
+    accInsert: db.prepare(
+      'INSERT INTO buyer_accounts (id, email, password_hash, name, phone, created_ms) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (email) DO NOTHING',
+    ),
     accByEmail: db.prepare('SELECT * FROM buyer_accounts WHERE email = ?'),
     accById: db.prepare('SELECT * FROM buyer_accounts WHERE id = ?'),
     accPassword: db.prepare('UPDATE buyer_accounts SET password_hash = ? WHERE id = ?'),
-    link: db.prepare('INSERT INTO buyer_bookings (account_id, booking_id, created_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    link: db.prepare(
+      'INSERT INTO buyer_bookings (account_id, booking_id, created_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    ),
     owns: db.prepare('SELECT 1 FROM buyer_bookings WHERE account_id = ? AND booking_id = ?'),
-    bookings: db.prepare('SELECT booking_id, created_ms FROM buyer_bookings WHERE account_id = ? ORDER BY created_ms DESC, booking_id DESC LIMIT ?'),
+    bookings: db.prepare(
+      'SELECT booking_id, created_ms FROM buyer_bookings WHERE account_id = ? ORDER BY created_ms DESC, booking_id DESC LIMIT ?',
+    ),
     bookingsBefore: db.prepare(
       `SELECT booking_id, created_ms FROM buyer_bookings WHERE account_id = ? AND (created_ms < ? OR (created_ms = ? AND booking_id < ?))
        ORDER BY created_ms DESC, booking_id DESC LIMIT ?`,
@@ -86,7 +100,11 @@ export function sqliteOAuthRepos(db: Database.Database): { oauth: OAuthRepo; acc
       return q.owns.get(accountId, bookingId) !== undefined;
     },
     async bookings(accountId, limit, before) {
-      const rows = (before ? q.bookingsBefore.all(accountId, before.createdMs, before.createdMs, before.bookingId, limit) : q.bookings.all(accountId, limit)) as Array<{
+      const rows = (
+        before
+          ? q.bookingsBefore.all(accountId, before.createdMs, before.createdMs, before.bookingId, limit)
+          : q.bookings.all(accountId, limit)
+      ) as Array<{
         booking_id: string;
         created_ms: number;
       }>;

@@ -4,15 +4,25 @@ import { OUTBOX_COLUMNS, outboxValues, toOutbox, withoutSeq } from '../shared/ro
 import type { Statements } from './statements.js';
 
 export function sqliteOutbox(s: Statements): OutboxRepo {
-  const add = s.prepare('INSERT INTO outbox (event_id, event, order_key, principal, profile, payload, created_ms, due_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const add = s.prepare(
+    'INSERT INTO outbox (event_id, event, order_key, principal, profile, payload, created_ms, due_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const recent = s.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox ORDER BY seq DESC LIMIT ?`);
-  const recentFor = s.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE principal = ? AND status = 'dispatched' ORDER BY seq DESC LIMIT ?`);
-  const due = s.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE status = 'pending' AND due_ms <= ? ORDER BY seq LIMIT ?`);
+  const recentFor = s.prepare(
+    `SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE principal = ? AND status = 'dispatched' ORDER BY seq DESC LIMIT ?`,
+  );
+  const due = s.prepare(
+    `SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE status = 'pending' AND due_ms <= ? ORDER BY seq LIMIT ?`,
+  );
   const mark = s.prepare(`UPDATE outbox SET status = 'dispatched' WHERE seq = ? AND status = 'pending'`);
   const bySeq = s.prepare(`SELECT ${OUTBOX_COLUMNS} FROM outbox WHERE seq = ?`);
-  const cancel = s.prepare(`UPDATE outbox SET status = 'canceled' WHERE order_key = ? AND event = ? AND status = 'pending'`);
+  const cancel = s.prepare(
+    `UPDATE outbox SET status = 'canceled' WHERE order_key = ? AND event = ? AND status = 'pending'`,
+  );
   // outbox_due (status, due_ms, seq) finds them: no index of its own.
-  const purge = s.prepare(`DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < ? LIMIT ?)`);
+  const purge = s.prepare(
+    `DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE status IN ('dispatched', 'canceled') AND due_ms < ? LIMIT ?)`,
+  );
   return {
     async add(e) {
       add.run(...outboxValues(e));

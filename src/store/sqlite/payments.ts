@@ -1,7 +1,12 @@
 /** The payment jobs, applied provider events and provider ids on SQLite. */
 import type Database from 'better-sqlite3';
 import type { PaymentRepo } from '../payment-port.js';
-import { PAYMENT_JOB_COLUMNS as JOB_COLUMNS, PAYMENT_JOB_QUEUE, toPaymentJob as toJob, type PaymentJobRow as Row } from '../shared/payment-rows.js';
+import {
+  PAYMENT_JOB_COLUMNS as JOB_COLUMNS,
+  PAYMENT_JOB_QUEUE,
+  toPaymentJob as toJob,
+  type PaymentJobRow as Row,
+} from '../shared/payment-rows.js';
 import { sqliteFinishLeased, sqliteLeaseDue } from './leased-queue.js';
 
 export function sqlitePayments(db: Database.Database): PaymentRepo {
@@ -14,7 +19,9 @@ export function sqlitePayments(db: Database.Database): PaymentRepo {
     finish: sqliteFinishLeased(db, PAYMENT_JOB_QUEUE),
     get: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE id = ?`),
     forBooking: db.prepare(`SELECT ${JOB_COLUMNS} FROM payment_jobs WHERE booking_id = ? ORDER BY created_ms, id`),
-    event: db.prepare('INSERT INTO payment_events (provider, event_id, received_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    event: db.prepare(
+      'INSERT INTO payment_events (provider, event_id, received_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    ),
     link: db.prepare('INSERT INTO payment_refs (provider, ref, booking_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
     byRef: db.prepare('SELECT booking_id FROM payment_refs WHERE provider = ? AND ref = ?'),
   };

@@ -31,11 +31,14 @@ export const sqliteRegistryDialect: RegistryDialect = {
 };
 
 /** Values as the named parameters `@p1`, `@p2`, ... the dialect wrote (one value may appear twice). */
-const named = (values: unknown[]): Record<string, unknown> => Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]));
+const named = (values: unknown[]): Record<string, unknown> =>
+  Object.fromEntries(values.map((v, i) => [`p${i + 1}`, v]));
 
 export function sqliteRegistryRepo(db: Database.Database): RegistryRepo {
   db.function('registry_km', { deterministic: true }, (lat1: unknown, lng1: unknown, lat2: unknown, lng2: unknown) =>
-    lat2 === null || lng2 === null ? null : distanceKm({ lat: Number(lat1), lng: Number(lng1) }, { lat: Number(lat2), lng: Number(lng2) }),
+    lat2 === null || lng2 === null
+      ? null
+      : distanceKm({ lat: Number(lat1), lng: Number(lng1) }, { lat: Number(lat2), lng: Number(lng2) }),
   );
   const st = {
     bidOf: db.prepare('SELECT bid FROM registry_businesses WHERE id = ?'),
@@ -53,7 +56,9 @@ export function sqliteRegistryRepo(db: Database.Database): RegistryRepo {
     bTermsDel: db.prepare('DELETE FROM registry_business_terms WHERE bid = ?'),
     bTermAdd: db.prepare('INSERT OR IGNORE INTO registry_business_terms (bid, term) VALUES (?, ?)'),
     bGeoDel: db.prepare('DELETE FROM registry_business_geo WHERE bid = ?'),
-    bGeoAdd: db.prepare('INSERT INTO registry_business_geo (bid, min_lat, max_lat, min_lng, max_lng) VALUES (?, ?, ?, ?, ?)'),
+    bGeoAdd: db.prepare(
+      'INSERT INTO registry_business_geo (bid, min_lat, max_lat, min_lng, max_lng) VALUES (?, ?, ?, ?, ?)',
+    ),
     bDel: db.prepare('DELETE FROM registry_businesses WHERE bid = ?'),
     sRids: db.prepare('SELECT rid FROM registry_services WHERE bid = ?'),
     sDel: db.prepare('DELETE FROM registry_services WHERE bid = ?'),
@@ -64,7 +69,9 @@ export function sqliteRegistryRepo(db: Database.Database): RegistryRepo {
        VALUES (@bid, @business_id, @service_id, @vertical, @terms, @search_text, @name_text, @currency, @price_min, @price_max, @dur_min, @dur_max, @lat, @lng, @result, @indexed_ms)`,
     ),
     sTermAdd: db.prepare('INSERT OR IGNORE INTO registry_service_terms (rid, term) VALUES (?, ?)'),
-    sGeoAdd: db.prepare('INSERT INTO registry_service_geo (rid, min_lat, max_lat, min_lng, max_lng) VALUES (?, ?, ?, ?, ?)'),
+    sGeoAdd: db.prepare(
+      'INSERT INTO registry_service_geo (rid, min_lat, max_lat, min_lng, max_lng) VALUES (?, ?, ?, ?, ?)',
+    ),
     services: db.prepare('SELECT * FROM registry_services WHERE business_id = ? ORDER BY service_id'),
     due: db.prepare(`SELECT * FROM registry_businesses WHERE next_index_ms <= ? ORDER BY next_index_ms, id LIMIT ?`),
     list: db.prepare('SELECT * FROM registry_businesses WHERE id > ? ORDER BY id LIMIT ?'),
@@ -127,7 +134,15 @@ export function sqliteRegistryRepo(db: Database.Database): RegistryRepo {
       if (bid === undefined) throw new Error(`no registration ${businessId}`);
       removeServices(bid);
       for (const s of rows) {
-        const rid = Number(st.sInsert.run({ ...s, bid, business_id: businessId, terms: s.terms.join('\n'), result: JSON.stringify(s.result) }).lastInsertRowid);
+        const rid = Number(
+          st.sInsert.run({
+            ...s,
+            bid,
+            business_id: businessId,
+            terms: s.terms.join('\n'),
+            result: JSON.stringify(s.result),
+          }).lastInsertRowid,
+        );
         for (const t of s.terms) st.sTermAdd.run(rid, `c:${t}`);
         if (s.lat !== null && s.lng !== null) st.sGeoAdd.run(rid, s.lat, s.lat, s.lng, s.lng);
       }

@@ -7,14 +7,28 @@ export function sqliteSecurity(s: Statements): SecurityRepo {
   const credential = s.prepare(`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE value_hash = ?`);
   const revoke = s.prepare('UPDATE credentials SET revoked = 1 WHERE resource_id = ?');
   const jtiGet = s.prepare('SELECT keep_until_ms FROM proof_jti WHERE jti = ?');
-  const jtiPut = s.prepare('INSERT INTO proof_jti (jti, keep_until_ms) VALUES (?, ?) ON CONFLICT (jti) DO UPDATE SET keep_until_ms = excluded.keep_until_ms');
+  const jtiPut = s.prepare(
+    'INSERT INTO proof_jti (jti, keep_until_ms) VALUES (?, ?) ON CONFLICT (jti) DO UPDATE SET keep_until_ms = excluded.keep_until_ms',
+  );
   const jtiPurge = s.prepare('DELETE FROM proof_jti WHERE keep_until_ms <= ?');
-  const credentialPurge = s.prepare('DELETE FROM credentials WHERE value_hash IN (SELECT value_hash FROM credentials WHERE expires_ms < ? LIMIT ?)');
+  const credentialPurge = s.prepare(
+    'DELETE FROM credentials WHERE value_hash IN (SELECT value_hash FROM credentials WHERE expires_ms < ? LIMIT ?)',
+  );
   const bindGet = s.prepare('SELECT profile FROM principal_bindings WHERE principal = ?');
-  const bindPut = s.prepare('INSERT INTO principal_bindings (principal, profile, bound_ms) VALUES (?, ?, ?) ON CONFLICT (principal) DO NOTHING');
+  const bindPut = s.prepare(
+    'INSERT INTO principal_bindings (principal, profile, bound_ms) VALUES (?, ?, ?) ON CONFLICT (principal) DO NOTHING',
+  );
   return {
     async putCredential(c) {
-      putCredential.run(c.value_hash, c.resource_kind, c.resource_id, c.jkt, c.principal, c.expires_ms, c.revoked ? 1 : 0);
+      putCredential.run(
+        c.value_hash,
+        c.resource_kind,
+        c.resource_id,
+        c.jkt,
+        c.principal,
+        c.expires_ms,
+        c.revoked ? 1 : 0,
+      );
     },
     async credential(valueHash) {
       const r = credential.get(valueHash) as Record<string, unknown> | undefined;

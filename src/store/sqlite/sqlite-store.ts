@@ -61,7 +61,15 @@ export interface SqliteStoreOptions {
 const CACHE_KIB = -16384;
 
 /** SQLite result codes that mean the file, not the statement, is at fault (extended codes start with these). */
-const FILE_FAULTS = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_READONLY', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_PROTOCOL'];
+const FILE_FAULTS = [
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_READONLY',
+  'SQLITE_FULL',
+  'SQLITE_IOERR',
+  'SQLITE_CANTOPEN',
+  'SQLITE_PROTOCOL',
+];
 
 const FAULT_REASON: Record<string, string> = {
   SQLITE_BUSY: 'the database file is locked by another process',
@@ -282,7 +290,8 @@ class SqliteStore implements Store {
     }
     const batch = this.batch;
     this.batch = undefined;
-    const fault = sqliteFault(err) ?? new StoreUnavailable('the transaction was rolled back by the database', { cause: err });
+    const fault =
+      sqliteFault(err) ?? new StoreUnavailable('the transaction was rolled back by the database', { cause: err });
     for (const w of batch ?? []) w.reject(fault);
   }
 
@@ -301,7 +310,9 @@ class SqliteStore implements Store {
   async definitionVersion(): Promise<number> {
     // One prepared statement on the read connection (the last commit), outside every queue: microseconds.
     try {
-      this.definitionVersionStmt ??= (this.reader ?? this.db).prepare('SELECT version FROM definition_version WHERE one = 1');
+      this.definitionVersionStmt ??= (this.reader ?? this.db).prepare(
+        'SELECT version FROM definition_version WHERE one = 1',
+      );
       return (this.definitionVersionStmt.get() as { version: number } | undefined)?.version ?? 0;
     } catch (err) {
       throw sqliteFault(err) ?? err;
@@ -358,13 +369,16 @@ class SqliteStore implements Store {
     if (this.file) {
       // A write of a few bytes may still fit in a page the file already has: look at the disk too.
       const fs = statfsSync(dirname(this.file.path));
-      if (fs.bavail * fs.bsize < MIN_FREE_BYTES) return Promise.reject(new StoreUnavailable('the disk is full (SQLITE_FULL)'));
+      if (fs.bavail * fs.bsize < MIN_FREE_BYTES)
+        return Promise.reject(new StoreUnavailable('the disk is full (SQLITE_FULL)'));
     }
     return this.transaction(async () => {
       // A write proves the file takes writes (not read-only, not moved); it is rolled back below.
       this.db.prepare("INSERT INTO main.kv (key, value) VALUES ('usp:ping', '') ON CONFLICT (key) DO NOTHING").run();
-      const applied = (this.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
-      if (applied < SQLITE_MIGRATIONS.length) throw new StoreUnavailable(`migrations not applied (schema at ${applied} of ${SQLITE_MIGRATIONS.length})`);
+      const applied =
+        (this.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null }).v ?? 0;
+      if (applied < SQLITE_MIGRATIONS.length)
+        throw new StoreUnavailable(`migrations not applied (schema at ${applied} of ${SQLITE_MIGRATIONS.length})`);
       throw PING_DONE;
     }).catch((err) => {
       if (err !== PING_DONE) throw err;
@@ -384,7 +398,8 @@ class SqliteStore implements Store {
     } catch {
       throw new StoreUnavailable(`the database file ${this.file.path} was moved or deleted`);
     }
-    if (st.ino !== this.file.ino || st.dev !== this.file.dev) throw new StoreUnavailable(`the database file ${this.file.path} was replaced by another file`);
+    if (st.ino !== this.file.ino || st.dev !== this.file.dev)
+      throw new StoreUnavailable(`the database file ${this.file.path} was replaced by another file`);
   }
 
   /** Roll back whatever is open; a failing rollback (the disk went away) must not hide the first error. */

@@ -6,7 +6,9 @@ import { documents, ids, sqliteDocumentRepo } from './documents.js';
 import { placeholders, SQLITE_DIALECT, type Statements } from './statements.js';
 
 export function sqliteWaitlist(s: Statements): WaitlistRepo {
-  const expiredOffers = s.prepare(`SELECT id FROM waitlist_entries WHERE status = 'offered' AND offer_expires_ms IS NOT NULL AND offer_expires_ms <= ? LIMIT ?`);
+  const expiredOffers = s.prepare(
+    `SELECT id FROM waitlist_entries WHERE status = 'offered' AND offer_expires_ms IS NOT NULL AND offer_expires_ms <= ? LIMIT ?`,
+  );
   return {
     ...sqliteDocumentRepo(s, WAITLIST_ENTRIES),
     async list(w) {
@@ -15,7 +17,9 @@ export function sqliteWaitlist(s: Statements): WaitlistRepo {
     },
     async byService(serviceId, statuses) {
       if (statuses.length === 0) return [];
-      const stmt = s.prepare(`SELECT data FROM waitlist_entries WHERE service_id = ? AND status IN (${placeholders(statuses.length)}) ORDER BY created_ms, id`);
+      const stmt = s.prepare(
+        `SELECT data FROM waitlist_entries WHERE service_id = ? AND status IN (${placeholders(statuses.length)}) ORDER BY created_ms, id`,
+      );
       return documents<WaitlistRecord>(stmt, serviceId, ...statuses);
     },
     async expiredOffers(nowMs, limit) {

@@ -17,10 +17,16 @@ export function sqliteWebhooks(s: Statements): WebhookRepo {
      last_latency_ms = ?, delivered_ms = CASE WHEN ? = 'delivered' THEN ? ELSE delivered_ms END WHERE id = ?`,
   );
   const list = s.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries ORDER BY id DESC LIMIT ?`);
-  const listStatus = s.prepare(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = ? ORDER BY id DESC LIMIT ?`);
+  const listStatus = s.prepare(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE status = ? ORDER BY id DESC LIMIT ?`,
+  );
   const attempts = s.prepare(`SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt`);
-  const retryOne = s.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?, lease_until_ms = NULL WHERE id = ? AND status = 'failed'`);
-  const retryAll = s.prepare(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?, lease_until_ms = NULL WHERE status = 'failed'`);
+  const retryOne = s.prepare(
+    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?, lease_until_ms = NULL WHERE id = ? AND status = 'failed'`,
+  );
+  const retryAll = s.prepare(
+    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_ms = ?, lease_until_ms = NULL WHERE status = 'failed'`,
+  );
   const release = s.prepare(`UPDATE webhook_deliveries SET lease_until_ms = NULL WHERE id = ? AND status = 'pending'`);
   return {
     async add(d) {
@@ -37,7 +43,17 @@ export function sqliteWebhooks(s: Statements): WebhookRepo {
     },
     async recordAttempt(a, next) {
       attempt.run(a.delivery_id, a.attempt, a.at_ms, a.status_code, a.latency_ms, a.error);
-      update.run(next.status, a.attempt, next.next_attempt_ms, a.status_code, a.error, a.latency_ms, next.status, a.at_ms, a.delivery_id);
+      update.run(
+        next.status,
+        a.attempt,
+        next.next_attempt_ms,
+        a.status_code,
+        a.error,
+        a.latency_ms,
+        next.status,
+        a.at_ms,
+        a.delivery_id,
+      );
     },
     async list(w) {
       return ((w.status ? listStatus.all(w.status, w.limit) : list.all(w.limit)) as any[]).map(toDelivery);

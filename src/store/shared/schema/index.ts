@@ -16,6 +16,12 @@ export {
   waitlistTable,
 } from './booking-tables.js';
 export { webhookTables } from './delivery-tables.js';
-export { NOTIFICATION_CHANNEL_MIGRATION, calendarTables, mailTables, oauthTables, paymentTables } from './feature-tables.js';
+export {
+  NOTIFICATION_CHANNEL_MIGRATION,
+  calendarTables,
+  mailTables,
+  oauthTables,
+  paymentTables,
+} from './feature-tables.js';
 export { registryBusinessesTable, registryServicesTable, registryTermsTable } from './registry-tables.js';
 export { POSTGRES_TYPES, SQLITE_TYPES, type IfNew, type SqlTypes } from './types.js';

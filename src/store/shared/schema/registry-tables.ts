@@ -26,7 +26,12 @@ export const registryBusinessesTable = (t: SqlTypes, ifNew: IfNew) => `
   );`;
 
 /** A term index: (term, key) pairs, read by term. */
-export const registryTermsTable = (t: SqlTypes, ifNew: IfNew, table: 'registry_business_terms' | 'registry_service_terms', key: 'bid' | 'rid') => `
+export const registryTermsTable = (
+  t: SqlTypes,
+  ifNew: IfNew,
+  table: 'registry_business_terms' | 'registry_service_terms',
+  key: 'bid' | 'rid',
+) => `
   CREATE TABLE ${ifNew}${table} (${key} ${t.int} NOT NULL, term TEXT NOT NULL, PRIMARY KEY (term, ${key}))${t.withoutRowid};`;
 
 export const registryServicesTable = (t: SqlTypes, ifNew: IfNew) => `
