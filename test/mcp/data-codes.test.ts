@@ -32,13 +32,14 @@ function emittedCodes(): Map<string, string> {
     // An unknown id in a path: the not-found problem named by its message's code (spec-next 9.4.3).
     /new MissingResource\(\s*errorMessage\(\s*'([a-z_]+)'/g,
     /\b(?:fail|authFailure)\(\s*'[a-z_]+',\s*'([a-z_]+)'/g,
-    /invalidRequest\([^;]*?\],\s*'([a-z_]+)'\)/gs,
+    // A trailing comma and a line break before the parenthesis where the formatter wrapped the call.
+    /invalidRequest\([^;]*?\],\s*'([a-z_]+)',?\s*\)/gs,
     /override readonly code = '([a-z_]+)'/g,
     /PopFailure\(\s*'([a-z_]+)'/g,
     // The MCP door's own error objects (the JSON-RPC names wire-fix gives the SDK's errors are JSON_RPC's keys, below).
     /\bcode:\s*'([a-z_]+)'/g,
     /\]:\s*'([a-z_]+)'/g,
-    /jsonError\([^;]*?'([a-z_]+)'\)/g,
+    /jsonError\([^;]*?'([a-z_]+)',?\s*\)/g,
   ];
   for (const name of Object.keys(JSON_RPC)) out.set(name, 'src/bindings/mcp/errors.ts');
   for (const file of sourceFiles(path.join(root, 'src'))) {

@@ -187,6 +187,11 @@ describe('the operator API of a hosting deployment', () => {
     expect((await op(`/businesses/${SALON.id}`, { method: 'PATCH' })).status).toBe(405);
   });
 
+  test('requests that present no key (a browser asking for /favicon.ico) do not spend the sign-in allowance', async () => {
+    for (let i = 0; i < 8; i++) expect((await op('/favicon.ico', { key: null })).status).toBe(401);
+    expect((await op('/businesses')).status).toBe(200);
+  });
+
   test('failed attempts from one address are slowed down', async () => {
     let last = 0;
     for (let i = 0; i < 8; i++) last = (await op('/businesses', { key: `guess-${i}-0123456789` })).status;

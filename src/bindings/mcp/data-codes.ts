@@ -67,6 +67,7 @@ export const DATA_CODE_EXTENSIONS = {
   catalog_invalid: 'ours',
   deployment_mode_mismatch: 'ours',
   endpoint_profile_mismatch: 'ours',
+  location_required: 'ours',
   profile_already_registered: 'ours',
   profile_invalid: 'ours',
 } as const satisfies Record<string, 'newer_enum' | 'ours'>;

@@ -96,7 +96,9 @@ export function createOperatorDoor(o: OperatorDoorOptions): (req: Request, env: 
       );
     const key = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
     if (!key || !apiKeyMatches(key, o.keyHashes)) {
-      backoff.fail([who], now);
+      // Only a key presented and wrong is a guess: a request with none (a browser's /favicon.ico on the
+      // operator's host) would otherwise spend the operator's own sign-in allowance.
+      if (key) backoff.fail([who], now);
       return problem(
         401,
         'Unauthorized',
