@@ -12,7 +12,7 @@
  */
 import { PublicOrigin, syncCatalog, type LiveBusiness, type Logger } from '../operations/index.js';
 import { openBusiness, openRoleStore } from './definition-wiring.js';
-import { probeHandler } from './probes.js';
+import { dispatcherState, probeHandler } from './probes.js';
 import { metricsHandler } from './metrics-endpoint.js';
 import { createLogger } from './logging.js';
 import { startSweeper } from './webhook-wiring.js';
@@ -97,14 +97,7 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
   });
   // /healthz, /readyz and /metrics are answered before any door, so no door's rules apply to them.
   const probes = probeHandler(store, {
-    dispatcher: () =>
-      opts.webhooks?.enabled === false
-        ? 'disabled'
-        : !dispatcher.isRunning
-          ? 'stopped'
-          : dispatcher.isPaused
-            ? 'paused'
-            : 'running',
+    dispatcher: () => dispatcherState(dispatcher, opts.webhooks?.enabled !== false),
     shuttingDown: () => listener.shuttingDown,
   });
   const metricsEndpoint = metricsHandler(metrics, { proxies, adminKeyHashes: role.authPolicy.adminKeyHashes });

@@ -22,10 +22,11 @@ import {
   type MetricObjectWithValues,
   type MetricValue,
 } from 'prom-client';
-import { apiKeyMatches, clientAddress, isLoopbackAddress, type TrustedProxies } from '../security/index.js';
+import type { TrustedProxies } from '../security/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
 import type { BusinessPool } from './hosted-pool.js';
-import { probeHandler } from './probes.js';
+import { dispatcherState, probeHandler } from './probes.js';
+import { metricsAllowed, metricsRefused } from './metrics-endpoint.js';
 import type { UspServer } from './compose.js';
 
 /** Most businesses with a `business` label of their own on the deployment's /metrics; the rest are `_other`. */
@@ -59,13 +60,6 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
     const path = new URL(req.url).pathname;
     return path === '/readyz' ? 'readyz' : path === '/metrics' ? 'metrics' : undefined;
   };
-  const allowed = (req: Request, env: unknown, keyHashes: readonly string[]): boolean => {
-    const client = clientAddress(req, env, d.proxies);
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
-    return Boolean(
-      (client && isLoopbackAddress(client)) || (bearer && keyHashes.length > 0 && apiKeyMatches(bearer, keyHashes)),
-    );
-  };
   return {
     business(req, env, b) {
       const what = probe(req);
@@ -75,14 +69,7 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
           .use(b.id, async (server) => {
             const dispatcher = server.dispatcher;
             const handler = probeHandler(server.store, {
-              dispatcher: () =>
-                !d.webhooksEnabled(b)
-                  ? 'disabled'
-                  : !dispatcher.isRunning
-                    ? 'stopped'
-                    : dispatcher.isPaused
-                      ? 'paused'
-                      : 'running',
+              dispatcher: () => dispatcherState(dispatcher, d.webhooksEnabled(b)),
               shuttingDown: d.shuttingDown,
             });
             return (await handler(req))!;
@@ -94,7 +81,7 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
       if (what === 'metrics')
         return d.pool
           .use(b.id, async (server) => {
-            if (!allowed(req, env, server.adminKeyHashes)) return refused('its admin API key');
+            if (!metricsAllowed(req, env, d.proxies, server.adminKeyHashes)) return metricsRefused('its admin API key');
             return text(req, await AggregatorRegistry.aggregate([await businessFigures(server, b.id)]).metrics());
           })
           .catch(() =>
@@ -106,7 +93,8 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
       const what = probe(req);
       if (what === 'readyz') return deploymentReady(d);
       if (what !== 'metrics') return undefined;
-      if (!allowed(req, env, d.operatorKeyHashes)) return Promise.resolve(refused("the operator's key"));
+      if (!metricsAllowed(req, env, d.proxies, d.operatorKeyHashes))
+        return Promise.resolve(metricsRefused("the operator's key"));
       return deploymentMetrics(d, own).then((body) => text(req, body));
     },
   };
@@ -203,16 +191,6 @@ function text(req: Request, body: string): Response {
     status: 200,
     headers: { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' },
   });
-}
-
-function refused(what: string): Response {
-  return new Response(
-    JSON.stringify({ error: `metrics are open on loopback; from elsewhere send ${what} as a Bearer token` }),
-    {
-      status: 401,
-      headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
-    },
-  );
 }
 
 function reply(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): Response {

@@ -7,6 +7,29 @@
 import { apiKeyMatches, clientAddress, isLoopbackAddress, type TrustedProxies } from '../security/index.js';
 import type { ServerMetrics } from './metrics.js';
 
+/** Whether this request may read metrics: from loopback, or with one of these keys as a Bearer token. */
+export function metricsAllowed(
+  req: Request,
+  env: unknown,
+  proxies: TrustedProxies,
+  keyHashes: readonly string[],
+): boolean {
+  const client = clientAddress(req, env, proxies);
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
+  return Boolean((client && isLoopbackAddress(client)) || (bearer && apiKeyMatches(bearer, keyHashes)));
+}
+
+/** The 401 for a metrics request from elsewhere without the key `what` names. */
+export function metricsRefused(what: string): Response {
+  return new Response(
+    JSON.stringify({ error: `metrics are open on loopback; from elsewhere send ${what} as a Bearer token` }),
+    {
+      status: 401,
+      headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
+    },
+  );
+}
+
 export function metricsHandler(
   metrics: ServerMetrics,
   o: { proxies: TrustedProxies; adminKeyHashes: readonly string[] },
@@ -14,21 +37,8 @@ export function metricsHandler(
   return (req, env) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
     if (new URL(req.url).pathname !== '/metrics') return undefined;
-    const client = clientAddress(req, env, o.proxies);
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
-    if (!(client && isLoopbackAddress(client)) && !(bearer && apiKeyMatches(bearer, o.adminKeyHashes))) {
-      return Promise.resolve(
-        new Response(
-          JSON.stringify({
-            error: 'metrics are open on loopback; from elsewhere send an admin API key as a Bearer token',
-          }),
-          {
-            status: 401,
-            headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': 'Bearer', 'Cache-Control': 'no-store' },
-          },
-        ),
-      );
-    }
+    if (!metricsAllowed(req, env, o.proxies, o.adminKeyHashes))
+      return Promise.resolve(metricsRefused('an admin API key'));
     return metrics.scrape().then(
       (text) =>
         new Response(req.method === 'HEAD' ? null : text, {

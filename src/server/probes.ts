@@ -19,6 +19,14 @@ export interface ProcessState {
   shuttingDown: () => boolean;
 }
 
+/** The dispatcher's state as readiness reports it: off on purpose, stopped, paused or running. */
+export function dispatcherState(
+  dispatcher: { readonly isRunning: boolean; readonly isPaused: boolean },
+  enabled: boolean,
+): ReturnType<ProcessState['dispatcher']> {
+  return !enabled ? 'disabled' : !dispatcher.isRunning ? 'stopped' : dispatcher.isPaused ? 'paused' : 'running';
+}
+
 export function probeHandler(
   store: Store,
   state: ProcessState = { dispatcher: () => 'disabled', shuttingDown: () => false },
