@@ -2,9 +2,12 @@
  * /readyz and /metrics of a hosting deployment (`usp-server host serve`), answered by host name before
  * the business's doors (/healthz, the process being up, is answered at every name by the listener):
  *
- * - At a business's host: its own readiness (its store answers and takes writes, its webhook
- *   dispatcher runs, the process is not shutting down), composing it first if it is not loaded, as
- *   any request to it would; and its own figures only, every sample labelled `business="<id>"`,
+ * - At a business's host: its own readiness, without composing it: loaded, its store answers and takes
+ *   writes, its webhook dispatcher runs, the process is not shutting down; not loaded, what its first
+ *   request needs, read cheaply (its SQLite file, when it has one yet, opens and reads; on PostgreSQL
+ *   the database answers through the directory's connection), so that a monitor polling every business
+ *   keeps none loaded (docs/DECISIONS.md). At /metrics its own figures only, composing it first if it
+ *   is not loaded, as any request to it would, every sample labelled `business="<id>"`,
  *   without the process's (which are every business's together). Open to a loopback client, or to
  *   that business's admin API key: another business's key opens nothing here.
  * - At the operator's host, and at any name no business has (a load balancer probing by address):
@@ -22,12 +25,16 @@ import {
   type MetricObjectWithValues,
   type MetricValue,
 } from 'prom-client';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
 import type { TrustedProxies } from '../security/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
 import type { BusinessPool } from './hosted-pool.js';
 import { dispatcherState, probeHandler } from './probes.js';
 import { metricsAllowed, metricsRefused } from './metrics-endpoint.js';
 import type { UspServer } from './compose.js';
+import { storeOf, type HostedStoreOptions } from './hosted-stores.js';
 
 /** Most businesses with a `business` label of their own on the deployment's /metrics; the rest are `_other`. */
 export const MAX_LABELLED = 100;
@@ -44,6 +51,8 @@ export interface HostedProbeDeps {
   /** Whether a business runs a webhook dispatcher (false: turned off on purpose, not a failure). */
   webhooksEnabled: (b: HostedBusiness) => boolean;
   maxLabelled?: number;
+  /** Where each business's store is (a business not loaded is checked there, not composed). */
+  stores: HostedStoreOptions;
 }
 
 export interface HostedProbes {
@@ -66,7 +75,7 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
       if (what === 'readyz') {
         if (d.shuttingDown()) return Promise.resolve(reply(503, { status: 'shutting_down' }, { 'Retry-After': '2' }));
         return d.pool
-          .use(b.id, async (server) => {
+          .peek(b.id, async (server) => {
             const dispatcher = server.dispatcher;
             const handler = probeHandler(server.store, {
               dispatcher: () => dispatcherState(dispatcher, d.webhooksEnabled(b)),
@@ -74,6 +83,7 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
             });
             return (await handler(req))!;
           })
+          .then((loaded) => loaded ?? unloadedReady(d, b))
           .catch(() =>
             reply(503, { status: 'unavailable', reason: 'the business cannot be opened' }, { 'Retry-After': '2' }),
           );
@@ -102,14 +112,8 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
 
 async function deploymentReady(d: HostedProbeDeps): Promise<Response> {
   if (d.shuttingDown()) return reply(503, { status: 'shutting_down' }, { 'Retry-After': '2' });
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const ok = await Promise.race([
-      Promise.resolve(d.directory.ready()),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
-      }),
-    ]);
+    const ok = await withinTimeout(Promise.resolve(d.directory.ready()));
     return ok
       ? reply(200, { status: 'ready', directory: 'ready' })
       : reply(
@@ -123,6 +127,49 @@ async function deploymentReady(d: HostedProbeDeps): Promise<Response> {
       { status: 'unavailable', reason: "the deployment's directory does not answer" },
       { 'Retry-After': '2' },
     );
+  }
+}
+
+/**
+ * A business not loaded: ready when what its first request opens answers (the pool is left alone). On
+ * SQLite its file, when it has one (a business never requested has none until then), opens read-only and
+ * reads its schema, or else the folder its file will be made in is writable; on PostgreSQL its schema is
+ * in the database the directory reads, so the directory's readiness is the database's.
+ */
+async function unloadedReady(d: HostedProbeDeps, b: HostedBusiness): Promise<Response> {
+  const database = d.stores.db ? 'postgres' : 'sqlite';
+  const unavailable = (reason: string) =>
+    reply(503, { status: 'unavailable', database, loaded: false, reason }, { 'Retry-After': '2' });
+  if (d.stores.db) {
+    const ok = await withinTimeout(Promise.resolve(d.directory.ready())).catch(() => false);
+    return ok ? reply(200, { status: 'ready', database, loaded: false }) : unavailable('the database does not answer');
+  }
+  const file = storeOf(d.stores, b.id);
+  try {
+    if (existsSync(file)) {
+      const db = new Database(file, { readonly: true, fileMustExist: true, timeout: READY_TIMEOUT_MS });
+      try {
+        db.prepare('SELECT count(*) FROM sqlite_master').get();
+      } finally {
+        db.close();
+      }
+    } else accessSync(existsSync(dirname(file)) ? dirname(file) : d.stores.dataDir, constants.W_OK);
+  } catch {
+    return unavailable("the business's store cannot be opened");
+  }
+  return reply(200, { status: 'ready', database, loaded: false });
+}
+
+/** `check`'s answer, or false when it takes longer than READY_TIMEOUT_MS. */
+async function withinTimeout(check: Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      check,
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), READY_TIMEOUT_MS);
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
   }

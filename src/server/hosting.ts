@@ -145,6 +145,7 @@ export function createHosting(o: HostingOptions): Hosting {
     shuttingDown: () => listener.shuttingDown,
     webhooksEnabled: (b) => ({ ...o.server, ...o.serverFor?.(b) }).webhooks?.enabled !== false,
     maxLabelled: o.metricsLabelled,
+    stores: o,
   });
   const connect =
     o.paymentConnect &&

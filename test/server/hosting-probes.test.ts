@@ -6,6 +6,8 @@
  * business, and the deployment's figures with a bounded set of business labels (beyond the bound,
  * the rest added up as `_other`), open to loopback or the operator's key.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hashApiKey } from '../../src/security/index.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
@@ -143,5 +145,34 @@ describe('readiness and metrics per business in host mode', () => {
     expect((await hostCall(`${d.url(SALON)}/readyz`)).status).toBe(200);
     expect((await hostCall(`${d.url(OPERATOR_HOST)}/readyz`)).status).toBe(200);
     await d.hosting.pool.close(NORD.id);
+  });
+});
+
+describe('/readyz of a business not loaded answers without composing it', () => {
+  let d: Deployment;
+  beforeAll(async () => {
+    d = await deployTwo();
+  }, 60_000);
+  afterAll(() => undeploy(d));
+
+  test("a monitor polling every business's /readyz loads none of them; a store that cannot be opened is not ready", async () => {
+    expect(d.hosting.pool.ids).toEqual([]);
+    const answers = [await hostCall(`${d.url(SALON)}/readyz`), await hostCall(`${d.url(NORD)}/readyz`)];
+    expect(d.hosting.pool.ids).toEqual([]);
+    for (const r of answers) {
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toEqual({ status: 'ready', database: 'sqlite', loaded: false });
+    }
+    // The salon used, then closed: its file exists now, and is read without composing it.
+    await book(d, SALON, 2);
+    await d.hosting.pool.close(SALON.id);
+    expect((await hostCall(`${d.url(SALON)}/readyz`)).status).toBe(200);
+    expect(d.hosting.pool.ids).toEqual([]);
+    writeFileSync(join(d.dir, 'businesses', `${SALON.id}.db`), 'not a database file, whatever it was before');
+    const broken = await hostCall(`${d.url(SALON)}/readyz`);
+    expect(broken.status).toBe(503);
+    expect(broken.body).toMatchObject({ status: 'unavailable', loaded: false });
+    expect(broken.text).not.toContain(NORD.id);
+    expect(d.hosting.pool.ids).toEqual([]);
   });
 });
