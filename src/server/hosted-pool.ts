@@ -26,12 +26,16 @@ interface Loaded<T> {
   value: T;
   lastUsed: number;
   busy: number;
+  /** Set once retired while answering requests: closes it when the last of them ends. */
+  retired?: () => void;
 }
 
 export class BusinessPool<T extends Closable> {
   /** In use order: the first key is the least recently used. */
   private readonly loaded = new Map<string, Loaded<T>>();
   private readonly opening = new Map<string, Promise<Loaded<T>>>();
+  /** Retired businesses still answering requests, by entry: closed when those end, or with everything. */
+  private readonly retiring = new Map<Loaded<T>, string>();
   private readonly sweeper?: NodeJS.Timeout;
 
   constructor(private readonly o: PoolOptions<T>) {
@@ -55,8 +59,8 @@ export class BusinessPool<T extends Closable> {
     try {
       return await fn(entry.value);
     } finally {
-      entry.busy--;
       entry.lastUsed = this.o.now();
+      this.release(entry);
     }
   }
 
@@ -71,8 +75,27 @@ export class BusinessPool<T extends Closable> {
     try {
       return await fn(entry.value);
     } finally {
-      entry.busy--;
+      this.release(entry);
     }
+  }
+
+  /**
+   * Business `id` to be composed afresh on its next request (what it was composed with changed): `value`,
+   * if it is still the one loaded, leaves the pool now and is closed once the requests it answers end
+   * (a request in flight is never cut; the next one opens the business again).
+   */
+  retire(id: string, value: T): void {
+    const entry = this.loaded.get(id);
+    if (!entry || entry.value !== value) return;
+    this.loaded.delete(id);
+    const shut = () => {
+      entry.retired = undefined;
+      this.retiring.delete(entry);
+      void this.shut(id, entry, 'closed, to be composed again');
+    };
+    if (entry.busy === 0) return shut();
+    entry.retired = shut;
+    this.retiring.set(entry, id);
   }
 
   /** Close business `id` if it is loaded (suspended, or told to). */
@@ -99,7 +122,9 @@ export class BusinessPool<T extends Closable> {
   async closeAll(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     await Promise.allSettled([...this.opening.values()]);
-    const all = [...this.loaded];
+    const all = [...this.loaded, ...[...this.retiring].map(([entry, id]) => [id, entry] as const)];
+    for (const [entry] of this.retiring) entry.retired = undefined;
+    this.retiring.clear();
     this.loaded.clear();
     await Promise.all(all.map(([id, entry]) => this.shut(id, entry, 'closed')));
   }
@@ -149,6 +174,11 @@ export class BusinessPool<T extends Closable> {
       this.loaded.delete(id);
       await this.shut(id, entry, 'closed, least recently used');
     }
+  }
+
+  private release(entry: Loaded<T>): void {
+    entry.busy--;
+    if (entry.busy === 0) entry.retired?.();
   }
 
   private async shut(id: string, entry: Loaded<T>, why: string): Promise<void> {

@@ -248,6 +248,11 @@ async function open(
   env: unknown,
 ): Promise<Response> {
   try {
+    // Names or account changed since it was composed (another process may have changed them): composed again.
+    const stale = await pool.peek(b.id, async (server) =>
+      composedWith.get(server) === composedKey(b) ? undefined : server,
+    );
+    if (stale) pool.retire(b.id, stale);
     return await pool.use(b.id, async (server) => {
       await followStatus(server, b);
       return server.app.fetch(req, env);
@@ -276,6 +281,10 @@ async function followStatus(server: UspServer, b: HostedBusiness): Promise<void>
 
 const suspensionReason = (b: HostedBusiness) => b.reason ?? DEFAULT_SUSPENSION;
 
+/** What a business is composed with from the directory, beyond its status: its names and its connected account. */
+const composedWith = new WeakMap<UspServer, string>();
+const composedKey = (b: HostedBusiness) => JSON.stringify([b.hosts, b.paymentAccount ?? null]);
+
 /** One business composed whole, at its own origin, on its own store, logging under its id. */
 async function composeHosted(
   o: HostingOptions,
@@ -301,6 +310,7 @@ async function composeHosted(
     ...(b.status === 'suspended' ? { suspended: { reason: suspensionReason(b) } } : {}),
     log,
   });
+  composedWith.set(server, composedKey(b));
   await offerSetup(server, log);
   return server;
 }

@@ -89,4 +89,28 @@ describe('the pool of composed businesses', () => {
     expect(opened).toEqual(['a']);
     await p.closeAll();
   });
+
+  test('a business retired while answering a request leaves the pool at once and is closed when the request ends', async () => {
+    const { p, opened, closed } = pool();
+    let release!: () => void;
+    const first = await p.peek('a', async (v) => v);
+    expect(first).toBeUndefined();
+    const inFlight = p.use('a', (v) => new Promise<typeof v>((r) => (release = () => r(v))));
+    await new Promise((r) => setTimeout(r, 20));
+    const old = await p.peek('a', async (v) => v);
+    p.retire('a', old!);
+    expect(p.ids).toEqual([]);
+    expect(closed).toEqual([]);
+    // The next use composes it afresh; retiring the old one again is no business of the new one.
+    const fresh = await p.use('a', async (v) => v);
+    expect(fresh).not.toBe(old);
+    p.retire('a', old!);
+    expect(p.ids).toEqual(['a']);
+    release();
+    expect(await inFlight).toBe(old);
+    expect(opened).toEqual(['a', 'a']);
+    expect(closed).toEqual(['a']);
+    await p.closeAll();
+    expect(closed).toEqual(['a', 'a']);
+  });
 });

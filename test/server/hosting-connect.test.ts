@@ -34,6 +34,8 @@ interface Rig {
   logs: ReturnType<typeof recorder>;
   url(b: Biz): string;
   op(path: string, method: string, body?: unknown): ReturnType<typeof hostCall>;
+  /** The deployment's directory opened again, as another process (`host payment-account`) opens it. */
+  another(): Promise<DeploymentDirectory>;
   close(): Promise<void>;
 }
 
@@ -44,10 +46,9 @@ async function deploy(db: string | undefined): Promise<Rig> {
   nord.services[0].policies.payment_timing = 'at_booking';
   const nordFile = join(dir, 'nord-studio.json');
   writeFileSync(nordFile, JSON.stringify(nord));
-  const directory = await openDeploymentDirectoryAt(
-    { db, path: join(dir, 'deployment.db') },
-    { schema: `${prefix}_directory` },
-  );
+  const another = () =>
+    openDeploymentDirectoryAt({ db, path: join(dir, 'deployment.db') }, { schema: `${prefix}_directory` });
+  const directory = await another();
   await directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1, paymentAccount: SALON.account });
   await directory.add({ id: NORD.id, hosts: [NORD.host], origin: nordFile, addedAt: 2 });
   await directory.setPaymentAccount(NORD.id, NORD.account);
@@ -87,6 +88,7 @@ async function deploy(db: string | undefined): Promise<Rig> {
         body,
         headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
       }),
+    another,
     async close() {
       await hosting.close();
       await stripe.close();
@@ -255,6 +257,38 @@ function connect(engine: string, db: () => string | undefined) {
       expect((await bookingAt(r, SALON, booking.id)).body.booking.status).toBe('requires_action');
       const back = await r.op(`/businesses/${SALON.id}/payment-account`, 'PUT', { payment_account: SALON.account });
       expect(back.body.business.payment_account).toBe(SALON.account);
+    });
+
+    test('an account changed by another process is followed by the loaded business: its next paid booking is on the new account', async () => {
+      await paidBooking(r, NORD, 8);
+      const loaded = await r.hosting.pool.peek(NORD.id, async (s) => s);
+      expect(loaded).toBeDefined();
+      const moved = { ...NORD, account: 'acct_1NordMoved' };
+      const other = await r.another();
+      try {
+        expect(await other.setPaymentAccount(NORD.id, moved.account)).toBe(true);
+      } finally {
+        await other.close();
+      }
+      await waitFor(
+        () => r.directory.get(NORD.id)?.paymentAccount === moved.account,
+        5000,
+        "this process's directory showing the new account",
+      );
+      const { session } = await paidBooking(r, moved, 9);
+      expect(await r.hosting.pool.peek(NORD.id, async (s) => s)).not.toBe(loaded);
+      // The new account's event, through the one Connect endpoint, is taken by the business composed on it.
+      const paid = r.stripe.pay(session.id);
+      expect(paid.account).toBe(moved.account);
+      expect((await post(r, SALON, paid)).status).toBe(200);
+      const nordBooking = [...r.stripe.sessions.values()].find((s) => s.id === session.id)!.client_reference_id;
+      expect((await bookingAt(r, NORD, nordBooking)).body.booking.status).toBe('confirmed');
+      const back = await r.another();
+      try {
+        await back.setPaymentAccount(NORD.id, NORD.account);
+      } finally {
+        await back.close();
+      }
     });
   });
 }
