@@ -416,6 +416,18 @@ function suite(engine: string, db: () => string | undefined) {
       expect(JSON.stringify((await hostCall(`${d.url(NORD)}/.well-known/usp`)).body)).not.toContain('renovation');
       expect((await bookOverRest(d, NORD, 3)).id).toMatch(/./);
     });
+
+    test('names changed by another process: the loaded business answers at its new name, its origin the new one', async () => {
+      await hostCall(`${d.url(NORD)}/.well-known/usp`);
+      const other = openDeploymentDirectory(join(d.dir, 'deployment.db'));
+      other.setHosts(NORD.id, ['nord-new.localhost', NORD.host]);
+      other.close();
+      const p = await hostCall(`${d.url('nord-new.localhost')}/.well-known/usp`);
+      expect(p.status).toBe(200);
+      expect(p.text).toContain(`${d.url('nord-new.localhost')}/mcp`);
+      d.directory.setHosts(NORD.id, [NORD.host]);
+      expect((await hostCall(`${d.url(NORD)}/.well-known/usp`)).text).toContain(`${d.url(NORD)}/mcp`);
+    });
   });
 
   describe(`a bounded pool of loaded businesses (${engine})`, () => {
