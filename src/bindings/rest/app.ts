@@ -81,11 +81,6 @@ export function createRestApp(opts: RestAppOptions): Hono {
 
 const tables = new Map<readonly OperationDef[], Hono>();
 
-/** The route tables built in this process so far, one per operations table (tests; diagnostics). */
-export function restRouteTables(): number {
-  return tables.size;
-}
-
 /** The routes of an operations table, built once per process. */
 function routeTable(operations: readonly OperationDef[]): Hono {
   let app = tables.get(operations);

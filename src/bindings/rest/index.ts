@@ -1,4 +1,4 @@
-export { createRestApp, restRouteTables } from './app.js';
+export { createRestApp } from './app.js';
 export type { RestAppOptions } from './app.js';
 export { buildOpenApi } from './openapi.js';
 export { restCors } from './cors.js';
