@@ -1,10 +1,12 @@
 /**
  * LISTEN/NOTIFY between the processes that share one database: each announces the outbox sequences it
- * dispatched, and a dropped LISTEN connection reconnects with backoff and catches up on what it missed.
+ * dispatched, and a dropped LISTEN connection reconnects with backoff (listen-connection.ts) and catches up
+ * on what it missed.
  */
 import pg from 'pg';
 import type { EventChannel } from '../port.js';
-import { ident, sleep } from './faults.js';
+import { sleep } from './faults.js';
+import { ListenConnection } from './listen-connection.js';
 
 /** The LISTEN/NOTIFY channel; `ready()` resolves once this process is listening (tests). */
 export interface PostgresEventChannel extends EventChannel {
@@ -16,24 +18,33 @@ const MAX_PAYLOAD = 7900;
 
 export class PgChannel implements PostgresEventChannel {
   private readonly listeners = new Set<(seqs: number[]) => void>();
-  private client?: pg.Client;
-  private connecting?: Promise<void>;
-  private retryTimer?: NodeJS.Timeout;
-  private closed = false;
+  private readonly listen: ListenConnection;
   /** Highest sequence announced to our listeners; -1 until the first connection reads where the outbox stands. */
   private lastSeq = -1;
   /** Recently announced sequences (a catch-up and a late notification may name the same one). */
   private readonly seen = new Set<number>();
-  /** When the LISTEN connection was lost (for the catch-up); undefined while connected. */
-  private lostAtMs?: number;
-  private failures = 0;
+  private closed = false;
 
   constructor(
-    private readonly config: pg.ClientConfig,
+    config: pg.ClientConfig,
     private readonly pool: pg.Pool,
     readonly name: string,
     private readonly onError: (err: Error) => void,
-  ) {}
+  ) {
+    this.listen = new ListenConnection({
+      config,
+      channel: name,
+      onNotify: (payload) => {
+        const seqs = payload
+          .split(',')
+          .map(Number)
+          .filter((n) => Number.isSafeInteger(n));
+        if (seqs.length > 0) this.announce(seqs);
+      },
+      onListening: (lostAtMs) => this.catchUp(lostAtMs),
+      onError,
+    });
+  }
 
   async publish(seqs: readonly number[]): Promise<void> {
     let chunk = '';
@@ -50,7 +61,7 @@ export class PgChannel implements PostgresEventChannel {
 
   subscribe(listener: (seqs: number[]) => void): () => void {
     this.listeners.add(listener);
-    void this.ensure();
+    void this.listen.start();
     return () => {
       this.listeners.delete(listener);
     };
@@ -59,27 +70,15 @@ export class PgChannel implements PostgresEventChannel {
   async ready(): Promise<void> {
     for (;;) {
       if (this.closed) throw new Error('channel is closed');
-      if (this.client) return;
-      await (this.ensure() ?? sleep(50));
-      if (!this.client) await sleep(50);
+      if (this.listen.listening) return;
+      await this.listen.start();
+      if (!this.listen.listening) await sleep(50);
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.connecting?.catch(() => undefined);
-    const c = this.client;
-    this.client = undefined;
-    if (c) await c.end().catch(() => undefined);
-  }
-
-  private ensure(): Promise<void> | undefined {
-    if (this.closed || this.client) return undefined;
-    this.connecting ??= this.connect().finally(() => {
-      this.connecting = undefined;
-    });
-    return this.connecting;
+    await this.listen.close();
   }
 
   /** Hand sequences not announced before to the listeners. */
@@ -104,78 +103,27 @@ export class PgChannel implements PostgresEventChannel {
     }
   }
 
-  private async connect(): Promise<void> {
-    // A dedicated connection: LISTEN belongs to a session, and a pooled one goes back to the pool.
-    const c = new pg.Client(this.config);
-    c.on('notification', (m) => {
-      if (m.channel !== this.name || !m.payload) return;
-      const seqs = m.payload
-        .split(',')
-        .map(Number)
-        .filter((n) => Number.isSafeInteger(n));
-      if (seqs.length > 0) this.announce(seqs);
-    });
-    c.on('error', (err) => {
-      this.onError(err);
-      this.lost(c);
-    });
-    c.on('end', () => this.lost(c));
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${ident(this.name)}`);
-      if (this.closed) {
-        await c.end().catch(() => undefined);
-        return;
-      }
-      // Listening from here on; what was dispatched before is read from the outbox itself (through
-      // the pool: this connection only ever LISTENs).
-      if (this.lastSeq < 0) {
-        const r = await this.pool.query<{ m: number }>(
-          `SELECT COALESCE(MAX(seq), 0) AS m FROM outbox WHERE status = 'dispatched'`,
-        );
-        this.lastSeq = Math.max(this.lastSeq, r.rows[0]?.m ?? 0);
-        this.client = c;
-      } else {
-        // Catch up on what other processes (or this one) dispatched while we were not listening:
-        // everything after the last sequence we announced, and anything that fell due since we
-        // lost the connection (a reminder dispatched late carries an older sequence).
-        const since = (this.lostAtMs ?? Date.now()) - CATCH_UP_DUE_MARGIN_MS;
-        const r = await this.pool.query<{ seq: number }>(
-          `SELECT seq FROM outbox WHERE status = 'dispatched' AND (seq > $1 OR due_ms >= $2) ORDER BY seq LIMIT ${CATCH_UP_LIMIT}`,
-          [this.lastSeq, since],
-        );
-        this.client = c;
-        this.lostAtMs = undefined;
-        this.announce(r.rows.map((x) => x.seq));
-      }
-      this.failures = 0;
-    } catch (err) {
-      this.onError(err as Error);
-      if (this.client === c) this.client = undefined;
-      c.end().catch(() => undefined);
-      this.retryLater();
+  /**
+   * Listening (again): what was dispatched before is read from the outbox itself (through the pool: the
+   * LISTEN connection only ever listens). The first time, only where the outbox stands.
+   */
+  private async catchUp(lostAtMs: number | undefined): Promise<void> {
+    if (this.lastSeq < 0) {
+      const r = await this.pool.query<{ m: number }>(
+        `SELECT COALESCE(MAX(seq), 0) AS m FROM outbox WHERE status = 'dispatched'`,
+      );
+      this.lastSeq = Math.max(this.lastSeq, r.rows[0]?.m ?? 0);
+      return;
     }
-  }
-
-  /** The LISTEN connection dropped: reconnect, then catch up on what was announced meanwhile. */
-  private lost(c: pg.Client): void {
-    if (this.client !== c) return;
-    this.client = undefined;
-    this.lostAtMs ??= Date.now();
-    c.end().catch(() => undefined);
-    this.retryLater();
-  }
-
-  /** Reconnect after a growing, jittered delay (250 ms doubling up to 10 s) so a restart is not hammered. */
-  private retryLater(): void {
-    if (this.closed || this.retryTimer) return;
-    this.lostAtMs ??= Date.now();
-    const delay = Math.min(10_000, 250 * 2 ** this.failures++) * (0.5 + Math.random() / 2);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      void this.ensure();
-    }, delay);
-    this.retryTimer.unref();
+    // What other processes (or this one) dispatched while we were not listening: everything after the
+    // last sequence we announced, and anything that fell due since we lost the connection (a reminder
+    // dispatched late carries an older sequence).
+    const since = (lostAtMs ?? Date.now()) - CATCH_UP_DUE_MARGIN_MS;
+    const r = await this.pool.query<{ seq: number }>(
+      `SELECT seq FROM outbox WHERE status = 'dispatched' AND (seq > $1 OR due_ms >= $2) ORDER BY seq LIMIT ${CATCH_UP_LIMIT}`,
+      [this.lastSeq, since],
+    );
+    this.announce(r.rows.map((x) => x.seq));
   }
 }
 

@@ -8,7 +8,7 @@
  * commits with a NOTIFY naming the business; every process LISTENs on a connection of its own and
  * reads that business again, so a suspension made through one process is in force at every other as
  * soon as the notification arrives (milliseconds). A dropped LISTEN connection reconnects with backoff
- * and reads the whole directory again; so does a periodic pass (`refreshMs`), which bounds how stale
+ * (listen-connection.ts) and reads the whole directory again; so does a periodic pass (`refreshMs`), which bounds how stale
  * a copy can be even if a notification were lost. Re-reads run one at a time, in order, so a later
  * read is never overwritten by an earlier one.
  */
@@ -24,6 +24,7 @@ import {
   type NewHostedBusiness,
 } from '../deployment-port.js';
 import { ident, pgCode } from './faults.js';
+import { ListenConnection } from './listen-connection.js';
 
 export interface PgDirectoryOptions {
   /** postgres://... (a `schema` parameter is ignored: the directory has a schema of its own). */
@@ -79,11 +80,8 @@ class PgDirectory implements DeploymentDirectory {
   private readonly regs = new Map<string, HostedRegistration[]>();
   /** Re-reads, one after another. */
   private queue: Promise<void> = Promise.resolve();
-  private listener?: pg.Client;
-  private connecting?: Promise<void>;
-  private retryTimer?: NodeJS.Timeout;
+  private readonly listen: ListenConnection;
   private refreshTimer?: NodeJS.Timeout;
-  private failures = 0;
   private closed = false;
 
   constructor(
@@ -95,6 +93,16 @@ class PgDirectory implements DeploymentDirectory {
     this.pool = new pg.Pool({ ...config, max: 2 });
     this.pool.on('error', (err) => this.onError(err));
     this.s = ident(schema);
+    this.listen = new ListenConnection({
+      config,
+      channel: schema,
+      onNotify: (id) => {
+        if (id) void this.reread(id).catch(() => undefined);
+      },
+      // Listening from here on: what changed before (or while the connection was lost) is read whole.
+      onListening: () => this.reread(),
+      onError,
+    });
   }
 
   async open(): Promise<void> {
@@ -111,8 +119,8 @@ class PgDirectory implements DeploymentDirectory {
     } finally {
       c.release();
     }
-    await this.connect();
-    if (!this.listener) throw new Error('cannot LISTEN for changes to the deployment directory');
+    await this.listen.start();
+    if (!this.listen.listening) throw new Error('cannot LISTEN for changes to the deployment directory');
     if (this.refreshMs > 0) {
       this.refreshTimer = setInterval(
         () => void this.reread().catch((err) => this.onError(err as Error)),
@@ -278,7 +286,7 @@ class PgDirectory implements DeploymentDirectory {
 
   /** Ready while the copy follows the database: listening, and the database answers. */
   async ready(): Promise<boolean> {
-    if (this.closed || !this.listener) return false;
+    if (this.closed || !this.listen.listening) return false;
     try {
       await this.pool.query('SELECT 1');
       return true;
@@ -290,12 +298,8 @@ class PgDirectory implements DeploymentDirectory {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.refreshTimer) clearInterval(this.refreshTimer);
-    await this.connecting?.catch(() => undefined);
-    const c = this.listener;
-    this.listener = undefined;
-    if (c) await c.end().catch(() => undefined);
+    await this.listen.close();
     await this.queue.catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }
@@ -430,61 +434,5 @@ class PgDirectory implements DeploymentDirectory {
         row.id,
         regs.map((r) => ({ registry: r.registry, registrationId: r.registration_id, profileUrl: r.profile_url })),
       );
-  }
-
-  /** The LISTEN connection (a dedicated one: LISTEN belongs to a session), then the whole directory read. */
-  private connect(): Promise<void> {
-    this.connecting ??= this.listen().finally(() => {
-      this.connecting = undefined;
-    });
-    return this.connecting;
-  }
-
-  private async listen(): Promise<void> {
-    if (this.closed || this.listener) return;
-    const c = new pg.Client(this.config);
-    c.on('notification', (m) => {
-      if (m.channel === this.schema && m.payload) void this.reread(m.payload).catch(() => undefined);
-    });
-    c.on('error', (err) => {
-      this.onError(err);
-      this.lost(c);
-    });
-    c.on('end', () => this.lost(c));
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${ident(this.schema)}`);
-      if (this.closed) {
-        await c.end().catch(() => undefined);
-        return;
-      }
-      this.listener = c;
-      // Listening from here on: what changed before (or while the connection was lost) is read whole.
-      await this.reread();
-      this.failures = 0;
-    } catch (err) {
-      this.onError(err as Error);
-      if (this.listener === c) this.listener = undefined;
-      c.end().catch(() => undefined);
-      this.retryLater();
-    }
-  }
-
-  private lost(c: pg.Client): void {
-    if (this.listener !== c) return;
-    this.listener = undefined;
-    c.end().catch(() => undefined);
-    this.retryLater();
-  }
-
-  /** Reconnect after a growing, jittered delay (250 ms doubling up to 10 s). */
-  private retryLater(): void {
-    if (this.closed || this.retryTimer) return;
-    const delay = Math.min(10_000, 250 * 2 ** this.failures++) * (0.5 + Math.random() / 2);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      void this.connect();
-    }, delay);
-    this.retryTimer.unref();
   }
 }
