@@ -3,7 +3,7 @@
  * dispatched, and a dropped LISTEN connection reconnects with backoff (listen-connection.ts) and catches up
  * on what it missed.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { EventChannel } from '../port.js';
 import { sleep } from './faults.js';
 import { ListenConnection } from './listen-connection.js';

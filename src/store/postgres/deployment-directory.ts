@@ -85,7 +85,7 @@ class PgDirectory implements DeploymentDirectory {
   private closed = false;
 
   constructor(
-    private readonly config: pg.ClientConfig,
+    config: pg.ClientConfig,
     private readonly schema: string,
     private readonly refreshMs: number,
     private readonly onError: (err: Error) => void,
