@@ -13,7 +13,7 @@ import { ManualClock } from '../../src/operations/index.js';
 import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
 import { createHosting, type Hosting } from '../../src/server/hosting.js';
 import { hashApiKey } from '../../src/security/index.js';
-import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 import { recorder } from '../support/log-recorder.js';
 import { TEST_NOW, waitFor } from '../support/time.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
@@ -190,6 +190,35 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     },
     120_000,
   );
+
+  it('phone: each business is a card with labelled parts, its actions on screen without scrolling the table sideways', async () => {
+    const { context, page } = await signedIn('phone');
+    const width = SIZES.phone.width;
+    expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBe(0);
+    // Nothing in the page scrolls sideways in a box of its own (the table's did): what it holds fits it.
+    const sideways = await page.evaluate(
+      `[...document.querySelectorAll('main *')].filter((e) => e.scrollWidth > e.clientWidth + 1 && /^(auto|scroll)$/.test(getComputedStyle(e).overflowX)).map((e) => e.tagName + '.' + e.className)`,
+    );
+    expect(sideways).toEqual([]);
+    for (const id of [SALON.id, NORD.id]) {
+      for (const action of [`Suspend ${id}`, `Invite the owner of ${id}`, `Delete ${id}`, `Export the data of ${id}`]) {
+        const box = await page.locator(`text=${action}`).boundingBox();
+        expect(box, action).not.toBeNull();
+        expect(box!.x, action).toBeGreaterThanOrEqual(0);
+        expect(box!.x + box!.width, action).toBeLessThanOrEqual(width);
+      }
+      // Each part of the card says what it is, the health first among what an operator looks for.
+      const card = page.locator('tr', { hasText: `Delete ${id}` });
+      const labels = await card
+        .locator('td')
+        .evaluateAll((cells) => cells.map((c) => getComputedStyle(c, '::before').content));
+      expect(labels).toEqual(['"Id"', '"Status"', '"Host names"', '"Health"', '"Action"']);
+      const health = await card.locator('td').nth(3).boundingBox();
+      expect(health!.x + health!.width).toBeLessThanOrEqual(width);
+    }
+    await page.screenshot({ path: join(SHOTS, 'operator-console-phone.png'), fullPage: true });
+    await context.close();
+  });
 
   it('exports a business (a download), refuses its delete until then, then deletes it and frees its name', async () => {
     const { context, page } = await signedIn();

@@ -28,7 +28,18 @@ input[type=text],input[type=password],input[type=email]{padding:.3rem;border:1px
 button{padding:.3rem .8rem;border:1px solid #1b1b1b;background:#fff;color:#1b1b1b;cursor:pointer}
 .error{color:#8a1c00}
 .wide{overflow-x:auto}
-code{overflow-wrap:anywhere}`;
+code{overflow-wrap:anywhere}
+@media (max-width:40rem){
+.wide{overflow-x:visible}
+table,tbody,tr,td{display:block}
+caption{display:block;text-align:left;padding:.4rem 0}
+thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+tr{border:1px solid #ccc;margin:0 0 1rem}
+td{border:0;border-top:1px solid #e4e4e4;overflow-wrap:anywhere}
+td:first-child{border-top:0;font-weight:600}
+td::before{content:attr(data-label);display:block;font-size:.85rem;font-weight:600;color:#444}
+input[type=text],input[type=password],input[type=email]{min-width:0;width:100%;box-sizing:border-box}
+}`;
 
 interface Session {
   csrf: string;
@@ -213,11 +224,12 @@ function listPage(all: OperatorBusiness[], s: Session, error?: string, status = 
     )}<form method="post" action="${SCREEN_PREFIX}/businesses/${encodeURIComponent(b.id)}/domains"><input type="hidden" name="csrf" value="${s.csrf}"><label for="domain-${b.id}">Custom domain</label><input id="domain-${b.id}" name="domain" type="text" required maxlength="253" autocomplete="off"><button type="submit">Add the domain to ${b.id}</button></form>`;
     const ref = encodeURIComponent(b.id);
     const removal = html`<p><a href="${SCREEN_PREFIX}/businesses/${ref}/export" download>Export the data of ${b.id}</a></p><form method="post" action="${SCREEN_PREFIX}/businesses/${ref}/delete"><input type="hidden" name="csrf" value="${s.csrf}"><input id="confirm-${b.id}" name="confirm" type="checkbox" value="yes"><label for="confirm-${b.id}" class="inline">Delete without an export</label><button type="submit">Delete ${b.id}</button></form>`;
-    return html`<tr><td>${b.id}</td><td class="${b.status === 'suspended' ? 'suspended' : ''}">${b.status}${b.reason ? html`: ${String(b.reason)}` : ''}</td><td>${(b.hosts as string[]).join(', ')}${domains}</td><td>${health}</td><td>${control}${invite}${removal}</td></tr>`;
+    // On a phone each row is a card, each cell labelled by its column (data-label, the stylesheet's ::before).
+    return html`<tr role="row"><td role="cell" data-label="Id">${b.id}</td><td role="cell" data-label="Status" class="${b.status === 'suspended' ? 'suspended' : ''}">${b.status}${b.reason ? html`: ${String(b.reason)}` : ''}</td><td role="cell" data-label="Host names">${(b.hosts as string[]).join(', ')}${domains}</td><td role="cell" data-label="Health">${health}</td><td role="cell" data-label="Action">${control}${invite}${removal}</td></tr>`;
   });
   return page(
     'Businesses',
-    html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}${notice ? html`<p role="status">${notice}</p>` : ''}<div class="wide"><table><caption>Every hosted business, its status and health</caption><thead><tr><th scope="col">Id</th><th scope="col">Status</th><th scope="col">Host names</th><th scope="col">Health</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table></div><form method="post" action="${SCREEN_PREFIX}/sign-out"><input type="hidden" name="csrf" value="${s.csrf}"><p><button type="submit">Sign out</button></p></form>`,
+    html`${error ? html`<p class="error" role="alert">${error}</p>` : ''}${notice ? html`<p role="status">${notice}</p>` : ''}<div class="wide"><table role="table"><caption>Every hosted business, its status and health</caption><thead role="rowgroup"><tr role="row"><th role="columnheader" scope="col">Id</th><th role="columnheader" scope="col">Status</th><th role="columnheader" scope="col">Host names</th><th role="columnheader" scope="col">Health</th><th role="columnheader" scope="col">Action</th></tr></thead><tbody role="rowgroup">${rows}</tbody></table></div><form method="post" action="${SCREEN_PREFIX}/sign-out"><input type="hidden" name="csrf" value="${s.csrf}"><p><button type="submit">Sign out</button></p></form>`,
     status,
   );
 }
