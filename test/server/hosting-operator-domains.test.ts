@@ -5,28 +5,25 @@
  * record holding the token routes the domain to the business. A domain another business holds or
  * claims is refused.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../src/operations/index.js';
-import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
-import { hashApiKey } from '../../src/security/index.js';
-import { recorder } from '../support/log-recorder.js';
-import { TEST_NOW } from '../support/time.js';
 import { hostCall } from '../support/host-fetch.js';
+import {
+  NORD,
+  NORD_FILE,
+  OPERATOR_KEY,
+  SALON,
+  deployHosting,
+  nordEntry,
+  salonEntry,
+  undeploy,
+  type Deployment,
+} from '../support/hosting.js';
 
-const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
-const OPERATOR_KEY = 'operator-key-0123456789abcdef';
-const SALON = { id: 'biz_maple_pine', host: 'salon.localhost' };
-const NORD = { id: 'biz_nord_studio', host: 'nord.localhost' };
 const DOMAIN = 'salon-books.localhost';
 
 describe('custom domains verified by a DNS TXT record', () => {
-  let dir: string;
-  let directory: DeploymentDirectory;
-  let hosting: Hosting;
+  let d: Deployment;
   let port: string;
   /** The injected DNS: TXT records by name; a name listed in `failing` answers a server failure. */
   const txt = new Map<string, string[][]>();
@@ -41,29 +38,9 @@ describe('custom domains verified by a DNS TXT record', () => {
     });
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'usp-operator-domains-'));
-    directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-    directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-    directory.add({
-      id: NORD.id,
-      hosts: [NORD.host],
-      origin: NORD_FILE,
-      addedAt: 2,
-      definition: readFileSync(NORD_FILE, 'utf8'),
-    });
-    hosting = createHosting({
-      directory,
-      dataDir: dir,
-      server: {
-        sandbox: true,
-        sweepIntervalMs: 0,
-        clock: new ManualClock(TEST_NOW),
-        security: { allowLoopbackProfiles: true },
-      },
-      log: recorder().log,
+    d = await deployHosting({
+      businesses: [salonEntry(), nordEntry({ definition: readFileSync(NORD_FILE, 'utf8') })],
       operator: {
-        host: 'operator.localhost',
-        keyHashes: [hashApiKey(OPERATOR_KEY)],
         resolveTxt: async (name) => {
           asked.push(name);
           if (failing.has(name)) throw Object.assign(new Error('queryTxt ESERVFAIL'), { code: 'ESERVFAIL' });
@@ -72,12 +49,12 @@ describe('custom domains verified by a DNS TXT record', () => {
           return records;
         },
       },
+      prefix: 'usp-operator-domains-',
     });
-    port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+    ({ port } = d);
   }, 60_000);
   afterAll(async () => {
-    await hosting?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await undeploy(d);
   });
 
   test('added, a domain is pending with its token and reaches nothing; only the TXT record holding the token routes it', async () => {

@@ -5,30 +5,23 @@
  * owner's account once, expires, and survives the business being closed and reloaded. A business
  * with an account, one that sends no mail, and a bad address are refused with a clear problem.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ManualClock, SETUP_TTL_MS } from '../../src/operations/index.js';
-import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
-import { hashApiKey } from '../../src/security/index.js';
-import { hostedMail } from '../../src/server/cli/host.js';
-import type { Flags } from '../../src/server/cli/flags.js';
-import { recorder } from '../support/log-recorder.js';
+import type { Hosting } from '../../src/server/hosting.js';
 import { TEST_NOW, waitFor } from '../support/time.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
+import { NORD, NORD_FILE, deployHosting, mailIn, salonEntry, undeploy, type Deployment } from '../support/hosting.js';
 
-const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
 const OPERATOR_KEY = 'operator-key-0123456789abcdef';
 const SALON = { id: 'biz_maple_pine', host: 'salon.localhost' };
-const NORD = { id: 'biz_nord_studio', host: 'nord.localhost' };
 const OWNER = 'owner@nord-studio.example';
 
 describe("the operator invites a business's owner by mail", () => {
+  let d: Deployment;
   let dir: string;
-  let directory: DeploymentDirectory;
   let hosting: Hosting;
   let port: string;
   const clock = new ManualClock(TEST_NOW);
@@ -82,23 +75,18 @@ describe("the operator invites a business's owner by mail", () => {
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'usp-operator-invite-'));
-    directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-    directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-    hosting = createHosting({
-      directory,
-      dataDir: dir,
-      server: { sandbox: true, sweepIntervalMs: 0, clock, security: { allowLoopbackProfiles: true } },
+    d = await deployHosting({
+      businesses: [salonEntry()],
+      server: { clock },
       // Nord's mail is written to its own folder, as `host serve --mail-dir` does; the salon sends none.
-      serverFor: (b) => (b.id === NORD.id ? { mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) } : {}),
-      log: recorder().log,
-      operator: { host: 'operator.localhost', keyHashes: [hashApiKey(OPERATOR_KEY)] },
+      serverFor: (b, dir) => (b.id === NORD.id ? { mail: mailIn(b, dir) } : {}),
+      operator: true,
+      prefix: 'usp-operator-invite-',
     });
-    port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+    ({ dir, hosting, port } = d);
   }, 60_000);
   afterAll(async () => {
-    await hosting?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await undeploy(d);
   });
 
   test('created with owner_email, the business mails her a setup link at its own origin, in its own name', async () => {

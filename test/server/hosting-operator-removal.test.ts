@@ -4,28 +4,27 @@
  * refused until this business's export was taken, unless confirmed; a deleted business is served no
  * more, its store is gone, its export stays, and its names are free for another.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../src/operations/index.js';
-import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
-import { hashApiKey } from '../../src/security/index.js';
-import { recorder } from '../support/log-recorder.js';
-import { TEST_NOW } from '../support/time.js';
+import type { DeploymentDirectory } from '../../src/store/index.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
-
-const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
-const OPERATOR_KEY = 'operator-key-0123456789abcdef';
-const SALON = { id: 'biz_maple_pine', host: 'salon.localhost' };
-const NORD = { id: 'biz_nord_studio', host: 'nord.localhost' };
+import {
+  NORD,
+  NORD_FILE,
+  OPERATOR_KEY,
+  SALON,
+  deployHosting,
+  salonEntry,
+  undeploy,
+  type Deployment,
+} from '../support/hosting.js';
 
 describe('export then delete a hosted business', () => {
+  let d: Deployment;
   let dir: string;
   let directory: DeploymentDirectory;
-  let hosting: Hosting;
   let port: string;
   const url = (host: string, path: string) => `http://${host}:${port}${path}`;
   const auth = { Authorization: `Bearer ${OPERATOR_KEY}` };
@@ -34,27 +33,10 @@ describe('export then delete a hosted business', () => {
   const served = async (host: string) => (await hostCall(url(host, '/.well-known/usp'))).status;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'usp-operator-removal-'));
-    directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-    directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-    hosting = createHosting({
-      directory,
-      dataDir: dir,
-      server: {
-        sandbox: true,
-        sweepIntervalMs: 0,
-        clock: new ManualClock(TEST_NOW),
-        security: { allowLoopbackProfiles: true },
-      },
-      log: recorder().log,
-      operator: { host: 'operator.localhost', keyHashes: [hashApiKey(OPERATOR_KEY)] },
-    });
-    port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+    d = await deployHosting({ businesses: [salonEntry()], operator: true, prefix: 'usp-operator-removal-' });
+    ({ dir, directory, port } = d);
   }, 60_000);
-  afterAll(async () => {
-    await hosting?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => undeploy(d));
 
   test('a delete before the export is refused; the export is its database; then the delete frees its names', async () => {
     const business = JSON.parse(readFileSync(NORD_FILE, 'utf8'));

@@ -5,32 +5,33 @@
  * verifies a custom domain (DNS injected), exports then deletes a business; a wrong key signs nobody in; a form without
  * the session's CSRF token changes nothing; the screens are axe-clean at phone and desktop widths.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/operations/index.js';
-import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
-import { hashApiKey } from '../../src/security/index.js';
+import type { DeploymentDirectory } from '../../src/store/index.js';
 import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
-import { recorder } from '../support/log-recorder.js';
-import { TEST_NOW, waitFor } from '../support/time.js';
+import { waitFor } from '../support/time.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
-import { hostedMail } from '../../src/server/cli/host.js';
-import type { Flags } from '../../src/server/cli/flags.js';
+import {
+  NORD,
+  NORD_FILE,
+  OPERATOR_KEY,
+  SALON,
+  deployHosting,
+  mailIn,
+  nordEntry,
+  salonEntry,
+  undeploy,
+  type Deployment,
+} from '../support/hosting.js';
 
 noteWithoutChromium('hosting-operator.browser');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
-const KEY = 'operator-key-0123456789abcdef';
-const SALON = { id: 'biz_maple_pine', host: 'salon.localhost' };
-const NORD = { id: 'biz_nord_studio', host: 'nord.localhost' };
-const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
 
 describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/chromium)', () => {
+  let d: Deployment;
   let dir: string;
   let directory: DeploymentDirectory;
-  let hosting: Hosting;
   let port: string;
   let browser: import('playwright-core').Browser;
   /** The injected DNS: TXT records by name. */
@@ -39,44 +40,22 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    dir = mkdtempSync(join(tmpdir(), 'usp-operator-screen-'));
-    directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-    directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-    directory.add({
-      id: NORD.id,
-      hosts: [NORD.host],
-      origin: NORD_FILE,
-      addedAt: Date.now(),
-      definition: readFileSync(NORD_FILE, 'utf8'),
+    d = await deployHosting({
+      businesses: [salonEntry(), nordEntry({ addedAt: Date.now(), definition: readFileSync(NORD_FILE, 'utf8') })],
+      serverFor: (b, dir) => ({ mail: mailIn(b, dir) }),
+      operator: { resolveTxt: async (name) => txt.get(name) ?? [] },
+      prefix: 'usp-operator-screen-',
     });
-    hosting = createHosting({
-      directory,
-      dataDir: dir,
-      server: {
-        sandbox: true,
-        sweepIntervalMs: 0,
-        clock: new ManualClock(TEST_NOW),
-        security: { allowLoopbackProfiles: true },
-      },
-      serverFor: (b) => ({ mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
-      log: recorder().log,
-      operator: {
-        host: 'operator.localhost',
-        keyHashes: [hashApiKey(KEY)],
-        resolveTxt: async (name) => txt.get(name) ?? [],
-      },
-    });
-    port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+    ({ dir, directory, port } = d);
     // Loaded, so that its health is shown.
     expect((await hostCall(`http://${SALON.host}:${port}/.well-known/usp`)).status).toBe(200);
   }, 90_000);
   afterAll(async () => {
     await browser?.close();
-    await hosting?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await undeploy(d);
   });
 
-  async function signedIn(size: keyof typeof SIZES = 'desktop', key = KEY) {
+  async function signedIn(size: keyof typeof SIZES = 'desktop', key = OPERATOR_KEY) {
     const context = await browser.newContext({ viewport: SIZES[size], javaScriptEnabled: false, locale: 'en-US' });
     const page = await context.newPage();
     await page.goto(consoleUrl());
@@ -211,7 +190,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
       const card = page.locator('tr', { hasText: `Delete ${id}` });
       const labels = await card
         .locator('td')
-        .evaluateAll((cells) => cells.map((c) => getComputedStyle(c, '::before').content));
+        .evaluateAll((cells) => cells.map((c) => (globalThis as any).getComputedStyle(c, '::before').content));
       expect(labels).toEqual(['"Id"', '"Status"', '"Host names"', '"Health"', '"Action"']);
       const health = await card.locator('td').nth(3).boundingBox();
       expect(health!.x + health!.width).toBeLessThanOrEqual(width);

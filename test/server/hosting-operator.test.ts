@@ -6,30 +6,32 @@
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ManualClock } from '../../src/operations/index.js';
 import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
 import { hashApiKey } from '../../src/security/index.js';
-import { recorder } from '../support/log-recorder.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
-import { TEST_NOW } from '../support/time.js';
 import { hostCall } from '../support/host-fetch.js';
 import { operatorFlags } from '../../src/server/cli/host.js';
 import type { Flags } from '../../src/server/cli/flags.js';
+import {
+  NORD,
+  NORD_FILE,
+  OPERATOR_KEY,
+  SALON,
+  deployHosting,
+  salonEntry,
+  undeploy,
+  type Deployment,
+} from '../support/hosting.js';
 
-const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
-const OPERATOR_KEY = 'operator-key-0123456789abcdef';
 const SALON_KEY = 'salon-admin-key-0123456789';
-const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut' };
-const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim' };
 const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
 
 describe('the operator API of a hosting deployment', () => {
+  let d: Deployment;
   let dir: string;
   let directory: DeploymentDirectory;
-  let hosting: Hosting;
   let port: string;
   const url = (host: string, path: string) => `http://${host}:${port}${path}`;
   const op = (path: string, o: { method?: string; body?: unknown; key?: string | null } = {}) =>
@@ -40,27 +42,16 @@ describe('the operator API of a hosting deployment', () => {
     });
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'usp-operator-'));
-    directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-    directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-    hosting = createHosting({
-      directory,
-      dataDir: dir,
-      server: {
-        sandbox: true,
-        sweepIntervalMs: 0,
-        clock: new ManualClock(TEST_NOW),
-        security: { allowLoopbackProfiles: true },
-      },
+    d = await deployHosting({
+      businesses: [salonEntry()],
       serverFor: (b) => ({ adminKeys: b.id === SALON.id ? [SALON_KEY] : [] }),
-      log: recorder().log,
-      operator: { host: 'operator.localhost', keyHashes: [hashApiKey(OPERATOR_KEY)] },
+      operator: true,
+      prefix: 'usp-operator-',
     });
-    port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+    ({ dir, directory, port } = d);
   }, 60_000);
   afterAll(async () => {
-    await hosting?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await undeploy(d);
   });
 
   test('without the operator key, or with a wrong one or a business admin key: 401 and no business named', async () => {

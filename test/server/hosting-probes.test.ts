@@ -9,13 +9,20 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hashApiKey } from '../../src/security/index.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
-import { KEYS, NORD, SALON, deployTwo, undeploy, type Biz, type Deployment } from '../support/hosting.js';
+import {
+  KEYS,
+  NORD,
+  OPERATOR_HOST,
+  OPERATOR_KEY,
+  SALON,
+  deployTwo,
+  undeploy,
+  type Biz,
+  type Deployment,
+} from '../support/hosting.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
 
-const OPERATOR_KEY = 'operator-key-0123456789abcdef';
-const OPERATOR_HOST = 'operator.localhost';
 const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
 /** As the trusted proxy in front forwards a client on the Internet. */
 const OUTSIDE = { 'X-Forwarded-For': '203.0.113.9', 'X-Forwarded-Proto': 'https' };
@@ -68,7 +75,7 @@ describe('readiness and metrics per business in host mode', () => {
   let d: Deployment;
   beforeAll(async () => {
     d = await deployTwo({
-      operator: { host: OPERATOR_HOST, keyHashes: [hashApiKey(OPERATOR_KEY)] },
+      operator: true,
       trustProxy: true,
       metricsLabelled: 1,
     });

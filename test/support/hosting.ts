@@ -1,16 +1,31 @@
 /**
- * Two businesses hosted by one listener on their `*.localhost` names (issue 39), for the hosting
- * tests: the demo salon and Nord Studio (test/fixtures/hosting), each with its own admin key and
- * its mail in a folder of its own, on the fixed clock, in a temp folder of the test's own.
+ * Hosting deployments for the tests (issue 39): one listener serving the demo salon and Nord Studio
+ * (test/fixtures/hosting) on their `*.localhost` names, on the fixed clock, in a temp folder of the
+ * test's own; on PostgreSQL (`db`) the directory and each business in schemas of the test's own, dropped
+ * by `undeploy`. `deployHosting` is the set-up every hosting test shares; `deployTwo` adds an admin key
+ * each, mail in a folder of each one's own and OAuth sign-up codes kept for the test.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ManualClock } from '../../src/operations/index.js';
-import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting, type HostingOptions } from '../../src/server/hosting.js';
+import {
+  openDeploymentDirectoryAt,
+  type DeploymentDirectory,
+  type HostedBusiness,
+  type NewHostedBusiness,
+} from '../../src/store/index.js';
+import {
+  createHosting,
+  type Hosting,
+  type HostedServerOptions,
+  type HostingOptions,
+} from '../../src/server/hosting.js';
+import type { TxtResolver } from '../../src/server/operator-domains.js';
 import { hostedMail } from '../../src/server/cli/host.js';
 import type { Flags } from '../../src/server/cli/flags.js';
+import { hashApiKey } from '../../src/security/index.js';
+import { dropSchema, schemaName } from '../pg/helpers.js';
 import { recorder } from './log-recorder.js';
 import { TEST_NOW } from './time.js';
 
@@ -22,6 +37,26 @@ export const KEYS: Record<string, string> = {
 export const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut', name: 'Maple & Pine' };
 export const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim', name: 'Nord Studio' };
 export type Biz = typeof SALON;
+export const OPERATOR_HOST = 'operator.localhost';
+export const OPERATOR_KEY = 'operator-key-0123456789abcdef';
+
+/** The salon (the built-in demo) as the directory holds it, with any field replaced. */
+export const salonEntry = (more: Partial<NewHostedBusiness> = {}): NewHostedBusiness => ({
+  id: SALON.id,
+  hosts: [SALON.host],
+  origin: 'demo',
+  addedAt: 1,
+  ...more,
+});
+
+/** Nord Studio (its business file) as the directory holds it, with any field replaced. */
+export const nordEntry = (more: Partial<NewHostedBusiness> = {}): NewHostedBusiness => ({
+  id: NORD.id,
+  hosts: [NORD.host],
+  origin: NORD_FILE,
+  addedAt: 2,
+  ...more,
+});
 
 export interface Deployment {
   dir: string;
@@ -29,41 +64,70 @@ export interface Deployment {
   hosting: Hosting;
   port: string;
   log: ReturnType<typeof recorder>;
-  /** The one-time codes each business's OAuth sign-up sent, by email. */
+  /** The one-time codes each business's OAuth sign-up sent, by email (deployTwo). */
   codes: Map<string, string>;
   url(b: Biz | string): string;
+  /** The deployment's directory opened again, as another process (`host ...` beside `host serve`) opens it. */
+  another(): Promise<DeploymentDirectory>;
+  /** The PostgreSQL schemas to drop when done (the directory's and each business's). */
+  schemas: string[];
 }
 
-/** The salon and Nord hosted on SQLite in a new temp folder (`route`: the hosting's test seam). */
-export async function deployTwo(
-  o: Pick<HostingOptions, 'route' | 'operator' | 'trustProxy' | 'metricsLabelled'> = {},
-): Promise<Deployment> {
-  const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-'));
-  const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-  directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-  directory.add({ id: NORD.id, hosts: [NORD.host], origin: NORD_FILE, addedAt: 2 });
+export interface HostingSetup
+  extends Pick<HostingOptions, 'route' | 'trustProxy' | 'metricsLabelled' | 'maxLoaded' | 'paymentConnect'> {
+  /** A postgres:// URL: the directory and every business on it, in schemas of this deployment's own. */
+  db?: string;
+  /** The businesses the directory starts with (default the salon and Nord); given the temp folder. */
+  businesses?: NewHostedBusiness[] | ((dir: string) => NewHostedBusiness[]);
+  /** Over the base options: sandbox, no sweep, the fixed clock, loopback profiles allowed. */
+  server?: Partial<HostedServerOptions>;
+  serverFor?: (b: HostedBusiness, dir: string) => Partial<HostedServerOptions>;
+  /** The operator's door at OPERATOR_HOST, opened by OPERATOR_KEY (`resolveTxt`: the injected DNS). */
+  operator?: boolean | { resolveTxt?: TxtResolver };
+  /** The temp folder's name starts so (default `usp-hosting-`). */
+  prefix?: string;
+}
+
+/** A hosting deployment listening on 127.0.0.1 at a port of its own. */
+export async function deployHosting(o: HostingSetup = {}): Promise<Deployment> {
+  const dir = mkdtempSync(join(tmpdir(), o.prefix ?? 'usp-hosting-'));
+  const prefix = schemaName('hosting');
+  const another = () =>
+    openDeploymentDirectoryAt({ db: o.db, path: join(dir, 'deployment.db') }, { schema: `${prefix}_directory` });
+  const directory = await another();
+  const businesses =
+    typeof o.businesses === 'function' ? o.businesses(dir) : (o.businesses ?? [salonEntry(), nordEntry()]);
+  for (const b of businesses) await directory.add(b);
+  const schemas = o.db ? [`${prefix}_directory`, ...businesses.map((b) => `${prefix}_${b.id}`)] : [];
   const log = recorder();
-  const codes = new Map<string, string>();
+  const operator = o.operator
+    ? {
+        host: OPERATOR_HOST,
+        keyHashes: [hashApiKey(OPERATOR_KEY)],
+        ...(typeof o.operator === 'object' ? o.operator : {}),
+      }
+    : undefined;
+  const serverFor = o.serverFor;
   const hosting = createHosting({
     directory,
     dataDir: dir,
+    db: o.db,
+    schemaPrefix: `${prefix}_`,
     server: {
       sandbox: true,
       sweepIntervalMs: 0,
       clock: new ManualClock(TEST_NOW),
       security: { allowLoopbackProfiles: true },
-      oauth: {
-        loginLimits: { perAddress: 1000, signupsPerAddress: 1000 },
-        deliverCode: (email: string, code: string) => void codes.set(email, code),
-        registration: { perAddressPerMinute: 1000, totalPerMinute: 1000, perRegistrant: 1000 },
-      },
+      ...o.server,
     },
-    serverFor: (b) => ({ adminKeys: [KEYS[b.id]!], mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
+    serverFor: serverFor && ((b) => serverFor(b, dir)),
     log: log.log,
+    operator,
     route: o.route,
-    operator: o.operator,
     trustProxy: o.trustProxy,
     metricsLabelled: o.metricsLabelled,
+    maxLoaded: o.maxLoaded,
+    paymentConnect: o.paymentConnect,
   });
   const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
   return {
@@ -72,13 +136,41 @@ export async function deployTwo(
     hosting,
     port,
     log,
-    codes,
+    codes: new Map(),
     url: (b) => `http://${typeof b === 'string' ? b : b.host}:${port}`,
+    another,
+    schemas,
   };
+}
+
+/** Each business's mail written to a folder of its own under the deployment's, as `host serve --mail-dir` does. */
+export const mailIn = (b: HostedBusiness, dir: string) => hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b);
+
+/** The salon and Nord, each with its admin key and its mail in a folder of its own, OAuth codes kept. */
+export async function deployTwo(
+  o: Pick<
+    HostingSetup,
+    'route' | 'operator' | 'trustProxy' | 'metricsLabelled' | 'db' | 'maxLoaded' | 'businesses'
+  > = {},
+): Promise<Deployment> {
+  const codes = new Map<string, string>();
+  const d = await deployHosting({
+    ...o,
+    server: {
+      oauth: {
+        loginLimits: { perAddress: 1000, signupsPerAddress: 1000 },
+        deliverCode: (email: string, code: string) => void codes.set(email, code),
+        registration: { perAddressPerMinute: 1000, totalPerMinute: 1000, perRegistrant: 1000 },
+      },
+    },
+    serverFor: (b, dir) => ({ adminKeys: [KEYS[b.id]!], mail: mailIn(b, dir) }),
+  });
+  return { ...d, codes };
 }
 
 export async function undeploy(d: Deployment | undefined): Promise<void> {
   if (!d) return;
   await d.hosting.close();
+  for (const s of d.schemas) await dropSchema(s);
   rmSync(d.dir, { recursive: true, force: true });
 }
