@@ -7,78 +7,32 @@
  * by the bounded pool opens again with its data. On SQLite, and on PostgreSQL (a schema per business)
  * when USP_TEST_PG_URL is set.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import pg from 'pg';
-import { ManualClock, addBusinessUser } from '../../src/operations/index.js';
-import { openDeploymentDirectory, type DeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
-import { recorder } from '../support/log-recorder.js';
+import { addBusinessUser } from '../../src/operations/index.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
 import { TEST_NOW, waitFor } from '../support/time.js';
-import { hostedMail } from '../../src/server/cli/host.js';
-import type { Flags } from '../../src/server/cli/flags.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
 import { signInDashboard } from '../support/dashboard-session.js';
-import { PG_URL, schemaName } from '../pg/helpers.js';
+import {
+  KEYS,
+  NORD,
+  SALON,
+  deployTwo,
+  nordEntry,
+  salonEntry,
+  undeploy,
+  type Biz,
+  type Deployment,
+} from '../support/hosting.js';
+import { PG_URL } from '../pg/helpers.js';
 
-/** The PostgreSQL schemas the deployments made (a prefix per deployment), dropped at the end. */
-const pgSchemas: string[] = [];
-const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
-const KEYS: Record<string, string> = {
-  biz_maple_pine: 'salon-admin-key-0123456789',
-  biz_nord_studio: 'nord-admin-key-0123456789',
-};
-const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut', name: 'Maple & Pine' };
-const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim', name: 'Nord Studio' };
-type Biz = typeof SALON;
 const CUSTOM = 'Book.Maple-Pine.localhost';
 
-interface Deployment {
-  dir: string;
-  directory: DeploymentDirectory;
-  hosting: Hosting;
-  port: string;
-  log: ReturnType<typeof recorder>;
-  url(b: Biz | string): string;
-}
-
-async function deploy(db: string | undefined, o: { maxLoaded?: number } = {}): Promise<Deployment> {
-  const schemaPrefix = schemaName('host');
-  if (db) pgSchemas.push(...[SALON.id, NORD.id].map((id) => `${schemaPrefix}_${id}`));
-  const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-'));
-  const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-  directory.add({ id: SALON.id, hosts: [SALON.host, CUSTOM], origin: 'demo', addedAt: 1 });
-  directory.add({ id: NORD.id, hosts: [NORD.host], origin: NORD_FILE, addedAt: 2 });
-  const log = recorder();
-  const hosting = createHosting({
-    directory,
-    dataDir: dir,
-    db,
-    schemaPrefix: `${schemaPrefix}_`,
-    server: {
-      sandbox: true,
-      sweepIntervalMs: 0,
-      clock: new ManualClock(TEST_NOW),
-      security: { allowLoopbackProfiles: true },
-    },
-    // Each business's admin key, and its mail in a folder of its own, as `host serve --mail-dir` gives it.
-    serverFor: (b) => ({ adminKeys: [KEYS[b.id]!], mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
-    log: log.log,
-    maxLoaded: o.maxLoaded,
-  });
-  const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
-  return { dir, directory, hosting, port, log, url: (b) => `http://${typeof b === 'string' ? b : b.host}:${port}` };
-}
-
-async function undeploy(d: Deployment | undefined): Promise<void> {
-  if (!d) return;
-  await d.hosting.close();
-  rmSync(d.dir, { recursive: true, force: true });
-}
+const deploy = (db: string | undefined, o: { maxLoaded?: number } = {}) =>
+  deployTwo({ db, maxLoaded: o.maxLoaded, businesses: [salonEntry({ hosts: [SALON.host, CUSTOM] }), nordEntry()] });
 
 const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
 
@@ -397,7 +351,7 @@ function suite(engine: string, db: () => string | undefined) {
     test('a suspended business says so and why and takes no booking; resumed, it books again', async () => {
       await hostCall(`${d.url(NORD)}/.well-known/usp`);
       expect(d.hosting.loaded).toContain(NORD.id);
-      d.directory.setStatus(NORD.id, 'suspended', 'Closed for renovation until March');
+      await d.directory.setStatus(NORD.id, 'suspended', 'Closed for renovation until March');
       const profile = await hostCall(`${d.url(NORD)}/.well-known/usp`);
       expect(profile.status).toBe(200);
       expect(JSON.stringify(profile.body)).toContain('Closed for renovation until March');
@@ -412,20 +366,21 @@ function suite(engine: string, db: () => string | undefined) {
       expect(JSON.stringify(q.body)).toContain('Closed for renovation until March');
       // The other business is not touched.
       expect(JSON.stringify((await hostCall(`${d.url(SALON)}/.well-known/usp`)).body)).not.toContain('renovation');
-      d.directory.setStatus(NORD.id, 'active');
+      await d.directory.setStatus(NORD.id, 'active');
       expect(JSON.stringify((await hostCall(`${d.url(NORD)}/.well-known/usp`)).body)).not.toContain('renovation');
       expect((await bookOverRest(d, NORD, 3)).id).toMatch(/./);
     });
 
     test('names changed by another process: the loaded business answers at its new name, its origin the new one', async () => {
       await hostCall(`${d.url(NORD)}/.well-known/usp`);
-      const other = openDeploymentDirectory(join(d.dir, 'deployment.db'));
-      other.setHosts(NORD.id, ['nord-new.localhost', NORD.host]);
-      other.close();
+      const other = await d.another();
+      await other.setHosts(NORD.id, ['nord-new.localhost', NORD.host]);
+      await other.close();
+      await waitFor(() => d.directory.byHost('nord-new.localhost') !== undefined, 5000, 'the new name in the copy');
       const p = await hostCall(`${d.url('nord-new.localhost')}/.well-known/usp`);
       expect(p.status).toBe(200);
       expect(p.text).toContain(`${d.url('nord-new.localhost')}/mcp`);
-      d.directory.setHosts(NORD.id, [NORD.host]);
+      await d.directory.setHosts(NORD.id, [NORD.host]);
       expect((await hostCall(`${d.url(NORD)}/.well-known/usp`)).text).toContain(`${d.url(NORD)}/mcp`);
     });
   });
@@ -463,12 +418,4 @@ function suite(engine: string, db: () => string | undefined) {
 
 suite('SQLite', () => undefined);
 
-if (PG_URL) {
-  suite('PostgreSQL', () => PG_URL);
-  afterAll(async () => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    for (const s of pgSchemas) await client.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
-    await client.end();
-  });
-}
+if (PG_URL) suite('PostgreSQL', () => PG_URL);
