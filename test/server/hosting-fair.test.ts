@@ -5,68 +5,46 @@
  * each business whole), so a backlog stays the business's own; this test keeps it so when the
  * workers come to be shared.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { silentLogger } from '../../src/operations/index.js';
-import { openDeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
-import { hostedMail } from '../../src/server/cli/host.js';
-import type { Flags } from '../../src/server/cli/flags.js';
 import { hostCall } from '../support/host-fetch.js';
 import { startProfileServer, type ProfileServer } from '../support/profile-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { BUYER, day } from '../support/server.js';
 import { TEST_NOW, waitFor } from '../support/time.js';
 import { RunningClock } from '../webhooks/helpers.js';
+import { NORD, SALON, deployHosting, mailIn, undeploy, type Deployment } from '../support/hosting.js';
 
-const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut' };
-const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim' };
 const BACKLOG = 12;
 
+let d: Deployment;
 let dir: string;
-let hosting: Hosting;
 let port: string;
 let profiles: ProfileServer;
 let stuck: WebhookReceiver;
 let healthy: WebhookReceiver;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'usp-hosting-fair-'));
   profiles = await startProfileServer();
   [stuck, healthy] = [await startWebhookReceiver(), await startWebhookReceiver()];
   stuck.setDefault('/hooks', 'hang');
-  const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-  directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-  directory.add({
-    id: NORD.id,
-    hosts: [NORD.host],
-    origin: resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json'),
-    addedAt: 2,
-  });
-  hosting = createHosting({
-    directory,
-    dataDir: dir,
+  d = await deployHosting({
     server: {
-      sandbox: true,
-      sweepIntervalMs: 0,
       clock: new RunningClock(TEST_NOW),
-      security: { allowLoopbackProfiles: true },
       webhooks: { timeoutMs: 30_000, pollMs: 25, retry: { firstRetryMs: 50, maxRetries: 3, maxTotalMs: 60_000 } },
     },
-    serverFor: (b) => ({ mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
-    log: silentLogger,
+    serverFor: (b, dir) => ({ mail: mailIn(b, dir) }),
+    prefix: 'usp-hosting-fair-',
   });
-  port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+  ({ dir, port } = d);
 }, 60_000);
 
 afterAll(async () => {
   await stuck?.close();
   await healthy?.close();
-  await hosting?.close();
+  await undeploy(d);
   await profiles?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function book(b: typeof SALON, profile: string, n: number): Promise<string> {

@@ -5,14 +5,7 @@
  * there, are nothing at Nord: refused, and Nord's bookings unchanged. The OAuth test helpers drive
  * the flows; their `fetch` is the one that reaches `*.localhost` names (test/support/host-fetch.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { ManualClock, silentLogger } from '../../src/operations/index.js';
-import { openDeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
-import { TEST_NOW } from '../support/time.js';
 import { hostFetch } from '../support/host-fetch.js';
 import {
   authorizeUrl,
@@ -23,46 +16,24 @@ import {
   tokenRequest,
   type OAuthTestServer,
 } from '../oauth/support.js';
+import { deployTwo, undeploy, type Deployment } from '../support/hosting.js';
 
-const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
-const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-oauth-'));
-const codes = new Map<string, string>();
-let hosting: Hosting;
+let d: Deployment;
 let salon: OAuthTestServer;
 let nord: OAuthTestServer;
 
 beforeAll(async () => {
   vi.stubGlobal('fetch', hostFetch);
-  const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-  directory.add({ id: 'biz_maple_pine', hosts: ['salon.localhost'], origin: 'demo', addedAt: 1 });
-  directory.add({ id: 'biz_nord_studio', hosts: ['nord.localhost'], origin: NORD_FILE, addedAt: 2 });
-  hosting = createHosting({
-    directory,
-    dataDir: dir,
-    server: {
-      sandbox: false,
-      sweepIntervalMs: 0,
-      clock: new ManualClock(TEST_NOW),
-      webhooks: { enabled: false },
-      security: { allowLoopbackProfiles: true },
-      oauth: {
-        loginLimits: { perAddress: 1000, signupsPerAddress: 1000 },
-        deliverCode: (email: string, code: string) => void codes.set(email, code),
-        registration: { perAddressPerMinute: 1000, totalPerMinute: 1000, perRegistrant: 1000 },
-      },
-    },
-    log: silentLogger,
-  });
-  const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+  d = await deployTwo({ server: { sandbox: false, webhooks: { enabled: false } } });
+  const { codes, port } = d;
   // The helpers read `url` and `codes`; the rest of a test server is not theirs to use here.
   const as = (name: string) => ({ url: `http://${name}:${port}`, codes }) as unknown as OAuthTestServer;
   salon = as('salon.localhost');
   nord = as('nord.localhost');
 }, 60_000);
 afterAll(async () => {
-  await hosting?.close();
+  await undeploy(d);
   vi.unstubAllGlobals();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const bookings = async (t: OAuthTestServer, token: string) =>

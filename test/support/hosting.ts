@@ -150,13 +150,14 @@ export const mailIn = (b: HostedBusiness, dir: string) => hostedMail({ 'mail-dir
 export async function deployTwo(
   o: Pick<
     HostingSetup,
-    'route' | 'operator' | 'trustProxy' | 'metricsLabelled' | 'db' | 'maxLoaded' | 'businesses'
+    'route' | 'operator' | 'trustProxy' | 'metricsLabelled' | 'db' | 'maxLoaded' | 'businesses' | 'server'
   > = {},
 ): Promise<Deployment> {
   const codes = new Map<string, string>();
   const d = await deployHosting({
     ...o,
     server: {
+      ...o.server,
       oauth: {
         loginLimits: { perAddress: 1000, signupsPerAddress: 1000 },
         deliverCode: (email: string, code: string) => void codes.set(email, code),
