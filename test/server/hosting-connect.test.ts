@@ -5,27 +5,31 @@
  * platform's endpoint secret, to the deployment's one Connect endpoint, which hands each to the business
  * its account names. Everything through HTTP at the businesses' host names.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ManualClock } from '../../src/operations/index.js';
-import { openDeploymentDirectoryAt, type DeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
-import { hashApiKey } from '../../src/security/index.js';
-import { recorder } from '../support/log-recorder.js';
+import type { DeploymentDirectory } from '../../src/store/index.js';
+import type { Hosting } from '../../src/server/hosting.js';
+import type { recorder } from '../support/log-recorder.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
 import { TEST_NOW, waitFor } from '../support/time.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
 import { startStripeEmulator, type EmulatedStripe } from '../support/stripe-emulator.js';
-import { PG_URL, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
+import { PG_URL, noteSkipped } from '../pg/helpers.js';
+import {
+  NORD_FILE,
+  OPERATOR_HOST,
+  OPERATOR_KEY,
+  deployHosting,
+  nordPaidAtBooking,
+  salonEntry,
+  undeploy,
+} from '../support/hosting.js';
 
-const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
 const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', paid: 'svc_massage_60', account: 'acct_1SalonMaple' };
 const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', paid: 'svc_nord_trim', account: 'acct_1NordStudio' };
 type Biz = typeof SALON;
 const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
-const OPERATOR_KEY = 'operator-key-0123456789abcdef';
 
 interface Rig {
   hosting: Hosting;
@@ -40,61 +44,37 @@ interface Rig {
 }
 
 async function deploy(db: string | undefined): Promise<Rig> {
-  const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-connect-'));
-  const prefix = schemaName('connect');
-  const nord = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
-  nord.services[0].policies.payment_timing = 'at_booking';
-  const nordFile = join(dir, 'nord-studio.json');
-  writeFileSync(nordFile, JSON.stringify(nord));
-  const another = () =>
-    openDeploymentDirectoryAt({ db, path: join(dir, 'deployment.db') }, { schema: `${prefix}_directory` });
-  const directory = await another();
-  await directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1, paymentAccount: SALON.account });
-  await directory.add({ id: NORD.id, hosts: [NORD.host], origin: nordFile, addedAt: 2 });
-  await directory.setPaymentAccount(NORD.id, NORD.account);
   const clock = new ManualClock(TEST_NOW);
   const stripe = await startStripeEmulator({ now: () => clock.now() });
-  const logs = recorder();
-  const hosting = createHosting({
-    directory,
-    dataDir: dir,
+  const d = await deployHosting({
     db,
-    schemaPrefix: `${prefix}_`,
-    server: {
-      sandbox: true,
-      sweepIntervalMs: 0,
-      clock,
-      security: { allowLoopbackProfiles: true },
-      payments: { provider: 'sandbox', startWorker: false },
-    },
+    businesses: (dir) => [salonEntry({ paymentAccount: SALON.account }), nordPaidAtBooking(dir)],
+    server: { clock, payments: { provider: 'sandbox', startWorker: false } },
     // The platform's keys only: each business's account comes from the directory.
     paymentConnect: {
       provider: 'stripe',
       options: { secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, apiUrl: stripe.url },
     },
-    log: logs.log,
-    operator: { host: 'operator.localhost', keyHashes: [hashApiKey(OPERATOR_KEY)] },
+    operator: true,
+    prefix: 'usp-hosting-connect-',
   });
-  const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+  await d.directory.setPaymentAccount(NORD.id, NORD.account);
   return {
-    hosting,
-    directory,
+    hosting: d.hosting,
+    directory: d.directory,
     stripe,
-    logs,
-    url: (b) => `http://${b.host}:${port}`,
+    logs: d.log,
+    url: (b) => d.url(b.host),
     op: (path, method, body) =>
-      hostCall(`http://operator.localhost:${port}${path}`, {
+      hostCall(`${d.url(OPERATOR_HOST)}${path}`, {
         method,
         body,
         headers: { Authorization: `Bearer ${OPERATOR_KEY}` },
       }),
-    another,
+    another: d.another,
     async close() {
-      await hosting.close();
+      await undeploy(d);
       await stripe.close();
-      if (db)
-        for (const s of [`${prefix}_directory`, `${prefix}_${SALON.id}`, `${prefix}_${NORD.id}`]) await dropSchema(s);
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -5,7 +5,7 @@
  * by `undeploy`. `deployHosting` is the set-up every hosting test shares; `deployTwo` adds an admin key
  * each, mail in a folder of each one's own and OAuth sign-up codes kept for the test.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ManualClock } from '../../src/operations/index.js';
@@ -57,6 +57,15 @@ export const nordEntry = (more: Partial<NewHostedBusiness> = {}): NewHostedBusin
   addedAt: 2,
   ...more,
 });
+
+/** Nord with its trim paid when booking (a copy of its file in `dir`), so each business has a service paid online. */
+export function nordPaidAtBooking(dir: string, more: Partial<NewHostedBusiness> = {}): NewHostedBusiness {
+  const nord = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
+  nord.services[0].policies.payment_timing = 'at_booking';
+  const file = join(dir, 'nord-studio.json');
+  writeFileSync(file, JSON.stringify(nord));
+  return nordEntry({ origin: file, ...more });
+}
 
 export interface Deployment {
   dir: string;
