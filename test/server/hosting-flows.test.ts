@@ -7,28 +7,20 @@
  * refused at the other business's webhook door; its mail delivered through the SMTP capture in its
  * own name; and an OAuth authorization code flow at each host, whose token the other host refuses.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ManualClock } from '../../src/operations/index.js';
-import { openDeploymentDirectoryAt, type DeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
-import { recorder } from '../support/log-recorder.js';
+import type { DeploymentDirectory } from '../../src/store/index.js';
+import type { Hosting } from '../../src/server/hosting.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
 import { TEST_NOW, waitFor } from '../support/time.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { startStripeEmulator, type EmulatedStripe } from '../support/stripe-emulator.js';
 import { linkedTokens, mcpCallAt, type OAuthTestServer } from '../oauth/support.js';
-import { PG_URL, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
+import { PG_URL, noteSkipped } from '../pg/helpers.js';
+import { deployTwo, nordPaidAtBooking, salonEntry, undeploy } from '../support/hosting.js';
 
-const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
-const KEYS: Record<string, string> = {
-  biz_maple_pine: 'salon-admin-key-0123456789',
-  biz_nord_studio: 'nord-admin-key-0123456789',
-};
 const ACCOUNTS: Record<string, string> = { biz_maple_pine: 'acct_salon_0001', biz_nord_studio: 'acct_nord_0002' };
 const SALON = {
   id: 'biz_maple_pine',
@@ -59,43 +51,15 @@ interface Rig {
 }
 
 async function deploy(db: string | undefined): Promise<Rig> {
-  const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-flows-'));
-  const prefix = schemaName('flows');
-  const directorySchema = `${prefix}_directory`;
-  // Nord's trim paid when booking, so each business has a service paid online.
-  const nord = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
-  nord.services[0].policies.payment_timing = 'at_booking';
-  const nordFile = join(dir, 'nord-studio.json');
-  writeFileSync(nordFile, JSON.stringify(nord));
-  const directory = await openDeploymentDirectoryAt(
-    { db, path: join(dir, 'deployment.db') },
-    { schema: directorySchema },
-  );
-  await directory.add({ id: SALON.id, hosts: [SALON.host], origin: 'demo', addedAt: 1 });
-  await directory.add({ id: NORD.id, hosts: [NORD.host], origin: nordFile, addedAt: 2 });
   const clock = new ManualClock(TEST_NOW);
   const stripe = await startStripeEmulator({ now: () => clock.now() });
   const sink = await startSmtpSink();
-  const codes = new Map<string, string>();
-  const hosting = createHosting({
-    directory,
-    dataDir: dir,
+  const d = await deployTwo({
     db,
-    schemaPrefix: `${prefix}_`,
-    server: {
-      sandbox: true,
-      sweepIntervalMs: 0,
-      clock,
-      security: { allowLoopbackProfiles: true },
-      oauth: {
-        loginLimits: { perAddress: 1000, signupsPerAddress: 1000 },
-        deliverCode: (email: string, code: string) => void codes.set(email, code),
-        registration: { perAddressPerMinute: 1000, totalPerMinute: 1000, perRegistrant: 1000 },
-      },
-    },
+    businesses: (dir) => [salonEntry(), nordPaidAtBooking(dir)],
+    server: { clock },
     // One platform key and endpoint secret, a connected account per business; one mail relay, each From its own name.
     serverFor: (b) => ({
-      adminKeys: [KEYS[b.id]!],
       mail: { smtpUrl: sink.url },
       payments: {
         provider: 'stripe',
@@ -108,22 +72,18 @@ async function deploy(db: string | undefined): Promise<Rig> {
         startWorker: false,
       },
     }),
-    log: recorder().log,
   });
-  const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
   return {
-    hosting,
-    directory,
+    hosting: d.hosting,
+    directory: d.directory,
     stripe,
     sink,
-    codes,
-    url: (b) => `http://${b.host}:${port}`,
+    codes: d.codes,
+    url: (b) => d.url(b.host),
     async close() {
-      await hosting.close();
+      await undeploy(d);
       await stripe.close();
       await sink.close();
-      if (db) for (const s of [directorySchema, `${prefix}_${SALON.id}`, `${prefix}_${NORD.id}`]) await dropSchema(s);
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

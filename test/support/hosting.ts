@@ -155,11 +155,11 @@ export async function deployHosting(o: HostingSetup = {}): Promise<Deployment> {
 /** Each business's mail written to a folder of its own under the deployment's, as `host serve --mail-dir` does. */
 export const mailIn = (b: HostedBusiness, dir: string) => hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b);
 
-/** The salon and Nord, each with its admin key and its mail in a folder of its own, OAuth codes kept. */
+/** The salon and Nord, each with its admin key and its mail in a folder of its own (unless `serverFor` says otherwise), OAuth codes kept. */
 export async function deployTwo(
   o: Pick<
     HostingSetup,
-    'route' | 'operator' | 'trustProxy' | 'metricsLabelled' | 'db' | 'maxLoaded' | 'businesses' | 'server'
+    'route' | 'operator' | 'trustProxy' | 'metricsLabelled' | 'db' | 'maxLoaded' | 'businesses' | 'server' | 'serverFor'
   > = {},
 ): Promise<Deployment> {
   const codes = new Map<string, string>();
@@ -173,7 +173,7 @@ export async function deployTwo(
         registration: { perAddressPerMinute: 1000, totalPerMinute: 1000, perRegistrant: 1000 },
       },
     },
-    serverFor: (b, dir) => ({ adminKeys: [KEYS[b.id]!], mail: mailIn(b, dir) }),
+    serverFor: (b, dir) => ({ adminKeys: [KEYS[b.id]!], mail: mailIn(b, dir), ...o.serverFor?.(b, dir) }),
   });
   return { ...d, codes };
 }
