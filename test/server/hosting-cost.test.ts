@@ -5,14 +5,11 @@
  * copy of the migrated schema), and without preparing every statement of every repository (they are
  * prepared on first use). The copy carries no secret: each business still signs with keys of its own.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { ManualClock, silentLogger } from '../../src/operations/index.js';
-import { openDeploymentDirectory } from '../../src/store/index.js';
-import { createHosting, type Hosting } from '../../src/server/hosting.js';
+import type { Hosting } from '../../src/server/hosting.js';
 import { SmartRouter } from 'hono/router/smart-router';
 import { createDashboard } from '../../src/bindings/dashboard/index.js';
 import { createBuyerPages } from '../../src/bindings/pages/index.js';
@@ -27,11 +24,11 @@ vi.mock('../../src/bindings/pages/index.js', async (original) => {
   return { ...m, createBuyerPages: vi.fn(m.createBuyerPages) };
 });
 import { hostFetch } from '../support/host-fetch.js';
-import { NORD_FILE } from '../support/hosting.js';
-import { TEST_NOW } from '../support/time.js';
+import { NORD_FILE, deployHosting, undeploy, type Deployment } from '../support/hosting.js';
 
 const COUNT = 5;
 const fixture = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
+let d: Deployment;
 let dir: string;
 let hosting: Hosting;
 let port: string;
@@ -39,31 +36,26 @@ let port: string;
 const statements = new Map<string, string[]>();
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'usp-hosting-cost-'));
-  const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
-  for (let i = 0; i < COUNT; i++) {
-    const file = join(dir, `b${i}.json`);
-    writeFileSync(file, JSON.stringify({ ...fixture, business: { ...fixture.business, id: `biz_cost_${i}` } }));
-    directory.add({ id: `biz_cost_${i}`, hosts: [`b${i}.localhost`], origin: file, addedAt: i });
-  }
-  hosting = createHosting({
-    directory,
-    dataDir: dir,
-    server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(TEST_NOW) },
+  d = await deployHosting({
+    businesses: (dir) =>
+      Array.from({ length: COUNT }, (_, i) => {
+        const file = join(dir, `b${i}.json`);
+        writeFileSync(file, JSON.stringify({ ...fixture, business: { ...fixture.business, id: `biz_cost_${i}` } }));
+        return { id: `biz_cost_${i}`, hosts: [`b${i}.localhost`], origin: file, addedAt: i };
+      }),
     serverFor: (b) => {
       const seen: string[] = [];
       statements.set(b.id, seen);
       return { onDbStatement: (sql: string) => void seen.push(sql) };
     },
-    log: silentLogger,
+    prefix: 'usp-hosting-cost-',
   });
-  port = new URL(await hosting.listen(0, '127.0.0.1')).port;
+  ({ dir, hosting, port } = d);
 }, 60_000);
 
 afterAll(async () => {
   vi.restoreAllMocks();
-  await hosting?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await undeploy(d);
 });
 
 const profileOf = async (i: number) => {
