@@ -147,7 +147,8 @@ async function unloadedReady(d: HostedProbeDeps, b: HostedBusiness): Promise<Res
   const file = storeOf(d.stores, b.id);
   try {
     if (existsSync(file)) {
-      const db = new Database(file, { readonly: true, fileMustExist: true, timeout: READY_TIMEOUT_MS });
+      // A short wait only: the driver waits synchronously, on the event loop every business shares.
+      const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 100 });
       try {
         db.prepare('SELECT count(*) FROM sqlite_master').get();
       } finally {
