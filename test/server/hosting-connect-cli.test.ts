@@ -3,7 +3,8 @@
  * --stripe-account` and `host payment-account` record each business's connected account (checked, never
  * two businesses'), `host list --json` shows it, and `host serve` with only the platform's keys takes a
  * business's payment on its own account (the emulator sees its `Stripe-Account`) and applies the event
- * Stripe posts to the deployment's one Connect endpoint.
+ * Stripe posts to the deployment's one Connect endpoint; an account changed by the CLI while it serves is
+ * the next payment's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +39,34 @@ afterAll(async () => {
   vi.unstubAllGlobals();
   rmSync(work, { recursive: true, force: true });
 });
+
+/** A paid booking at the salon on the first day from `from` with a slot, and its Checkout Session's account. */
+async function paidBooking(base: string, from: number) {
+  for (let n = from; n < from + 10; n++) {
+    const q = await hostCall(`${base}/availability/query`, {
+      method: 'POST',
+      headers: AGENT,
+      body: { service_id: 'svc_massage_60', start_date: dayFromNow(n), end_date: dayFromNow(n), limit: 1 },
+    });
+    const slot = q.body?.slots?.[0];
+    if (!slot) continue;
+    const made = await hostCall(`${base}/bookings`, {
+      method: 'POST',
+      headers: AGENT,
+      body: { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER },
+    });
+    expect(made.status, made.text).toBe(201);
+    const booking = { ...(made.body.booking as { id: string; status: string }), day: n };
+    expect(booking.status).toBe('requires_action');
+    const session = () => [...stripe.sessions.values()].find((s) => s.client_reference_id === booking.id);
+    await waitFor(() => session() !== undefined, 10_000, 'the checkout session made by the business worker');
+    const account = stripe.requests.find(
+      (r) => r.path === '/v1/checkout/sessions' && r.body.client_reference_id === booking.id,
+    )?.account;
+    return { booking, session: session()!, account };
+  }
+  throw new Error(`no slot of svc_massage_60 from day ${from} on`);
+}
 
 describe('Stripe Connect through the host CLI', () => {
   test('host add --stripe-account and host payment-account keep one account per business, checked', async () => {
@@ -81,34 +110,17 @@ describe('Stripe Connect through the host CLI', () => {
       { cwd: work },
     );
     const base = `http://salon.localhost:${new URL(served.url).port}`;
-    let booking: { id: string; status: string } | undefined;
-    for (let n = 2; n < 12 && !booking; n++) {
-      const q = await hostCall(`${base}/availability/query`, {
-        method: 'POST',
-        headers: AGENT,
-        body: { service_id: 'svc_massage_60', start_date: dayFromNow(n), end_date: dayFromNow(n), limit: 1 },
-      });
-      const slot = q.body?.slots?.[0];
-      if (!slot) continue;
-      const made = await hostCall(`${base}/bookings`, {
-        method: 'POST',
-        headers: AGENT,
-        body: { service_id: 'svc_massage_60', slot_id: slot.id, buyer: BUYER },
-      });
-      expect(made.status, made.text).toBe(201);
-      booking = made.body.booking;
-    }
-    expect(booking?.status).toBe('requires_action');
-    const session = () => [...stripe.sessions.values()].find((s) => s.client_reference_id === booking!.id);
-    await waitFor(() => session() !== undefined, 10_000, 'the checkout session made by the business worker');
-    expect(
-      stripe.requests.find((r) => r.path === '/v1/checkout/sessions' && r.body.client_reference_id === booking!.id)
-        ?.account,
-    ).toBe('acct_1SalonCli');
-    const paid = stripe.pay(String(session()!.id));
+    const { booking, session, account } = await paidBooking(base, 2);
+    expect(account).toBe('acct_1SalonCli');
+    const paid = stripe.pay(String(session.id));
     stripe.webhookUrl = `http://nord.localhost:${new URL(served.url).port}/stripe/connect/webhook`;
     expect(await stripe.deliver(paid)).toBe(200);
-    const after = await hostCall(`${base}/bookings/${booking!.id}`, { headers: AGENT });
+    const after = await hostCall(`${base}/bookings/${booking.id}`, { headers: AGENT });
     expect(after.body.booking.status).toBe('confirmed');
-  }, 60_000);
+
+    // The account changed by the CLI while the salon is loaded in `host serve`: its next payment is on the new one.
+    expect((await host(['payment-account', 'biz_maple_pine', 'acct_1SalonMoved'])).code).toBe(0);
+    const moved = await paidBooking(base, booking.day + 1);
+    expect(moved.account).toBe('acct_1SalonMoved');
+  }, 90_000);
 });
