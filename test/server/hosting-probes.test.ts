@@ -22,6 +22,7 @@ import {
   type Deployment,
 } from '../support/hosting.js';
 import { BUYER, PLATFORM, day } from '../support/server.js';
+import { PG_URL, noteSkipped } from '../pg/helpers.js';
 
 const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
 /** As the trusted proxy in front forwards a client on the Internet. */
@@ -183,3 +184,23 @@ describe('/readyz of a business not loaded answers without composing it', () => 
     expect(d.hosting.pool.ids).toEqual([]);
   });
 });
+
+describe.skipIf(!PG_URL)(
+  PG_URL
+    ? '/readyz of a business not loaded, on PostgreSQL'
+    : noteSkipped('/readyz of a business not loaded, on PostgreSQL'),
+  () => {
+    let d: Deployment;
+    beforeAll(async () => {
+      d = await deployTwo({ db: PG_URL });
+    }, 60_000);
+    afterAll(() => undeploy(d));
+
+    test('answers from the database the directory reads, loading no business', async () => {
+      const r = await hostCall(`${d.url(NORD)}/readyz`);
+      expect(d.hosting.pool.ids).toEqual([]);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body).toEqual({ status: 'ready', database: 'postgres', loaded: false });
+    });
+  },
+);
