@@ -93,7 +93,10 @@ export class BusinessPool<T extends Closable> {
       this.retiring.delete(entry);
       void this.shut(id, entry, 'closed, to be composed again');
     };
-    if (entry.busy === 0) return shut();
+    if (entry.busy === 0) {
+      shut();
+      return;
+    }
     entry.retired = shut;
     this.retiring.set(entry, id);
   }

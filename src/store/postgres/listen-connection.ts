@@ -83,7 +83,10 @@ export class ListenConnection {
       this.caughtUp = false;
       await this.o.onListening(this.lostAtMs);
       // Lost meanwhile: a retry that came due during the catch-up joined this attempt, so ask again.
-      if (this.client !== c) return this.retryLater();
+      if (this.client !== c) {
+        this.retryLater();
+        return;
+      }
       this.caughtUp = true;
       this.lostAtMs = undefined;
       this.failures = 0;
