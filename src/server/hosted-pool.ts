@@ -20,12 +20,16 @@ export interface PoolOptions<T extends Closable> {
   /** Monotonic milliseconds (idleness is wall time, whatever clock the businesses run on). */
   now(): number;
   log: Logger;
+  /** Told before a business is closed, whatever closes it (host serve records when it is next due). */
+  closing?(id: string, value: T): Promise<void>;
 }
 
 interface Loaded<T> {
   value: T;
   lastUsed: number;
   busy: number;
+  /** Requests it answered (a visit that finds this unchanged closes it again). */
+  uses: number;
 }
 
 export class BusinessPool<T extends Closable> {
@@ -52,11 +56,33 @@ export class BusinessPool<T extends Closable> {
   /** Run `fn` with the business `id` loaded (opened first when it is not), and it kept open meanwhile. */
   async use<R>(id: string, fn: (value: T) => Promise<R>): Promise<R> {
     const entry = await this.acquire(id);
+    entry.uses++;
     try {
       return await fn(entry.value);
     } finally {
       entry.busy--;
       entry.lastUsed = this.o.now();
+    }
+  }
+
+  /**
+   * Run `fn` with business `id` loaded for its background work, not for a request (host serve's
+   * waker): opened first when it is not loaded, and closed again after unless it was loaded before
+   * or a request used it meanwhile (then it stays, as any business a request opened). Its use order
+   * and idleness are left as they were.
+   */
+  async visit<R>(id: string, fn: (value: T) => Promise<R>): Promise<R> {
+    const before = this.loaded.has(id) || this.opening.has(id);
+    const entry = await this.acquire(id, false);
+    const uses = entry.uses;
+    try {
+      return await fn(entry.value);
+    } finally {
+      entry.busy--;
+      if (!before && entry.uses === uses && entry.busy === 0 && this.loaded.get(id) === entry) {
+        this.loaded.delete(id);
+        await this.shut(id, entry, 'closed after its background work');
+      }
     }
   }
 
@@ -104,8 +130,12 @@ export class BusinessPool<T extends Closable> {
     await Promise.all(all.map(([id, entry]) => this.shut(id, entry, 'closed')));
   }
 
-  private async acquire(id: string): Promise<Loaded<T>> {
+  private async acquire(id: string, used = true): Promise<Loaded<T>> {
     const hit = this.loaded.get(id);
+    if (hit && !used) {
+      hit.busy++;
+      return hit;
+    }
     if (hit) {
       // Most recently used: to the end of the order.
       this.loaded.delete(id);
@@ -127,7 +157,7 @@ export class BusinessPool<T extends Closable> {
     try {
       const started = performance.now();
       const value = await this.o.open(id);
-      const entry: Loaded<T> = { value, lastUsed: this.o.now(), busy: 0 };
+      const entry: Loaded<T> = { value, lastUsed: this.o.now(), busy: 0, uses: 0 };
       this.loaded.set(id, entry);
       this.o.log.info('business opened', {
         business: id,
@@ -152,6 +182,11 @@ export class BusinessPool<T extends Closable> {
   }
 
   private async shut(id: string, entry: Loaded<T>, why: string): Promise<void> {
+    await this.o
+      .closing?.(id, entry.value)
+      .catch((err) =>
+        this.o.log.warn('could not record when a business is next due', { business: id, error: String(err) }),
+      );
     try {
       await entry.value.close();
       this.o.log.info(`business ${why}`, { business: id, loaded: this.loaded.size });

@@ -22,8 +22,10 @@ import {
   type HostedRegistration,
   type HostedStatus,
   type NewHostedBusiness,
+  type WakeSchedule,
 } from '../deployment-port.js';
 import { ident, pgCode } from './faults.js';
+import { pgWakeSchedule } from './deployment-wake.js';
 
 export interface PgDirectoryOptions {
   /** postgres://... (a `schema` parameter is ignored: the directory has a schema of its own). */
@@ -77,6 +79,7 @@ class PgDirectory implements DeploymentDirectory {
   private readonly names = new Map<string, string>();
   private readonly accounts = new Map<string, string>();
   private readonly regs = new Map<string, HostedRegistration[]>();
+  readonly wake: WakeSchedule;
   /** Re-reads, one after another. */
   private queue: Promise<void> = Promise.resolve();
   private listener?: pg.Client;
@@ -95,6 +98,7 @@ class PgDirectory implements DeploymentDirectory {
     this.pool = new pg.Pool({ ...config, max: 2 });
     this.pool.on('error', (err) => this.onError(err));
     this.s = ident(schema);
+    this.wake = pgWakeSchedule(this.pool, this.s);
   }
 
   async open(): Promise<void> {
