@@ -97,7 +97,8 @@ export interface HostingOptions {
   /**
    * The waker (hosted-waker.ts): how often it wakes the businesses not loaded here whose background
    * work is due (ms; default 15 s; 0: none), how many at once (default 2), and for how long each at
-   * most (ms; default 10 s).
+   * most (ms; default 10 s). Absent: no waker (an embedder or test that steps the pool itself);
+   * `host serve` always gives it.
    */
   wake?: { intervalMs?: number; concurrency?: number; boundMs?: number };
 }
@@ -199,7 +200,7 @@ export function createHosting(o: HostingOptions): Hosting {
       const u = new URL(url);
       origin = { scheme: o.publicScheme ?? u.protocol.slice(0, -1), port: String(o.publicPort ?? u.port) };
       // Businesses are composed with their origins: the waker starts once they are known.
-      if ((o.wake?.intervalMs ?? DEFAULT_WAKE_INTERVAL_MS) > 0)
+      if (o.wake && (o.wake.intervalMs ?? DEFAULT_WAKE_INTERVAL_MS) > 0)
         waker = startWaker({ ...o.wake, directory: o.directory, pool, now, log: o.log });
     },
     stopDeliveries: async () => undefined,
