@@ -3,7 +3,9 @@
  * (concurrent first requests share one opening), at most `maxLoaded` of them, the least recently
  * used closed first when one more is needed, and any left idle `idleCloseMs` closed by a periodic
  * sweep. A business answering a request is never closed under it; closing one stops its workers and
- * closes its store, and its next request opens it again from its store.
+ * closes its store, and its next request opens it again from its store. The waker (hosted-waker.ts)
+ * opens one for its background work as a visit, which is no use: it is closed again after, unless a
+ * request came meanwhile.
  */
 import type { Logger } from '../operations/index.js';
 

@@ -77,13 +77,7 @@ async function serve(wake: HostingOptions['wake'], idleCloseMs = 1_000): Promise
       webhooks: { timeoutMs: 30_000, pollMs: 25, retry: { firstRetryMs: 50, maxRetries: 3, maxTotalMs: 60_000 } },
     },
     serverFor: (b) => ({ mail: hostedMail({ 'mail-dir': join(dir, 'mail') } as Flags, b) }),
-    log: process.env.WAKE_DEBUG
-      ? {
-          info: (m, f) => console.log(m, JSON.stringify(f)),
-          warn: (m, f) => console.log('W', m, JSON.stringify(f)),
-          error: (m, f) => console.log('E', m, JSON.stringify(f)),
-        }
-      : silentLogger,
+    log: silentLogger,
     idleCloseMs,
     wake,
   });
