@@ -147,7 +147,12 @@ export function createHosting(o: HostingOptions): Hosting {
     open: async (id) => {
       const server = await composeHosted(o, o.directory.get(id)!, originOf);
       // Held ahead of now while loaded here: if this process dies, the business is woken soon after.
-      await o.directory.wake.set([id], now() + (waker?.holdMs ?? HOLD_WITHOUT_WAKER_MS));
+      // The request that opened it does not wait on (nor fail with) the directory's write.
+      Promise.resolve()
+        .then(() => o.directory.wake.set([id], now() + (waker?.holdMs ?? HOLD_WITHOUT_WAKER_MS)))
+        .catch((err) =>
+          o.log.warn('could not hold a loaded business in the directory', { business: id, error: String(err) }),
+        );
       return server;
     },
     maxLoaded: o.maxLoaded ?? 200,

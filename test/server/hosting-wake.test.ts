@@ -157,9 +157,9 @@ describe('the waker does the due work of businesses that are not loaded', () => 
     await waitFor(() => closed(NORD), 10_000, 'Nord closed after idling');
     clock.set(start - DAY + 1_000);
     const began = performance.now();
-    await waitFor(() => reminders(NORD) === 1, 10_000, "Nord's reminder");
+    await waitFor(() => reminders(NORD) === 1, 20_000, "Nord's reminder");
     // The salon's lane time (1.5 s, then its deliveries' release) and Nord's own opening, far inside the 30 s hang.
-    expect(performance.now() - began).toBeLessThan(6_000);
+    expect(performance.now() - began).toBeLessThan(10_000);
     expect(stuck.requests().every((r) => r.answered === null)).toBe(true);
   });
 
@@ -169,6 +169,9 @@ describe('the waker does the due work of businesses that are not loaded', () => 
     const start = await book(SALON, 3);
     await waitFor(() => mailOf(SALON).length === 1, 5_000, "the salon's confirmation");
     expect(await directory.wake.at(SALON.id)).toBeGreaterThan(clock.now() + 30_000);
+    // Its workers done with what is due now (the confirmation's event handed out too), it is closed.
+    const dueLater = async () => ((await hosting!.pool.peek(SALON.id, (s) => s.nextDueAt())) ?? 0) > clock.now();
+    await waitFor(dueLater, 5_000, 'nothing due now at the salon');
     await hosting!.pool.close(SALON.id);
     const at = await directory.wake.at(SALON.id);
     expect(at).toBeGreaterThan(clock.now());
