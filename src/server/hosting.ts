@@ -143,26 +143,7 @@ export function createHosting(o: HostingOptions): Hosting {
   const originOf = (b: HostedBusiness) => publicOrigin(origin!.scheme, b.hosts[0]!, origin!.port);
   const now = () => o.server.clock?.now() ?? Date.now();
   let waker: Waker | undefined;
-  const pool = new BusinessPool<UspServer>({
-    open: async (id) => {
-      const server = await composeHosted(o, o.directory.get(id)!, originOf);
-      // Held ahead of now while loaded here: if this process dies, the business is woken soon after.
-      // The request that opened it does not wait on (nor fail with) the directory's write.
-      Promise.resolve()
-        .then(() => o.directory.wake.set([id], now() + (waker?.holdMs ?? HOLD_WITHOUT_WAKER_MS)))
-        .catch((err) =>
-          o.log.warn('could not hold a loaded business in the directory', { business: id, error: String(err) }),
-        );
-      return server;
-    },
-    maxLoaded: o.maxLoaded ?? 200,
-    idleCloseMs: o.idleCloseMs ?? 600_000,
-    now: () => performance.now(),
-    log: o.log,
-    // Closed (idle, evicted, woken and done, shut down): due again when its work is.
-    closing: async (id, server) =>
-      void (await o.directory.wake.set([id], await (waker ? waker.dueAt(id, server) : server.nextDueAt()))),
-  });
+  const pool = businessPool(o, originOf, now, () => waker);
   const operator = operatorDoorOf(o, pool, proxies);
   // /readyz and /metrics: a business's own at its host, the deployment's at any other name (hosted-probes.ts).
   const probes = hostedProbes({
@@ -227,6 +208,40 @@ export function createHosting(o: HostingOptions): Hosting {
     close: () => listener.close(),
     shutdown: (ms) => listener.shutdown(ms),
   };
+}
+
+/**
+ * The businesses composed at once (hosted-pool.ts), each recorded in the directory: held ahead of now
+ * while loaded (a process that dies holding it leaves it due soon after), due when its work is once
+ * closed (hosted-waker.ts).
+ */
+function businessPool(
+  o: HostingOptions,
+  originOf: (b: HostedBusiness) => string,
+  now: () => number,
+  waker: () => Waker | undefined,
+): BusinessPool<UspServer> {
+  return new BusinessPool<UspServer>({
+    open: async (id) => {
+      const server = await composeHosted(o, o.directory.get(id)!, originOf);
+      // The request that opened it does not wait on (nor fail with) the directory's write.
+      Promise.resolve()
+        .then(() => o.directory.wake.set([id], now() + (waker()?.holdMs ?? HOLD_WITHOUT_WAKER_MS)))
+        .catch((err) =>
+          o.log.warn('could not hold a loaded business in the directory', { business: id, error: String(err) }),
+        );
+      return server;
+    },
+    maxLoaded: o.maxLoaded ?? 200,
+    idleCloseMs: o.idleCloseMs ?? 600_000,
+    now: () => performance.now(),
+    log: o.log,
+    // Closed (idle, evicted, woken and done, shut down): due again when its work is.
+    closing: async (id, server) => {
+      const w = waker();
+      await o.directory.wake.set([id], await (w ? w.dueAt(id, server) : server.nextDueAt()));
+    },
+  });
 }
 
 /** The operator's door at its own host name, when the deployment has an operator. */
