@@ -38,6 +38,8 @@ export class BusinessPool<T extends Closable> {
   /** In use order: the first key is the least recently used. */
   private readonly loaded = new Map<string, Loaded<T>>();
   private readonly opening = new Map<string, Promise<Loaded<T>>>();
+  /** Visited businesses being closed (closeAll waits for them). */
+  private readonly closing = new Set<Promise<void>>();
   private readonly sweeper?: NodeJS.Timeout;
 
   constructor(private readonly o: PoolOptions<T>) {
@@ -83,7 +85,12 @@ export class BusinessPool<T extends Closable> {
       entry.busy--;
       if (!before && entry.uses === uses && entry.busy === 0 && this.loaded.get(id) === entry) {
         this.loaded.delete(id);
-        await this.shut(id, entry, 'closed after its background work');
+        // Not waited for: a worker's stop may wait out an attempt under way (a calendar feed or a mail
+        // relay that hangs until its timeout), and the visitor goes on to the next business meanwhile.
+        const closing = this.shut(id, entry, 'closed after its background work').finally(() =>
+          this.closing.delete(closing),
+        );
+        this.closing.add(closing);
       }
     }
   }
@@ -126,7 +133,7 @@ export class BusinessPool<T extends Closable> {
   /** Close everything (the deployment stops). */
   async closeAll(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    await Promise.allSettled([...this.opening.values()]);
+    await Promise.allSettled([...this.opening.values(), ...this.closing]);
     const all = [...this.loaded];
     this.loaded.clear();
     await Promise.all(all.map(([id, entry]) => this.shut(id, entry, 'closed')));

@@ -6,10 +6,10 @@
  * added. Every `intervalMs` the waker's lanes (at most `concurrency`, each one business at a time)
  * claim the business longest due that this process does not hold, open it through the pool as a
  * visit (its composition starts its workers), sweep once, let the workers run until nothing is due
- * now or `boundMs` passed, and close it again unless a request came meanwhile. A business whose work
- * outlasts the bound (a webhook target that never answers) is due again no sooner than the next
- * interval, behind every business due longer: it holds one lane for the bound at most, never the
- * others.
+ * now or `boundMs` passed, and close it again unless a request came meanwhile (without waiting for
+ * its workers to stop: one may wait out a hanging attempt). A business whose work outlasts the bound
+ * (a webhook target that never answers) is due again no sooner than six bounds later (a minute),
+ * behind every business due longer: it holds one lane for the bound at most, never the others.
  *
  * Not yet the one set of workers per process the issue asks for: each business still runs its own
  * workers while composed; the waker bounds who is composed, when, and for how long (docs/DECISIONS.md).
@@ -55,6 +55,8 @@ export function startWaker(o: WakerOptions): Waker {
   const boundMs = o.boundMs ?? DEFAULT_WAKE_BOUND_MS;
   // Longer than a woken business is held open, and than a few rounds: a live holder renews it each round.
   const holdMs = Math.max(60_000, 4 * intervalMs, 2 * boundMs);
+  // A business whose work outlasted the bound (an endpoint down) takes a lane for a sixth of the time at most.
+  const stalledMs = Math.max(intervalMs, 6 * boundMs);
   let stopped = false;
   let round: Promise<void> | undefined;
   const stalled = new Set<string>();
@@ -73,7 +75,7 @@ export function startWaker(o: WakerOptions): Waker {
         }
         await sleep(SETTLE_POLL_MS);
       }
-      // Still due at the bound: its close records it due at the next round, behind those due longer.
+      // Still due at the bound: its close records it due a minute on (six bounds), behind those due longer.
       stalled.add(id);
     });
     if (!settled && !stopped)
@@ -119,7 +121,7 @@ export function startWaker(o: WakerOptions): Waker {
     holdMs,
     async dueAt(id, server) {
       const due = await server.nextDueAt();
-      return stalled.delete(id) ? Math.max(due, o.now() + intervalMs) : due;
+      return stalled.delete(id) ? Math.max(due, o.now() + stalledMs) : due;
     },
     async stop() {
       stopped = true;

@@ -161,7 +161,7 @@ describe('the waker does the due work of businesses that are not loaded', () => 
     // The salon's lane time (1.5 s, then its deliveries' release) and Nord's own opening, far inside the 30 s hang.
     expect(performance.now() - began).toBeLessThan(10_000);
     expect(stuck.requests().every((r) => r.answered === null)).toBe(true);
-  });
+  }, 60_000);
 
   test('the directory knows: a loaded business is held ahead of now (woken soon after if its process dies), a closed one is due at its next work', async () => {
     fresh();
