@@ -44,7 +44,7 @@ export interface Waker {
   tick(): Promise<void>;
   /** How far ahead of now a loaded (or claimed) business is held. */
   readonly holdMs: number;
-  /** When a business being closed is next due (its `nextDueAt`; not before the next round if its work outlasted the bound). */
+  /** When a business being closed is next due (its `nextDueAt`; six bounds on at the earliest if its work outlasted the bound). */
   dueAt(id: string, server: UspServer): Promise<number>;
   stop(): Promise<void>;
 }
