@@ -76,21 +76,25 @@ async function book(port: string, now: number): Promise<number> {
 describe('host serve wakes the businesses nobody asks', () => {
   test('killed while a business was loaded and started again past its reminder time, the deployment sends the reminder with no request', async () => {
     const startedAt = Date.now();
-    served = await startCliServer([...serveArgs, '--wake-interval', '1'], {
-      cwd: work,
-      env: { ...env, ...clockEnv(startedAt) },
-    });
+    served = await startCliServer(serveArgs, { cwd: work, env: { ...env, ...clockEnv(startedAt) } });
     const start = await book(new URL(served.url).port, startedAt);
     await waitFor(() => kinds().length === 1, 10_000, 'the confirmation');
     served.child.kill('SIGKILL');
     await served.stop();
-    served = await startCliServer([...serveArgs, '--wake-interval', '1'], {
-      cwd: work,
-      env: { ...env, ...clockEnv(start - DAY + 5_000) },
-    });
+    // The defaults (`--wake-interval 15`): the first round runs as the deployment starts listening.
+    served = await startCliServer(serveArgs, { cwd: work, env: { ...env, ...clockEnv(start - DAY + 5_000) } });
     await waitFor(() => kinds().includes('reminder'), 15_000, 'the reminder');
     expect(kinds().sort()).toEqual(['booking_confirmed', 'reminder']);
     // Nobody asked the salon anything in this process.
     expect(served.stderr()).not.toMatch(/"operation":/);
   }, 60_000);
+
+  test('a wake interval or concurrency that is not a whole number is refused, named', async () => {
+    const bad = await runCli([...serveArgs, '--wake-interval', '1.5'], { cwd: work, env, timeoutMs: 30_000 });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--wake-interval must be an integer >= 0, got "1.5"');
+    const none = await runCli([...serveArgs, '--wake-concurrency', '0'], { cwd: work, env, timeoutMs: 30_000 });
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toContain('--wake-concurrency must be an integer >= 1, got "0"');
+  });
 });
