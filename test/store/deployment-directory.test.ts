@@ -317,6 +317,28 @@ else {
   wakeContract('PostgreSQL', () => pgDeployment());
 
   describe('deployment directory on PostgreSQL, several processes', () => {
+    test('a directory made before it kept wake times opens with every business due at once', async () => {
+      const d = pgDeployment();
+      const admin = await adminClient();
+      try {
+        await admin.query(`CREATE SCHEMA "${d.schema}";
+          CREATE TABLE "${d.schema}".hosted_businesses (id TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT,
+            origin TEXT NOT NULL, added_at BIGINT NOT NULL, definition TEXT, payment_account TEXT);
+          INSERT INTO "${d.schema}".hosted_businesses (id, status, origin, added_at) VALUES ('biz_old', 'active', 'demo', 1);`);
+        const dir = await d.open();
+        try {
+          expect(await dir.wake.at('biz_old')).toBe(0);
+          expect(await dir.wake.claimDue(1_000, 5, 60_000, [])).toEqual(['biz_old']);
+          expect(dir.get('biz_old')?.origin).toBe('demo');
+        } finally {
+          await dir.close();
+        }
+      } finally {
+        await admin.end();
+        await d.done();
+      }
+    });
+
     test('processes opening a new directory at once all succeed, and share it', async () => {
       const d = pgDeployment();
       const opened = await Promise.all([d.open(), d.open(), d.open()]);
