@@ -67,16 +67,9 @@ export function startWaker(o: WakerOptions): Waker {
     stalled.delete(id);
     await o.pool.visit(id, async (server) => {
       await server.sweepNow();
-      // The composition started its workers: they take what is due; wait until nothing is due now.
-      while (!stopped && performance.now() - started < boundMs) {
-        if ((await server.nextDueAt()) > server.clock.now()) {
-          settled = true;
-          return;
-        }
-        await sleep(SETTLE_POLL_MS);
-      }
+      settled = await settles(server, () => stopped || performance.now() - started >= boundMs);
       // Still due at the bound: its close records it due a minute on (six bounds), behind those due longer.
-      stalled.add(id);
+      if (!settled) stalled.add(id);
     });
     if (!settled && !stopped)
       o.log.warn('a woken business still has work due at the bound', { business: id, ms: boundMs });
@@ -129,6 +122,18 @@ export function startWaker(o: WakerOptions): Waker {
       await round;
     },
   };
+}
+
+/**
+ * The composition started its workers: they take what is due. True once nothing is due now; false
+ * when `over` says to stop asking first.
+ */
+async function settles(server: UspServer, over: () => boolean): Promise<boolean> {
+  while (!over()) {
+    if ((await server.nextDueAt()) > server.clock.now()) return true;
+    await sleep(SETTLE_POLL_MS);
+  }
+  return false;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
