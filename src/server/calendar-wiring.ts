@@ -49,6 +49,8 @@ export interface CalendarWiring {
   registerMetrics(registry: Registry): void;
   /** The calendars' part of the profile's health, from the last pass's feed states. */
   health(): CalendarHealth;
+  /** When the poller next reads a feed (epoch ms); undefined when it does not run or no feed is listed. */
+  nextPollAt(): number | undefined;
 }
 
 /** Why a calendar of the business file cannot be read, by resource; empty when all can. */
@@ -60,6 +62,9 @@ export function calendarUrlProblems(feeds: readonly CalendarFeed[], allowLoopbac
     return [`resources.${f.resourceId}.calendars: ${f.type} calendar URL ${p}${hint}`];
   });
 }
+
+/** Milliseconds between polls of every feed. */
+const pollMsOf = (o: CalendarOptions | undefined): number => (o?.pollSeconds ?? 300) * 1000;
 
 export function staleMsOf(o: CalendarOptions | undefined): number {
   return (o?.staleHours ?? DEFAULT_CALENDAR_STALE_HOURS) * 3_600_000;
@@ -95,6 +100,12 @@ export function wireCalendars(o: CalendarOptions | undefined, deps: WiringDeps):
     async stop() {
       await poller.stop();
       await pusher.stop();
+    },
+    nextPollAt: () => {
+      const listed = feeds();
+      if (!run || listed.length === 0) return undefined;
+      const last = new Map(poller.states.map((s) => [s.feed_key, s.last_attempt_ms ?? 0]));
+      return Math.min(...listed.map((f) => (last.get(f.key) ?? 0) + pollMsOf(o)));
     },
     registerMetrics: (registry) =>
       registerCalendarMetrics(registry, { store: deps.store, now: deps.now, feeds, staleMs }),
@@ -133,7 +144,7 @@ function calendarWorkers(
     feeds,
     // Read before every pass, like the feeds: an edit of the business's time zone reaches the next one.
     zone: () => deps.business().zone,
-    pollMs: (o?.pollSeconds ?? 300) * 1000,
+    pollMs: pollMsOf(o),
     ignoreUids: isPushedUid,
   });
   const pusher = new CalendarPushWorker({

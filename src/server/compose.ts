@@ -15,7 +15,8 @@ import { openBusiness, openRoleStore } from './definition-wiring.js';
 import { dispatcherState, probeHandler } from './probes.js';
 import { metricsHandler } from './metrics-endpoint.js';
 import { createLogger } from './logging.js';
-import { startSweeper } from './webhook-wiring.js';
+import { startSweeper, sweepOnce, type SweeperDeps } from './webhook-wiring.js';
+import { nextDueAt } from './due-work.js';
 import { createHost } from './host.js';
 import { checkPaymentOptions } from './payments-wiring.js';
 import { checkMailOptions } from './mail-wiring.js';
@@ -88,13 +89,15 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
     allowedOrigins: opts.allowedOrigins ?? [],
     log,
   });
-  const stopSweeper = startSweeper(opts.sweepIntervalMs ?? 30_000, {
+  const sweeper: SweeperDeps = {
     scope: role.scope,
     clock: core.clock,
     ids: core.ids,
     log,
     retention: { eventRetentionMs: opts.eventRetentionMs, personalDataRetentionMs: opts.personalDataRetentionMs },
-  });
+  };
+  const sweepMs = opts.sweepIntervalMs ?? 30_000;
+  const stopSweeper = startSweeper(sweepMs, sweeper);
   // /healthz, /readyz and /metrics are answered before any door, so no door's rules apply to them.
   const probes = probeHandler(store, {
     dispatcher: () => dispatcherState(dispatcher, opts.webhooks?.enabled !== false),
@@ -131,7 +134,20 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
     },
     closeStore: () => store.close(),
   });
-  return roleServer(core, role, app, listener);
+  const background = {
+    nextDueAt: () =>
+      nextDueAt({
+        store,
+        clock: core.clock,
+        dispatcher,
+        mailWorker: role.mailWorker,
+        paymentWorker: role.paymentWorker,
+        calendars: role.calendars,
+        sweeps: sweepMs > 0,
+      }),
+    sweepNow: () => sweepOnce(sweeper),
+  };
+  return { ...roleServer(core, role, app, listener), ...background };
 }
 
 /** What the composed server offers its embedder: its parts, and the listener's listen, close and shutdown. */
@@ -140,7 +156,7 @@ function roleServer(
   role: ComposedRole,
   app: RoleServer['app'],
   listener: ReturnType<typeof createListener>,
-): RoleServer {
+): Omit<RoleServer, 'nextDueAt' | 'sweepNow'> {
   const { store, metrics, origin } = core;
   const { dispatcher } = core.webhooks;
   return {

@@ -3,7 +3,9 @@
  * (concurrent first requests share one opening), at most `maxLoaded` of them, the least recently
  * used closed first when one more is needed, and any left idle `idleCloseMs` closed by a periodic
  * sweep. A business answering a request is never closed under it; closing one stops its workers and
- * closes its store, and its next request opens it again from its store.
+ * closes its store, and its next request opens it again from its store. The waker (hosted-waker.ts)
+ * opens one for its background work as a visit, which is no use: it is closed again after, unless a
+ * request came meanwhile.
  */
 import type { Logger } from '../operations/index.js';
 
@@ -20,6 +22,8 @@ export interface PoolOptions<T extends Closable> {
   /** Monotonic milliseconds (idleness is wall time, whatever clock the businesses run on). */
   now(): number;
   log: Logger;
+  /** Told before a business is closed, whatever closes it (host serve records when it is next due). */
+  closing?(id: string, value: T): Promise<void>;
 }
 
 interface Loaded<T> {
@@ -28,6 +32,8 @@ interface Loaded<T> {
   busy: number;
   /** Set once retired while answering requests: closes it when the last of them ends. */
   retired?: () => void;
+  /** Requests it answered (a visit that finds this unchanged closes it again). */
+  uses: number;
 }
 
 export class BusinessPool<T extends Closable> {
@@ -36,6 +42,8 @@ export class BusinessPool<T extends Closable> {
   private readonly opening = new Map<string, Promise<Loaded<T>>>();
   /** Retired businesses still answering requests, by entry: closed when those end, or with everything. */
   private readonly retiring = new Map<Loaded<T>, string>();
+  /** Visited businesses being closed (closeAll waits for them). */
+  private readonly closing = new Set<Promise<void>>();
   private readonly sweeper?: NodeJS.Timeout;
 
   constructor(private readonly o: PoolOptions<T>) {
@@ -56,11 +64,38 @@ export class BusinessPool<T extends Closable> {
   /** Run `fn` with the business `id` loaded (opened first when it is not), and it kept open meanwhile. */
   async use<R>(id: string, fn: (value: T) => Promise<R>): Promise<R> {
     const entry = await this.acquire(id);
+    entry.uses++;
     try {
       return await fn(entry.value);
     } finally {
       entry.lastUsed = this.o.now();
       this.release(entry);
+    }
+  }
+
+  /**
+   * Run `fn` with business `id` loaded for its background work, not for a request (host serve's
+   * waker): opened first when it is not loaded, and closed again after unless it was loaded before
+   * or a request used it meanwhile (then it stays, as any business a request opened). Its use order
+   * and idleness are left as they were.
+   */
+  async visit<R>(id: string, fn: (value: T) => Promise<R>): Promise<R> {
+    const before = this.loaded.has(id) || this.opening.has(id);
+    const entry = await this.acquire(id, false);
+    const uses = entry.uses;
+    try {
+      return await fn(entry.value);
+    } finally {
+      this.release(entry);
+      if (!before && entry.uses === uses && entry.busy === 0 && this.loaded.get(id) === entry) {
+        this.loaded.delete(id);
+        // Not waited for: a worker's stop may wait out an attempt under way (a calendar feed or a mail
+        // relay that hangs until its timeout), and the visitor goes on to the next business meanwhile.
+        const closing = this.shut(id, entry, 'closed after its background work').finally(() =>
+          this.closing.delete(closing),
+        );
+        this.closing.add(closing);
+      }
     }
   }
 
@@ -124,7 +159,7 @@ export class BusinessPool<T extends Closable> {
   /** Close everything (the deployment stops). */
   async closeAll(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    await Promise.allSettled([...this.opening.values()]);
+    await Promise.allSettled([...this.opening.values(), ...this.closing]);
     const all = [...this.loaded, ...[...this.retiring].map(([entry, id]) => [id, entry] as const)];
     for (const [entry] of this.retiring) entry.retired = undefined;
     this.retiring.clear();
@@ -132,8 +167,12 @@ export class BusinessPool<T extends Closable> {
     await Promise.all(all.map(([id, entry]) => this.shut(id, entry, 'closed')));
   }
 
-  private async acquire(id: string): Promise<Loaded<T>> {
+  private async acquire(id: string, used = true): Promise<Loaded<T>> {
     const hit = this.loaded.get(id);
+    if (hit && !used) {
+      hit.busy++;
+      return hit;
+    }
     if (hit) {
       // Most recently used: to the end of the order.
       this.loaded.delete(id);
@@ -155,7 +194,7 @@ export class BusinessPool<T extends Closable> {
     try {
       const started = performance.now();
       const value = await this.o.open(id);
-      const entry: Loaded<T> = { value, lastUsed: this.o.now(), busy: 0 };
+      const entry: Loaded<T> = { value, lastUsed: this.o.now(), busy: 0, uses: 0 };
       this.loaded.set(id, entry);
       this.o.log.info('business opened', {
         business: id,
@@ -185,6 +224,11 @@ export class BusinessPool<T extends Closable> {
   }
 
   private async shut(id: string, entry: Loaded<T>, why: string): Promise<void> {
+    await this.o
+      .closing?.(id, entry.value)
+      .catch((err) =>
+        this.o.log.warn('could not record when a business is next due', { business: id, error: String(err) }),
+      );
     try {
       await entry.value.close();
       this.o.log.info(`business ${why}`, { business: id, loaded: this.loaded.size });

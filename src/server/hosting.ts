@@ -18,6 +18,7 @@ import { trustedProxies } from '../security/index.js';
 import { createUspServer, type ServerOptions, type UspServer } from './compose.js';
 import { createListener, type Listener } from './listener.js';
 import { BusinessPool } from './hosted-pool.js';
+import { DEFAULT_WAKE_INTERVAL_MS, startWaker, type Waker } from './hosted-waker.js';
 import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
 import type { TxtResolver } from './operator-domains.js';
@@ -93,6 +94,13 @@ export interface HostingOptions {
    * account's events (hosted-connect.ts) at any of its host names.
    */
   paymentConnect?: ConnectPlatform;
+  /**
+   * The waker (hosted-waker.ts): how often it wakes the businesses not loaded here whose background
+   * work is due (ms; default 15 s; 0: none), how many at once (default 2), and for how long each at
+   * most (ms; default 10 s). Absent: no waker (an embedder or test that steps the pool itself);
+   * `host serve` always gives it.
+   */
+  wake?: { intervalMs?: number; concurrency?: number; boundMs?: number };
 }
 
 export interface Hosting {
@@ -101,6 +109,8 @@ export interface Hosting {
   readonly loaded: string[];
   /** The composed server of a loaded business (tests, diagnostics). */
   pool: BusinessPool<UspServer>;
+  /** The waker, once listening (unless turned off). */
+  readonly waker: Waker | undefined;
   close(): Promise<void>;
   shutdown(timeoutMs: number): Promise<boolean>;
 }
@@ -118,6 +128,9 @@ export function hostName(header: string | null): string {
   return name.replace(/\.$/, '');
 }
 
+/** How far ahead a loaded business is held when the deployment runs no waker. */
+const HOLD_WITHOUT_WAKER_MS = 60_000;
+
 const plain = (status: number, text: string) =>
   new Response(`${text}\n`, {
     status,
@@ -128,13 +141,9 @@ export function createHosting(o: HostingOptions): Hosting {
   const proxies = trustedProxies(o.trustProxy);
   let origin: { scheme: string; port: string } | undefined;
   const originOf = (b: HostedBusiness) => publicOrigin(origin!.scheme, b.hosts[0]!, origin!.port);
-  const pool = new BusinessPool<UspServer>({
-    open: (id) => composeHosted(o, o.directory.get(id)!, originOf),
-    maxLoaded: o.maxLoaded ?? 200,
-    idleCloseMs: o.idleCloseMs ?? 600_000,
-    now: () => performance.now(),
-    log: o.log,
-  });
+  const now = () => o.server.clock?.now() ?? Date.now();
+  let waker: Waker | undefined;
+  const pool = businessPool(o, originOf, now, () => waker);
   const operator = operatorDoorOf(o, pool, proxies);
   // /readyz and /metrics: a business's own at its host, the deployment's at any other name (hosted-probes.ts).
   const probes = hostedProbes({
@@ -177,9 +186,15 @@ export function createHosting(o: HostingOptions): Hosting {
     onListening: (url) => {
       const u = new URL(url);
       origin = { scheme: o.publicScheme ?? u.protocol.slice(0, -1), port: String(o.publicPort ?? u.port) };
+      // Businesses are composed with their origins: the waker starts once they are known.
+      if (o.wake && (o.wake.intervalMs ?? DEFAULT_WAKE_INTERVAL_MS) > 0)
+        waker = startWaker({ ...o.wake, directory: o.directory, pool, now, log: o.log });
     },
     stopDeliveries: async () => undefined,
-    stopServices: () => pool.closeAll(),
+    stopServices: async () => {
+      await waker?.stop();
+      await pool.closeAll();
+    },
     closeStore: async () => o.directory.close(),
   });
   return {
@@ -188,9 +203,46 @@ export function createHosting(o: HostingOptions): Hosting {
       return pool.ids;
     },
     pool,
+    get waker() {
+      return waker;
+    },
     close: () => listener.close(),
     shutdown: (ms) => listener.shutdown(ms),
   };
+}
+
+/**
+ * The businesses composed at once (hosted-pool.ts), each recorded in the directory: held ahead of now
+ * while loaded (a process that dies holding it leaves it due soon after), due when its work is once
+ * closed (hosted-waker.ts).
+ */
+function businessPool(
+  o: HostingOptions,
+  originOf: (b: HostedBusiness) => string,
+  now: () => number,
+  waker: () => Waker | undefined,
+): BusinessPool<UspServer> {
+  return new BusinessPool<UspServer>({
+    open: async (id) => {
+      const server = await composeHosted(o, o.directory.get(id)!, originOf);
+      // The request that opened it does not wait on (nor fail with) the directory's write.
+      Promise.resolve()
+        .then(() => o.directory.wake.set([id], now() + (waker()?.holdMs ?? HOLD_WITHOUT_WAKER_MS)))
+        .catch((err) =>
+          o.log.warn('could not hold a loaded business in the directory', { business: id, error: String(err) }),
+        );
+      return server;
+    },
+    maxLoaded: o.maxLoaded ?? 200,
+    idleCloseMs: o.idleCloseMs ?? 600_000,
+    now: () => performance.now(),
+    log: o.log,
+    // Closed (idle, evicted, woken and done, shut down): due again when its work is.
+    closing: async (id, server) => {
+      const w = waker();
+      await o.directory.wake.set([id], await (w ? w.dueAt(id, server) : server.nextDueAt()));
+    },
+  });
 }
 
 /** The operator's door at its own host name, when the deployment has an operator. */

@@ -225,6 +225,14 @@ export interface ComposedServer {
   metrics: ServerMetrics;
   /** The sha-256 digests of the admin API keys this server accepts (a hosting deployment's /metrics at its host). */
   adminKeyHashes: readonly string[];
+  /**
+   * When this server next has background work due (epoch ms on its clock): queued work of each of its
+   * workers that runs, its calendars' next poll, its sweep's expiries, a daily retention sweep at the
+   * latest (due-work.ts). `usp-server host serve` wakes a business it does not hold loaded then.
+   */
+  nextDueAt(): Promise<number>;
+  /** Sweep now (expiries, reminders, retention), as the periodic sweep does; failures are logged. */
+  sweepNow(): Promise<void>;
   /** Listen on host:port (port 0 picks a free one); resolves with the base URL. */
   listen(port: number, host?: string): Promise<string>;
   /** Stop at once: in-flight HTTP requests are cut (tests, failed starts). */

@@ -68,30 +68,41 @@ export function wireWebhooks(
   return { dispatcher, unsubscribe: () => unsubscribe?.() };
 }
 
+/** What a sweep runs against and with: one scope, its clock and ids, the log and the retention. */
+export interface SweeperDeps {
+  scope: CallScope;
+  clock: Clock;
+  ids: IdSource;
+  log: Logger;
+  retention: Parameters<typeof sweep>[1];
+}
+
+/** One sweep of the scope now (expiries, reminders, retention); a failure is logged, never thrown. */
+export function sweepOnce(deps: SweeperDeps): Promise<void> {
+  const { log, scope } = deps;
+  const target = {
+    store: scope.store,
+    biz: scope.business?.current(),
+    channels: scope.channels,
+    clock: deps.clock,
+    ids: deps.ids,
+  };
+  return sweep(target, deps.retention).then(
+    () => undefined,
+    (err) =>
+      err instanceof StoreUnavailable
+        ? log.warn('sweep skipped: database unavailable', { reason: err.reason })
+        : log.error('sweep failed', { error: String(err) }),
+  );
+}
+
 /**
  * The periodic sweep (expiries, reminders, retention) of one scope every `intervalMs` (0: none):
  * the events it raises reach the scope's channels as a call's do. Returns its stop.
  */
-export function startSweeper(
-  intervalMs: number,
-  deps: { scope: CallScope; clock: Clock; ids: IdSource; log: Logger; retention: Parameters<typeof sweep>[1] },
-): () => void {
+export function startSweeper(intervalMs: number, deps: SweeperDeps): () => void {
   if (intervalMs <= 0) return () => {};
-  const { log, scope } = deps;
-  const timer = setInterval(() => {
-    const target = {
-      store: scope.store,
-      biz: scope.business?.current(),
-      channels: scope.channels,
-      clock: deps.clock,
-      ids: deps.ids,
-    };
-    sweep(target, deps.retention).then(undefined, (err) =>
-      err instanceof StoreUnavailable
-        ? log.warn('sweep skipped: database unavailable', { reason: err.reason })
-        : log.error('sweep failed', { error: String(err) }),
-    );
-  }, intervalMs);
+  const timer = setInterval(() => void sweepOnce(deps), intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -79,9 +79,30 @@ export interface DeploymentDirectory {
   domainClaimsOf(id: string): Awaitable<DomainClaim[]>;
   /** The claim verified: the domain becomes the business's last host name. False without such a claim. */
   confirmDomain(id: string, name: string): Awaitable<boolean>;
+  /** When each business next has background work due: what `host serve`'s waker reads and claims. */
+  readonly wake: WakeSchedule;
   /** Whether the directory can be read now (PostgreSQL: its copy follows the database; /readyz asks). */
   ready(): Awaitable<boolean>;
   close(): Awaitable<void>;
+}
+
+/**
+ * Each business's `wake_at` (epoch ms; null: nothing queued): when a process that does not hold it
+ * loaded must compose it so its workers run (src/server/hosted-waker.ts). A business added, or one
+ * the directory had before it kept this, is due at once; one loaded is held ahead of now while it is,
+ * so a process that dies holding it leaves it due soon after; one closed is due when its work is.
+ */
+export interface WakeSchedule {
+  /** Record when these businesses are next due (null: nothing queued). */
+  set(ids: readonly string[], at: number | null): Awaitable<void>;
+  /**
+   * Take up to `limit` businesses due by `now`, the longest due first, none of `except`: each is
+   * moved to `leaseUntil` in the same statement, so another process (sharing a PostgreSQL
+   * directory) does not take it too; a process that dies holding one leaves it due at that instant.
+   */
+  claimDue(now: number, limit: number, leaseUntil: number, except: readonly string[]): Promise<string[]>;
+  /** When a business is next due (null: nothing queued; undefined: no such business). */
+  at(id: string): Promise<number | null | undefined>;
 }
 
 /** A pending custom domain: the token its `_usp-verify` TXT record must hold. */

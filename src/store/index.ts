@@ -51,12 +51,14 @@ export { CALENDAR_SLOT_KEY } from './calendar-port.js';
 export type { BusyInterval, CalendarFeedState, CalendarPushJob, CalendarRepo, PushedEvent } from './calendar-port.js';
 export { openSqliteStore } from './sqlite/sqlite-store.js';
 export { eventBody, StoreUnavailable } from './port.js';
+export type { DueTimes } from './shared/due.js';
 export type { SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export {
   checkPaymentAccount,
   DirectoryClash,
   PAYMENT_ACCOUNT,
   type DeploymentDirectory,
+  type WakeSchedule,
   type DomainClaim,
   type HostedBusiness,
   type HostedRegistration,

@@ -26,6 +26,8 @@ import type { FrontDeskRepo } from './frontdesk-port.js';
 import type { CalendarRepo } from './calendar-port.js';
 import type { OutboxEvent } from './outbox-event.js';
 
+import type { DueTimes } from './shared/due.js';
+
 export type { OutboxEvent };
 
 export interface ClaimRow {
@@ -376,6 +378,8 @@ export interface Store {
    * any transaction: every call compares it with the version its process compiled.
    */
   definitionVersion(): Promise<number>;
+  /** When each kind of background work is next due (shared/due.ts): one statement of indexed MIN() reads, outside any transaction. */
+  nextDue(): Promise<DueTimes>;
   close(): Promise<void>;
   readonly engine: 'sqlite' | 'postgres';
 }

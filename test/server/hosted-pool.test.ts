@@ -1,8 +1,8 @@
 /**
  * The bounded pool of a hosting deployment's composed businesses, alone (hosting.test.ts runs it
  * with real businesses over HTTP): one opening for concurrent first uses, the least recently used
- * closed over the cap but never one answering a request, idle ones closed by the sweep, and a
- * failed opening tried again on the next use.
+ * closed over the cap but never one answering a request, idle ones closed by the sweep, a
+ * failed opening tried again on the next use, and a visit (the waker's) that is no use.
  */
 import { describe, expect, test } from 'vitest';
 import { silentLogger } from '../../src/operations/index.js';
@@ -11,6 +11,7 @@ import { BusinessPool } from '../../src/server/hosted-pool.js';
 function pool(o: { maxLoaded?: number; failFirst?: string } = {}) {
   const opened: string[] = [];
   const closed: string[] = [];
+  const told: string[] = [];
   let failing = o.failFirst;
   const p = new BusinessPool({
     open: async (id) => {
@@ -26,8 +27,9 @@ function pool(o: { maxLoaded?: number; failFirst?: string } = {}) {
     idleCloseMs: 0,
     now: () => 0,
     log: silentLogger,
+    closing: async (id) => void told.push(id),
   });
-  return { p, opened, closed };
+  return { p, opened, closed, told };
 }
 
 describe('the pool of composed businesses', () => {
@@ -112,5 +114,30 @@ describe('the pool of composed businesses', () => {
     expect(closed).toEqual(['a']);
     await p.closeAll();
     expect(closed).toEqual(['a', 'a']);
+  });
+
+  test('a visit opens a business for its background work and closes it after, unless it was loaded or a request came meanwhile', async () => {
+    const { p, opened, closed, told } = pool({ maxLoaded: 5 });
+    await p.visit('a', async () => 1);
+    await p.closeAll(); // waits for the visit's close, which the visitor does not
+    expect([opened, closed, told]).toEqual([['a'], ['a'], ['a']]);
+
+    const second = pool({ maxLoaded: 5 });
+    await second.p.use('b', async () => 1);
+    await second.p.use('c', async () => 1);
+    await second.p.visit('b', async () => 1);
+    // Loaded before the visit: it stays, and the visit did not move it in the use order.
+    expect(second.p.ids).toEqual(['b', 'c']);
+    let release!: () => void;
+    const visiting = second.p.visit('d', () => new Promise<void>((r) => (release = r)));
+    await new Promise((r) => setTimeout(r, 20));
+    await second.p.use('d', async () => 1);
+    release();
+    await visiting;
+    // A request came during the visit: d stays loaded as any business a request opened.
+    expect(second.p.ids).toEqual(['b', 'c', 'd']);
+    expect(second.closed).toEqual([]);
+    await second.p.closeAll();
+    expect(second.told.sort()).toEqual(['b', 'c', 'd']);
   });
 });

@@ -3,7 +3,8 @@
  * endpoint hangs, with a backlog of deliveries, delays neither another business's webhooks nor its
  * mail. Each hosted business runs its own dispatcher and mail runner (the first hosting step composes
  * each business whole), so a backlog stays the business's own; this test keeps it so when the
- * workers come to be shared.
+ * workers come to be shared. The same for businesses that are not loaded, woken by the deployment
+ * when their work is due: test/server/hosting-wake.test.ts.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';

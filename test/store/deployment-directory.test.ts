@@ -5,6 +5,7 @@
  * what one adds, suspends or removes, the other sees (on PostgreSQL through LISTEN/NOTIFY, within a
  * bounded time, even after its LISTEN connection was cut).
  */
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import {
 } from '../../src/store/index.js';
 import { PG_URL, adminClient, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
 import { waitFor } from '../support/time.js';
+import { wakeContract } from './deployment-wake-contract.js';
 
 /** Opens a directory on one deployment: each call is another process's handle on the same one. */
 type Opener = () => Promise<DeploymentDirectory>;
@@ -270,10 +272,31 @@ afterAll(() => {
   for (const f of folders) rmSync(f, { recursive: true, force: true });
 });
 
-directoryContract('SQLite', () => {
+const sqliteDeployment = () => {
   const dir = mkdtempSync(join(tmpdir(), 'usp-directory-'));
   folders.push(dir);
   return { open: async () => openDeploymentDirectory(join(dir, 'deployment.db')), done: async () => undefined };
+};
+directoryContract('SQLite', sqliteDeployment);
+wakeContract('SQLite', sqliteDeployment);
+
+test('a SQLite directory made before it kept wake times opens with every business due at once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'usp-directory-'));
+  folders.push(dir);
+  const path = join(dir, 'deployment.db');
+  const old = new Database(path);
+  old.exec(`CREATE TABLE hosted_businesses (id TEXT PRIMARY KEY, status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
+    reason TEXT, origin TEXT NOT NULL, added_at INTEGER NOT NULL, definition TEXT, payment_account TEXT);
+    INSERT INTO hosted_businesses (id, status, origin, added_at) VALUES ('biz_old', 'active', 'demo', 1);`);
+  old.close();
+  const d = openDeploymentDirectory(path);
+  try {
+    expect(await d.wake.at('biz_old')).toBe(0);
+    expect(await d.wake.claimDue(1_000, 5, 60_000, [])).toEqual(['biz_old']);
+    expect(d.get('biz_old')?.origin).toBe('demo');
+  } finally {
+    d.close();
+  }
 });
 
 if (!PG_URL)
@@ -291,8 +314,31 @@ else {
     };
   };
   directoryContract('PostgreSQL', () => pgDeployment());
+  wakeContract('PostgreSQL', () => pgDeployment());
 
   describe('deployment directory on PostgreSQL, several processes', () => {
+    test('a directory made before it kept wake times opens with every business due at once', async () => {
+      const d = pgDeployment();
+      const admin = await adminClient();
+      try {
+        await admin.query(`CREATE SCHEMA "${d.schema}";
+          CREATE TABLE "${d.schema}".hosted_businesses (id TEXT PRIMARY KEY, status TEXT NOT NULL, reason TEXT,
+            origin TEXT NOT NULL, added_at BIGINT NOT NULL, definition TEXT, payment_account TEXT);
+          INSERT INTO "${d.schema}".hosted_businesses (id, status, origin, added_at) VALUES ('biz_old', 'active', 'demo', 1);`);
+        const dir = await d.open();
+        try {
+          expect(await dir.wake.at('biz_old')).toBe(0);
+          expect(await dir.wake.claimDue(1_000, 5, 60_000, [])).toEqual(['biz_old']);
+          expect(dir.get('biz_old')?.origin).toBe('demo');
+        } finally {
+          await dir.close();
+        }
+      } finally {
+        await admin.end();
+        await d.done();
+      }
+    });
+
     test('processes opening a new directory at once all succeed, and share it', async () => {
       const d = pgDeployment();
       const opened = await Promise.all([d.open(), d.open(), d.open()]);

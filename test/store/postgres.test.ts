@@ -18,6 +18,7 @@ import {
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PG_URL, adminClient, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
 import { storeContract } from './contract.js';
+import { dueContract } from './due-contract.js';
 import { frontDeskContract } from './frontdesk-contract.js';
 import { claim, outboxEvent as event } from '../support/records.js';
 import { TEST_NOW as NOW } from '../support/time.js';
@@ -258,6 +259,7 @@ if (!PG_URL) {
   };
 
   storeContract('postgres', fresh);
+  dueContract('postgres', fresh);
   frontDeskContract('postgres', fresh);
   parityCases('postgres', async () => {
     const s = schemaName('usp_parity');

@@ -12,6 +12,7 @@ import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { dueDeliveriesQuery } from '../../src/store/shared/sql.js';
 import { SQLITE_DIALECT } from '../../src/store/sqlite/statements.js';
 import { storeContract } from './contract.js';
+import { dueContract } from './due-contract.js';
 import { frontDeskContract } from './frontdesk-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-store-'));
@@ -23,6 +24,7 @@ afterAll(() => {
 });
 
 storeContract('sqlite :memory:', async () => openSqliteStore({ path: ':memory:' }));
+dueContract('sqlite :memory:', async () => openSqliteStore({ path: ':memory:' }));
 storeContract('sqlite file', async () => openSqliteStore({ path: freshFile() }));
 frontDeskContract('sqlite :memory:', async () => openSqliteStore({ path: ':memory:' }));
 

@@ -116,6 +116,8 @@ export const OPTIONS = {
   data: { type: 'string' },
   'max-loaded': { type: 'string' },
   'idle-close': { type: 'string' },
+  'wake-interval': { type: 'string' },
+  'wake-concurrency': { type: 'string' },
   'public-scheme': { type: 'string' },
   'public-port': { type: 'string' },
 } as const;

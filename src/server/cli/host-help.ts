@@ -49,6 +49,10 @@ host serve:
   --allow-loopback-profiles   fetch platform profiles from loopback addresses (development)
   --max-loaded N              most businesses composed at once; the least recently used is closed (default 200)
   --idle-close SECONDS        close a business unused this long (default 600; 0: never)
+  --wake-interval SECONDS     how often to wake the businesses not loaded whose background work is due
+                              (mail, reminders, webhook retries, payment jobs, calendar pushes and polls,
+                              expiries; each held open at most 10 s, then closed again) (default 15; 0: never)
+  --wake-concurrency N        businesses woken at once (default 2)
   --public-scheme http|https  the scheme of the businesses' origins (default: the listener's); https
                               when a TLS proxy is in front
   --public-port N             the port of the businesses' origins (default: the listener's; 443 behind a proxy)

@@ -382,6 +382,10 @@ async function serve(flags: Flags): Promise<number> {
     log,
     maxLoaded: intFlag(flags, 'max-loaded', 1),
     idleCloseMs: ((intFlag(flags, 'idle-close', 0) ?? 600) * 1000) as number,
+    wake: {
+      intervalMs: (intFlag(flags, 'wake-interval', 0) ?? 15) * 1000,
+      concurrency: intFlag(flags, 'wake-concurrency', 1),
+    },
     publicScheme: scheme as 'http' | 'https' | undefined,
     publicPort: intFlag(flags, 'public-port', 1),
     tls: tls(flags),

@@ -43,6 +43,8 @@ CREATE TABLE IF NOT EXISTS ${s}.hosted_registrations (
 ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS definition TEXT;
 ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS payment_account TEXT;
 CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_payment_account ON ${s}.hosted_businesses(payment_account);
+ALTER TABLE ${s}.hosted_businesses ADD COLUMN IF NOT EXISTS wake_at BIGINT DEFAULT 0;
+CREATE INDEX IF NOT EXISTS hosted_businesses_wake ON ${s}.hosted_businesses(wake_at);
 CREATE TABLE IF NOT EXISTS ${s}.hosted_domain_claims (
   name TEXT PRIMARY KEY,
   business_id TEXT NOT NULL REFERENCES ${s}.hosted_businesses(id),

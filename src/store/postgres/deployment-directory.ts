@@ -22,9 +22,11 @@ import {
   type HostedRegistration,
   type HostedStatus,
   type NewHostedBusiness,
+  type WakeSchedule,
 } from '../deployment-port.js';
 import { ident, pgCode } from './faults.js';
 import { ListenConnection } from './listen-connection.js';
+import { pgWakeSchedule } from './deployment-wake.js';
 
 export interface PgDirectoryOptions {
   /** postgres://... (a `schema` parameter is ignored: the directory has a schema of its own). */
@@ -78,6 +80,7 @@ class PgDirectory implements DeploymentDirectory {
   private readonly names = new Map<string, string>();
   private readonly accounts = new Map<string, string>();
   private readonly regs = new Map<string, HostedRegistration[]>();
+  readonly wake: WakeSchedule;
   /** Re-reads, one after another. */
   private queue: Promise<void> = Promise.resolve();
   private readonly listen: ListenConnection;
@@ -103,6 +106,7 @@ class PgDirectory implements DeploymentDirectory {
       onListening: () => this.reread(),
       onError,
     });
+    this.wake = pgWakeSchedule(this.pool, this.s);
   }
 
   async open(): Promise<void> {

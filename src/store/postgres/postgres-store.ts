@@ -31,6 +31,7 @@ import { pgFrontDesk } from './frontdesk-repo.js';
 import pg from 'pg';
 import type { Store, Tx } from '../port.js';
 import { StoreUnavailable } from '../port.js';
+import { NEXT_DUE_SQL, dueTimes, type DueTimes } from '../shared/due.js';
 import { pgBookings } from './bookings.js';
 import { pgCatalog } from './catalog.js';
 import { PgChannel } from './channel.js';
@@ -295,6 +296,17 @@ class PostgresStore implements Store {
     try {
       const r = await this.pool.query<{ version: string }>('SELECT version FROM definition_version WHERE one = 1');
       return r.rows.length > 0 ? Number(r.rows[0].version) : 0;
+    } catch (err) {
+      const fault = connectionFault(err);
+      if (!fault) throw err;
+      throw new StoreUnavailable(fault, { cause: err });
+    }
+  }
+
+  async nextDue(): Promise<DueTimes> {
+    if (Date.now() < this.failFastUntil) throw new StoreUnavailable(this.lastFault);
+    try {
+      return dueTimes((await this.pool.query(NEXT_DUE_SQL)).rows[0]);
     } catch (err) {
       const fault = connectionFault(err);
       if (!fault) throw err;

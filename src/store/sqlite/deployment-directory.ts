@@ -15,6 +15,7 @@ import {
   type HostedRegistration,
   type HostedStatus,
   type NewHostedBusiness,
+  type WakeSchedule,
 } from '../deployment-port.js';
 
 /** The SQLite directory: the port with its writes done before they return. */
@@ -88,6 +89,10 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
   if (!columns.some((c) => c.name === 'payment_account'))
     db.exec('ALTER TABLE hosted_businesses ADD COLUMN payment_account TEXT');
   db.exec('CREATE UNIQUE INDEX IF NOT EXISTS hosted_businesses_payment_account ON hosted_businesses(payment_account)');
+  // Files made before the directory kept when each business is due: every business is due at once (0).
+  if (!columns.some((c) => c.name === 'wake_at'))
+    db.exec('ALTER TABLE hosted_businesses ADD COLUMN wake_at INTEGER DEFAULT 0');
+  db.exec('CREATE INDEX IF NOT EXISTS hosted_businesses_wake ON hosted_businesses(wake_at)');
   const namesOf = db.prepare<[string], { name: string }>(
     'SELECT name FROM hosted_names WHERE business_id = ? ORDER BY position',
   );
@@ -221,6 +226,34 @@ export function openDeploymentDirectory(path: string): SqliteDeploymentDirectory
         return false;
       }
     },
+    wake: sqliteWakeSchedule(db),
     close: () => db.close(),
+  };
+}
+
+/** The waker's column: claims are transactions of this file (one process serves a SQLite deployment). */
+function sqliteWakeSchedule(db: Database.Database): WakeSchedule {
+  const setWake = db.prepare('UPDATE hosted_businesses SET wake_at = ? WHERE id = ?');
+  const dueIds = db.prepare<[number, number], { id: string }>(
+    'SELECT id FROM hosted_businesses WHERE wake_at <= ? ORDER BY wake_at, id LIMIT ?',
+  );
+  const wakeOf = db.prepare<[string], { wake_at: number | null }>('SELECT wake_at FROM hosted_businesses WHERE id = ?');
+  const set = db.transaction((ids: readonly string[], at: number | null) => {
+    for (const id of ids) setWake.run(at, id);
+  });
+  const claim = db.transaction((now: number, limit: number, until: number, except: readonly string[]) => {
+    const skip = new Set(except);
+    const ids = dueIds
+      .all(now, limit + skip.size)
+      .map((r) => r.id)
+      .filter((id) => !skip.has(id))
+      .slice(0, limit);
+    for (const id of ids) setWake.run(until, id);
+    return ids;
+  });
+  return {
+    set: (ids, at) => set(ids, at),
+    claimDue: async (now, limit, until, except) => claim(now, limit, until, except),
+    at: async (id) => wakeOf.get(id)?.wake_at,
   };
 }

@@ -22,6 +22,7 @@ import { sqliteIdempotency } from './idempotency.js';
 import { sqliteKeyValue } from './kv.js';
 import { sqliteDefinition } from './definition.js';
 import { settleAll } from '../shared/settle-all.js';
+import { NEXT_DUE_SQL, dueTimes, type DueTimes } from '../shared/due.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteOutbox } from './outbox.js';
 import { sqliteSecurity } from './security.js';
@@ -314,6 +315,17 @@ class SqliteStore implements Store {
         'SELECT version FROM definition_version WHERE one = 1',
       );
       return (this.definitionVersionStmt.get() as { version: number } | undefined)?.version ?? 0;
+    } catch (err) {
+      throw sqliteFault(err) ?? err;
+    }
+  }
+
+  private nextDueStmt?: Database.Statement;
+
+  async nextDue(): Promise<DueTimes> {
+    try {
+      this.nextDueStmt ??= (this.reader ?? this.db).prepare(NEXT_DUE_SQL);
+      return dueTimes(this.nextDueStmt.get() as Parameters<typeof dueTimes>[0]);
     } catch (err) {
       throw sqliteFault(err) ?? err;
     }
