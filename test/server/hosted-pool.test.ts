@@ -110,6 +110,7 @@ describe('the pool of composed businesses', () => {
     expect(p.ids).toEqual(['a']);
     release();
     expect(await inFlight).toBe(old);
+    await new Promise((r) => setImmediate(r)); // the pool is told before it closes (when next due)
     expect(opened).toEqual(['a', 'a']);
     expect(closed).toEqual(['a']);
     await p.closeAll();
