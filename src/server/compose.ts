@@ -129,7 +129,11 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
       core.webhooks.unsubscribe();
       await role.closeDoors();
     },
-    closeStore: () => store.close(),
+    closeStore: async () => {
+      // Last: nothing reports any more. A hosted business's series leave the process's registry.
+      metrics.close();
+      await store.close();
+    },
   });
   return roleServer(core, role, app, listener);
 }

@@ -22,6 +22,7 @@ import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
 import type { TxtResolver } from './operator-domains.js';
 import { hostedProbes } from './hosted-probes.js';
+import { createMetricsFamily, type MetricsFamily } from './metrics.js';
 import { connectedPayments, connectWebhookDoor, type ConnectAnswer, type ConnectPlatform } from './hosted-connect.js';
 
 import { seedSqliteFile } from './hosted-store-template.js';
@@ -43,6 +44,7 @@ export type HostedServerOptions = Omit<
   | 'tls'
   | 'connections'
   | 'trustProxy'
+  | 'sharedMetrics'
 >;
 
 /** The operator's host name (no port, lowercased) and the sha-256 hex digests of its keys. */
@@ -128,8 +130,10 @@ export function createHosting(o: HostingOptions): Hosting {
   const proxies = trustedProxies(o.trustProxy);
   let origin: { scheme: string; port: string } | undefined;
   const originOf = (b: HostedBusiness) => publicOrigin(origin!.scheme, b.hosts[0]!, origin!.port);
+  // One metrics registry for every business of the process, each series labelled with its id (metrics.ts).
+  const metrics = createMetricsFamily({ labelled: true });
   const pool = new BusinessPool<UspServer>({
-    open: (id) => composeHosted(o, o.directory.get(id)!, originOf),
+    open: (id) => composeHosted(o, o.directory.get(id)!, originOf, metrics),
     maxLoaded: o.maxLoaded ?? 200,
     idleCloseMs: o.idleCloseMs ?? 600_000,
     now: () => performance.now(),
@@ -140,6 +144,7 @@ export function createHosting(o: HostingOptions): Hosting {
   const probes = hostedProbes({
     directory: o.directory,
     pool,
+    metrics,
     proxies,
     operatorKeyHashes: o.operator?.keyHashes ?? [],
     shuttingDown: () => listener.shuttingDown,
@@ -280,6 +285,7 @@ async function composeHosted(
   o: HostingOptions,
   b: HostedBusiness,
   originOf: (b: HostedBusiness) => string,
+  metrics: MetricsFamily,
 ): Promise<UspServer> {
   const own = o.serverFor?.(b) ?? {};
   const log = withFields(o.log, { business: b.id });
@@ -299,6 +305,7 @@ async function composeHosted(
     allowedHosts: b.hosts,
     ...(b.status === 'suspended' ? { suspended: { reason: suspensionReason(b) } } : {}),
     log,
+    sharedMetrics: { family: metrics, business: b.id },
   });
   await offerSetup(server, log);
   return server;
