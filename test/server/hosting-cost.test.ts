@@ -3,7 +3,8 @@
  * request, over HTTP at its own host name, opens its store without a thread of its own for WAL
  * checkpoints (one per process serves every file), without running the migrations (its file is a
  * copy of the migrated schema), and without preparing every statement of every repository (they are
- * prepared on first use). The copy carries no secret: each business still signs with keys of its own.
+ * prepared on first use), and without its dashboard, buyer pages or OAuth authorization server (built on
+ * their first request). The copy carries no secret: each business still signs with keys of its own.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { createHosting, type Hosting } from '../../src/server/hosting.js';
 import { restRouteTables } from '../../src/bindings/rest/index.js';
 import { createDashboard } from '../../src/bindings/dashboard/index.js';
 import { createBuyerPages } from '../../src/bindings/pages/index.js';
+import { loadOAuthSecrets } from '../../src/oauth/secrets.js';
 
 // The dashboard's and the buyer pages' apps, counted as the server builds them (the real ones).
 vi.mock('../../src/bindings/dashboard/index.js', async (original) => {
@@ -25,6 +27,11 @@ vi.mock('../../src/bindings/dashboard/index.js', async (original) => {
 vi.mock('../../src/bindings/pages/index.js', async (original) => {
   const m = await original<typeof import('../../src/bindings/pages/index.js')>();
   return { ...m, createBuyerPages: vi.fn(m.createBuyerPages) };
+});
+// The authorization server's secrets, read (made on the first read) as the OAuth door builds it.
+vi.mock('../../src/oauth/secrets.js', async (original) => {
+  const m = await original<typeof import('../../src/oauth/secrets.js')>();
+  return { ...m, loadOAuthSecrets: vi.fn(m.loadOAuthSecrets) };
 });
 import { hostFetch } from '../support/host-fetch.js';
 import { NORD_FILE } from '../support/hosting.js';
@@ -143,6 +150,27 @@ describe('one more hosted business, opened by its first request', () => {
     expect(vi.mocked(createDashboard)).toHaveBeenCalledTimes(1);
     await hostFetch(`http://b1.localhost:${port}/admin/login`, { headers: { Accept: 'text/html' } });
     expect(vi.mocked(createDashboard)).toHaveBeenCalledTimes(1);
+  });
+
+  test('builds its OAuth authorization server on its first OAuth request; a token is checked from the store without it', async () => {
+    for (let i = 0; i < COUNT; i++) await profileOf(i);
+    const built = vi.mocked(loadOAuthSecrets);
+    expect(built).not.toHaveBeenCalled();
+    // A token this business never issued: refused with the challenge, the authorization server not built.
+    const refused = await hostFetch(`http://b2.localhost:${port}/bookings`, {
+      headers: {
+        'USP-Agent': 'profile="https://platform.example/p.json"',
+        Authorization: 'Bearer not-a-token-of-this-business',
+      },
+    });
+    expect(refused.status).toBe(401);
+    expect(built).not.toHaveBeenCalled();
+    const meta = await hostFetch(`http://b2.localhost:${port}/.well-known/oauth-authorization-server`);
+    expect(meta.status).toBe(200);
+    expect(((await meta.json()) as { issuer: string }).issuer).toBe(`http://b2.localhost:${port}`);
+    expect(built).toHaveBeenCalledTimes(1);
+    await hostFetch(`http://b2.localhost:${port}/.well-known/oauth-authorization-server`);
+    expect(built).toHaveBeenCalledTimes(1);
   });
 
   test('keeps each business its own secrets: two copies of the schema sign with different keys', async () => {
