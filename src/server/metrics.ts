@@ -104,7 +104,7 @@ export function createMetricsFamily(o: { labelled: boolean }): MetricsFamily {
     registry,
     view: (deps, business) => {
       if (o.labelled !== (business !== undefined)) throw new Error('a business label is needed exactly when labelled');
-      return serverView(registry, m, calendarsOf, deps, business);
+      return new ServerView(registry, m, calendarsOf, deps, business);
     },
     async series(label) {
       if (!o.labelled) return json();
@@ -226,153 +226,173 @@ function cacheMetrics(counter: (name: string, help: string) => Counter, gauge: (
 
 /**
  * A server's reports and scrapes over the family's metrics. Every series it writes is remembered
- * (metric and labels), so `close` removes exactly its own.
+ * (metric and labels), so `close` removes exactly its own. A class: its methods are shared by every
+ * business's view, not closures of each.
  */
-function serverView(
-  registry: Registry,
-  m: Declared,
-  calendarsOf: (staleMs: number) => ReturnType<typeof calendarGauges>,
-  deps: MetricsDeps,
-  business: string | undefined,
-): ServerMetrics {
-  const mine = new Map<string, { metric: Metric; labels: Labels }>();
-  let closed = false;
-  const at = (metric: Metric, labels: Labels = {}): Labels => {
-    const full = business === undefined ? labels : { ...labels, business };
+class ServerView implements ServerMetrics {
+  readonly contentType: string;
+  readonly #mine = new Map<string, { metric: Metric; labels: Labels }>();
+  // The label values are closed sets (door, operation, outcome code), so one pair of children per
+  // combination is kept: prom-client hashes the label object on every call otherwise.
+  readonly #perCall = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
+  readonly #calendarReads: Array<() => Promise<CalendarFigures | null>> = [];
+  #calendars: ReturnType<typeof calendarGauges> | undefined;
+  #closed = false;
+
+  constructor(
+    readonly registry: Registry,
+    private readonly m: Declared,
+    private readonly calendarsOf: (staleMs: number) => ReturnType<typeof calendarGauges>,
+    private readonly deps: MetricsDeps,
+    private readonly business: string | undefined,
+  ) {
+    this.contentType = registry.contentType;
+    if (deps.availabilityCache) m.cache();
+  }
+
+  /** A series' full labels (this server's label added), remembered as this server's. */
+  #at(metric: Metric, labels: Labels = {}): Labels {
+    const full = this.business === undefined ? labels : { ...labels, business: this.business };
     const key = `${(metric as unknown as { name: string }).name}\u0000${JSON.stringify(full)}`;
-    if (!mine.has(key)) mine.set(key, { metric, labels: full });
+    if (!this.#mine.has(key)) this.#mine.set(key, { metric, labels: full });
     return full;
-  };
+  }
+
   /** Replace a gauge's series of this server by `values` (label sets no longer there are removed). */
-  const replace = (g: Gauge, values: ReadonlyArray<[Labels, number]>) => {
+  #replace(g: Gauge, values: ReadonlyArray<[Labels, number]>): void {
     const keep = new Set<string>();
     for (const [labels, v] of values) {
-      const full = at(g, labels);
+      const full = this.#at(g, labels);
       keep.add(JSON.stringify(full));
       g.set(full, v);
     }
-    for (const [key, s] of mine)
+    for (const [key, s] of this.#mine)
       if (s.metric === g && !keep.has(JSON.stringify(s.labels))) {
         g.remove(s.labels);
-        mine.delete(key);
+        this.#mine.delete(key);
       }
-  };
+  }
+
   /** A counter that mirrors a running total read elsewhere. */
-  const mirror = (c: Counter, v: number) => {
-    const labels = at(c);
+  #mirror(c: Counter, v: number): void {
+    const labels = this.#at(c);
     c.remove(labels);
     c.inc(labels, v);
-  };
-  const cache = deps.availabilityCache ? m.cache() : undefined;
-  const calendarReads: Array<() => Promise<CalendarFigures | null>> = [];
-  let calendars: ReturnType<typeof calendarGauges> | undefined;
-  // The label values are closed sets (door, operation, outcome code), so one pair of children per
-  // combination is kept: prom-client hashes the label object on every call otherwise.
-  const perCall = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
-  const readStore = storeReader(deps);
-  const refresh = async () => {
-    if (closed) return;
-    m.sessions.set(at(m.sessions), deps.sessions());
-    m.inFlight.set(at(m.inFlight), deps.inFlight());
-    if (cache && deps.availabilityCache) {
-      const s = deps.availabilityCache();
-      mirror(cache.hits, s.hits);
-      mirror(cache.misses, s.misses);
-      mirror(cache.evictions, s.evictions);
-      cache.entries.set(at(cache.entries), s.entries);
-      cache.bytes.set(at(cache.bytes), s.bytes);
+  }
+
+  recordCall(call: CallRecord): void {
+    if (this.#closed) return;
+    const { m } = this;
+    const key = `${call.door}\u0000${call.operation}\u0000${call.outcome}`;
+    let series = this.#perCall.get(key);
+    if (!series) {
+      const labels = { door: call.door, operation: call.operation, outcome: call.outcome };
+      series = {
+        calls: m.calls.labels(this.#at(m.calls, labels)),
+        duration: m.duration.labels(this.#at(m.duration, labels)),
+      };
+      this.#perCall.set(key, series);
     }
-    const [g, ...cals] = await Promise.all([readStore(), ...calendarReads.map((r) => r())]);
-    if (closed) return;
+    series.calls.inc();
+    series.duration.observe(call.duration_ms / 1000);
+    if (call.outcome === 'rate_limited')
+      m.refusals.inc(this.#at(m.refusals, { door: call.door, operation: call.operation }));
+  }
+
+  recordAttempt(result: AttemptResult): void {
+    if (!this.#closed) this.m.attempts.inc(this.#at(this.m.attempts, { result }));
+  }
+
+  recordAccountEvent(e: AccountEvent): void {
+    if (this.#closed) return;
+    const { m } = this;
+    if (e.kind === 'sign_in_failed') m.signInFailures.inc(this.#at(m.signInFailures, { door: e.door }));
+    else if (e.kind === 'locked_out') m.lockouts.inc(this.#at(m.lockouts, { door: e.door, limit: e.limit }));
+    else if (e.kind === 'password_reset') m.passwordResets.inc(this.#at(m.passwordResets, { stage: e.stage }));
+    else m.signUps.inc(this.#at(m.signUps, { stage: e.stage }));
+  }
+
+  recordRegistration(outcome: string): void {
+    if (!this.#closed) this.m.registrations.inc(this.#at(this.m.registrations, { outcome: outcome.slice(0, 40) }));
+  }
+
+  addCalendars(read: () => Promise<CalendarFigures | null>, staleMs: number): void {
+    this.#calendars = this.calendarsOf(staleMs);
+    this.#calendarReads.push(read);
+  }
+
+  async refresh(): Promise<void> {
+    if (this.#closed) return;
+    const { m, deps } = this;
+    m.sessions.set(this.#at(m.sessions), deps.sessions());
+    m.inFlight.set(this.#at(m.inFlight), deps.inFlight());
+    if (deps.availabilityCache) {
+      const cache = m.cache();
+      const s = deps.availabilityCache();
+      this.#mirror(cache.hits, s.hits);
+      this.#mirror(cache.misses, s.misses);
+      this.#mirror(cache.evictions, s.evictions);
+      cache.entries.set(this.#at(cache.entries), s.entries);
+      cache.bytes.set(this.#at(cache.bytes), s.bytes);
+    }
+    const [g, ...cals] = await Promise.all([storeGauges(deps), ...this.#calendarReads.map((r) => r())]);
+    if (this.#closed) return;
     if (g) {
-      replace(
+      this.#replace(
         m.bookings,
         Object.entries(g.bookings_by_status).map(([status, n]) => [{ status }, n]),
       );
-      m.holds.set(at(m.holds), g.active_holds);
-      m.outbox.set(at(m.outbox), g.outbox_due);
-      m.pending.set(at(m.pending), g.deliveries_pending);
-      m.leased.set(at(m.leased), g.deliveries_leased);
-      m.updated.set(at(m.updated), Date.now() / 1000);
+      m.holds.set(this.#at(m.holds), g.active_holds);
+      m.outbox.set(this.#at(m.outbox), g.outbox_due);
+      m.pending.set(this.#at(m.pending), g.deliveries_pending);
+      m.leased.set(this.#at(m.leased), g.deliveries_leased);
+      m.updated.set(this.#at(m.updated), Date.now() / 1000);
     }
     // The database is away (or slow): the rest is served, and the database gauges are said to be stale.
-    m.stale.set(at(m.stale), g ? 0 : 1);
-    for (const c of cals) if (c && calendars) calendars.apply(c, replace, at);
-  };
-  const own = async (): Promise<MetricSeries[]> => {
-    await refresh();
-    const all = (await registry.getMetricsAsJSON()) as MetricSeries[];
+    m.stale.set(this.#at(m.stale), g ? 0 : 1);
+    const replace = (gauge: Gauge, values: ReadonlyArray<[Labels, number]>) => this.#replace(gauge, values);
+    const at = (metric: Metric, labels?: Labels) => this.#at(metric, labels);
+    for (const c of cals) if (c && this.#calendars) this.#calendars.apply(c, replace, at);
+  }
+
+  async scrape(): Promise<string> {
+    await this.refresh();
+    return this.registry.metrics();
+  }
+
+  async own(): Promise<MetricSeries[]> {
+    await this.refresh();
+    const all = (await this.registry.getMetricsAsJSON()) as MetricSeries[];
+    const { business } = this;
     return all
       .filter((s) => !/^usp_(process_|nodejs_)/.test(s.name))
       .map((s) => ({ ...s, values: s.values.filter((v) => business === undefined || v.labels.business === business) }));
-  };
-  return {
-    registry,
-    contentType: registry.contentType,
-    recordCall(call) {
-      if (closed) return;
-      const key = `${call.door}\u0000${call.operation}\u0000${call.outcome}`;
-      let series = perCall.get(key);
-      if (!series) {
-        const labels = { door: call.door, operation: call.operation, outcome: call.outcome };
-        series = { calls: m.calls.labels(at(m.calls, labels)), duration: m.duration.labels(at(m.duration, labels)) };
-        perCall.set(key, series);
-      }
-      series.calls.inc();
-      series.duration.observe(call.duration_ms / 1000);
-      if (call.outcome === 'rate_limited')
-        m.refusals.inc(at(m.refusals, { door: call.door, operation: call.operation }));
-    },
-    recordAttempt(result) {
-      if (!closed) m.attempts.inc(at(m.attempts, { result }));
-    },
-    recordAccountEvent(e) {
-      if (closed) return;
-      if (e.kind === 'sign_in_failed') m.signInFailures.inc(at(m.signInFailures, { door: e.door }));
-      else if (e.kind === 'locked_out') m.lockouts.inc(at(m.lockouts, { door: e.door, limit: e.limit }));
-      else if (e.kind === 'password_reset') m.passwordResets.inc(at(m.passwordResets, { stage: e.stage }));
-      else m.signUps.inc(at(m.signUps, { stage: e.stage }));
-    },
-    recordRegistration(outcome) {
-      if (!closed) m.registrations.inc(at(m.registrations, { outcome: outcome.slice(0, 40) }));
-    },
-    addCalendars(read, staleMs) {
-      calendars = calendarsOf(staleMs);
-      calendarReads.push(read);
-    },
-    refresh,
-    async scrape() {
-      await refresh();
-      return registry.metrics();
-    },
-    own,
-    close() {
-      closed = true;
-      for (const { metric, labels } of mine.values()) metric.remove(labels);
-      mine.clear();
-      perCall.clear();
-    },
-  };
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const { metric, labels } of this.#mine.values()) metric.remove(labels);
+    this.#mine.clear();
+    this.#perCall.clear();
+  }
 }
 
 /** The database gauges, read within GAUGE_TIMEOUT_MS; null when the database does not answer. */
-function storeReader(deps: Pick<MetricsDeps, 'store' | 'now'>): () => Promise<StoreGauges | null> {
-  return async () => {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        deps.store.read((tx) => tx.bookings.gauges(deps.now())),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new StoreUnavailable(`no answer within ${GAUGE_TIMEOUT_MS} ms`)),
-            GAUGE_TIMEOUT_MS,
-          );
-        }),
-      ]);
-    } catch {
-      return null;
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+async function storeGauges(deps: Pick<MetricsDeps, 'store' | 'now'>): Promise<StoreGauges | null> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      deps.store.read((tx) => tx.bookings.gauges(deps.now())),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new StoreUnavailable(`no answer within ${GAUGE_TIMEOUT_MS} ms`)),
+          GAUGE_TIMEOUT_MS,
+        );
+      }),
+    ]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
 }

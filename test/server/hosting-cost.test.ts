@@ -2,8 +2,8 @@
  * What one more hosted business costs the process (issue 39, item 7; docs/SCALING.md): its first
  * request, over HTTP at its own host name, opens its store without a thread of its own for WAL
  * checkpoints (one per process serves every file), without running the migrations (its file is a
- * copy of the migrated schema), and without preparing every statement of every repository (they are
- * prepared on first use), and without its dashboard, buyer pages or OAuth authorization server (built on
+ * copy of the migrated schema), and without building every repository or preparing every statement
+ * (both on first use), and without its dashboard, buyer pages or OAuth authorization server (built on
  * their first request). The copy carries no secret: each business still signs with keys of its own.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { restRouteTables } from '../../src/bindings/rest/index.js';
 import { createDashboard } from '../../src/bindings/dashboard/index.js';
 import { createBuyerPages } from '../../src/bindings/pages/index.js';
 import { loadOAuthSecrets } from '../../src/oauth/secrets.js';
+import { sqliteRegistryRepo } from '../../src/store/sqlite/registry-repo.js';
 
 // The dashboard's and the buyer pages' apps, counted as the server builds them (the real ones).
 vi.mock('../../src/bindings/dashboard/index.js', async (original) => {
@@ -32,6 +33,11 @@ vi.mock('../../src/bindings/pages/index.js', async (original) => {
 vi.mock('../../src/oauth/secrets.js', async (original) => {
   const m = await original<typeof import('../../src/oauth/secrets.js')>();
   return { ...m, loadOAuthSecrets: vi.fn(m.loadOAuthSecrets) };
+});
+// A repository no business request uses (the discovery registry's), counted as a store builds it.
+vi.mock('../../src/store/sqlite/registry-repo.js', async (original) => {
+  const m = await original<typeof import('../../src/store/sqlite/registry-repo.js')>();
+  return { ...m, sqliteRegistryRepo: vi.fn(m.sqliteRegistryRepo) };
 });
 import { hostFetch } from '../support/host-fetch.js';
 import { NORD_FILE } from '../support/hosting.js';
@@ -116,6 +122,20 @@ describe('one more hosted business, opened by its first request', () => {
     // About 170 statements on each of two connections were prepared when a store opened.
     expect(prepare.mock.calls.length).toBeLessThan(120);
     prepare.mockRestore();
+  });
+
+  test('builds the repositories its requests use: none of another role, on either connection', async () => {
+    await hosting.pool.close('biz_cost_3');
+    await profileOf(3);
+    // Each store built every repository of both connections, the registry's among them: twice a store.
+    expect(vi.mocked(sqliteRegistryRepo)).not.toHaveBeenCalled();
+    const res = await hostFetch(`http://b3.localhost:${port}/services/list`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'USP-Agent': 'profile="https://platform.example/p.json"' },
+      body: '{}',
+    });
+    expect(res.status).toBe(200);
+    expect(vi.mocked(sqliteRegistryRepo)).not.toHaveBeenCalled();
   });
 
   test('builds no REST routes of its own: every hosted business answers through the route table of the process', async () => {
