@@ -44,6 +44,7 @@ import { NORD_FILE } from '../support/hosting.js';
 import { TEST_NOW } from '../support/time.js';
 
 const COUNT = 5;
+const ADMIN_KEY = 'hosting-cost-admin-key-0123456789';
 const fixture = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
 let dir: string;
 let hosting: Hosting;
@@ -66,7 +67,7 @@ beforeAll(async () => {
     serverFor: (b) => {
       const seen: string[] = [];
       statements.set(b.id, seen);
-      return { onDbStatement: (sql: string) => void seen.push(sql) };
+      return { onDbStatement: (sql: string) => void seen.push(sql), adminKeys: [ADMIN_KEY] };
     },
     log: silentLogger,
   });
@@ -191,6 +192,27 @@ describe('one more hosted business, opened by its first request', () => {
     expect(built).toHaveBeenCalledTimes(1);
     await hostFetch(`http://b2.localhost:${port}/.well-known/oauth-authorization-server`);
     expect(built).toHaveBeenCalledTimes(1);
+  });
+
+  test('holds equal weekly schedules once, frozen; an edit of one resource changes that one only', async () => {
+    await profileOf(0);
+    const hours = () =>
+      hosting.pool.peek('biz_cost_0', async (s) => new Map(s.biz.def.resources.map((r) => [r.id, r.schedule])));
+    const before = (await hours())!;
+    // The fixture's two treatment rooms keep the same week: one value, which nothing can change in place.
+    expect(before.get('res_room_treatment_1')).toBe(before.get('res_room_treatment_2'));
+    expect(Object.isFrozen(before.get('res_room_treatment_1')?.monday)).toBe(true);
+    const monday = [{ opens: '10:00', closes: '12:00' }];
+    const res = await hostFetch(`http://b0.localhost:${port}/admin/resources/res_room_treatment_1`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN_KEY}` },
+      body: JSON.stringify({ schedule: { monday } }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+    const after = (await hours())!;
+    expect(after.get('res_room_treatment_1')?.monday).toEqual(monday);
+    expect(after.get('res_room_treatment_2')).toEqual(before.get('res_room_treatment_2'));
+    expect(after.get('res_room_treatment_2')?.monday).not.toEqual(monday);
   });
 
   test('keeps each business its own secrets: two copies of the schema sign with different keys', async () => {
