@@ -24,6 +24,7 @@
  * businesses' series only (docs/DECISIONS.md "Hosting: one metrics registry per process").
  */
 import {
+  AggregatorRegistry,
   Counter,
   Gauge,
   Histogram,
@@ -61,7 +62,7 @@ export interface ServerMetrics {
   addCalendars(read: () => Promise<CalendarFigures | null>, staleMs: number): void;
   /** Read the figures taken at scrape time (database, sessions, calls in flight, cache, calendars). */
   refresh(): Promise<void>;
-  /** Refresh, then render the registry in the text format (a server of its own: everything it has). */
+  /** Refresh, then render in the text format: a server of its own everything it has, a hosted business its own series. */
   scrape(): Promise<string>;
   /** Refresh, then this server's own series only (no process metrics). */
   own(): Promise<MetricSeries[]>;
@@ -356,6 +357,8 @@ class ServerView implements ServerMetrics {
   }
 
   async scrape(): Promise<string> {
+    // A hosted business's text is its own series only, never the process registry's whole.
+    if (this.business !== undefined) return AggregatorRegistry.aggregate([await this.own()]).metrics();
     await this.refresh();
     return this.registry.metrics();
   }

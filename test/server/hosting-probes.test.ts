@@ -162,6 +162,13 @@ describe('readiness and metrics per business in host mode', () => {
       await d.hosting.pool.close(NORD.id);
       return open;
     };
+    // What a hosted business's metrics render is its own series, though the registry holds both.
+    expect((await hostCall(`${d.url(NORD)}/.well-known/usp`)).status).toBe(200);
+    expect((await metricsAt(d, NORD.host)).status).toBe(200);
+    const salonText = await d.hosting.pool.peek(SALON.id, (s) => s.metrics.scrape());
+    expect(salonText).toContain(`business="${SALON.id}"`);
+    expect(salonText).not.toContain(NORD.id);
+    await d.hosting.pool.close(NORD.id);
     const first = await cycle();
     // Nord's series are in the registry the salon's server reports to while Nord is loaded...
     expect(first.get(NORD.id)).toBeGreaterThan(5);
