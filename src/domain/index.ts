@@ -179,3 +179,4 @@ export type { Person } from './personal-data.js';
 export { negotiateLocale } from './locale.js';
 export { idFrom, uniqueIdFrom } from './id-from-name.js';
 export { deepFreeze } from './freeze.js';
+export { shareEqualHours } from './shared-hours.js';

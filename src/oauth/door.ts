@@ -114,21 +114,11 @@ type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
  * The door never writes into the policy itself.
  */
 export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
+  // The library's module, once per process (not per business).
   const lib = await loadOidcProvider();
-  const secrets = await loadOAuthSecrets(o.store);
-  const accounts = new Accounts({
-    store: o.store,
-    log: o.log,
-    deliverCode: o.deliverCode,
-    now: o.now,
-    perAddressPerMinute: o.loginLimits?.perAddress,
-    signupsPerAddressHour: o.loginLimits?.signupsPerAddress,
-    onEvent: o.onAccountEvent,
-  });
   const base = () => o.baseUrl().replace(/\/$/, '');
   const mcpResource = () => canonicalResource(`${base()}/mcp`)!;
   const restResource = () => canonicalResource(`${base()}/`)!;
-  const cookieKey = Buffer.from(secrets.cookieKeys[0], 'base64url');
 
   const genericUrl = () => `${base()}${GENERIC_PROFILE_PATH}`;
   const genericSummary = (): PlatformSummary => ({ version: USP_VERSION, capabilities: o.capabilities() });
@@ -140,6 +130,121 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     name: 'Assistants without a platform profile of their own',
     description: `The platform profile ${o.businessName} applies to an OAuth client (an MCP host) that registered no ${PROFILE_METADATA}. It has no webhook_url: events reach the assistant as MCP notifications on its session.`,
   });
+
+  // The authorization server itself (its secrets, the library's provider, accounts, registration,
+  // the buyer's pages) is built on the first request that needs it: most businesses a hosting
+  // process has loaded are never asked, and a token is verified from the store without it.
+  let built: Promise<AuthorizationServer> | undefined;
+  const server = (): Promise<AuthorizationServer> =>
+    (built ??= authorizationServer(o, lib, { base, mcpResource, restResource }).catch((err: unknown) => {
+      built = undefined;
+      throw err;
+    }));
+
+  const verify = accessTokenVerifier({
+    provider: async () => (await server()).provider(),
+    store: o.store,
+    audienceOf: (b) => (b === 'mcp' ? mcpResource() : restResource()),
+    origins: () => [base()],
+    genericProfile: () => ({ url: genericUrl(), summary: genericSummary() }),
+  });
+
+  const resourceMetadataUrl = (binding: 'mcp' | 'rest') =>
+    binding === 'mcp' ? `${base()}${PRM_PATH}/mcp` : `${base()}${PRM_PATH}`;
+  const prm = (resource: string) =>
+    Response.json(
+      {
+        resource,
+        authorization_servers: [base()],
+        scopes_supported: [...USP_SCOPES],
+        bearer_methods_supported: ['header'],
+        dpop_signing_alg_values_supported: [...DPOP_ALGS],
+        resource_name: o.businessName,
+      },
+      { headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' } },
+    );
+
+  const isPage = isInteractionPage;
+  const mcpGate = createMcpGate(() => ({
+    sandbox: o.sandbox,
+    log: o.log,
+    accepted: o.accepted,
+    resourceMetadataUrl: resourceMetadataUrl('mcp'),
+  }));
+  const isProviderPath = (path: string) =>
+    path === '/.well-known/oauth-authorization-server' ||
+    path === '/.well-known/openid-configuration' ||
+    Object.values(OAUTH_ROUTES).some((r) => path === r || path.startsWith(`${r}/`));
+  return {
+    genericProfileUrl: genericUrl,
+    resourceMetadataUrl,
+    resourceServer: { verifyAccessToken: verify, resourceMetadata: resourceMetadataUrl, mechanism: 'oauth2_bearer' },
+    mcpGate,
+    claims: (path) =>
+      path === `${PRM_PATH}/mcp` ||
+      path === PRM_PATH ||
+      path === GENERIC_PROFILE_PATH ||
+      path === ACCOUNT_CSS_PATH ||
+      isPage(path) ||
+      isProviderPath(path),
+    async fetch(req, env) {
+      const path = new URL(req.url).pathname;
+      if (path === `${PRM_PATH}/mcp`) return prm(mcpResource());
+      if (path === PRM_PATH) return prm(restResource());
+      if (path === GENERIC_PROFILE_PATH)
+        return Response.json(genericDoc(), { headers: { 'Cache-Control': 'public, max-age=300' } });
+      if (path === ACCOUNT_CSS_PATH) return styleSheet(ACCOUNT_CSS);
+      if (path === '/.well-known/oauth-authorization-server')
+        return (await server()).viaProvider(req, env, '/.well-known/openid-configuration');
+      if (isPage(path)) return (await server()).pages.fetch(req, env);
+      return (await server()).viaProvider(req, env);
+    },
+    refuse(req, status, err) {
+      const path = new URL(req.url).pathname;
+      if (isPage(path)) {
+        return htmlResponse(
+          layout({
+            title: 'Not possible',
+            business: o.businessName,
+            body: messagePage({ heading: 'This request was refused', text: err.message }),
+          }),
+          { status },
+        );
+      }
+      // RFC 6749 section 5.2's error object, the format the library's own endpoints answer in.
+      const error = status >= 500 ? 'server_error' : 'invalid_request';
+      return Response.json(
+        { error, error_description: err.message },
+        { status, headers: { 'Cache-Control': 'no-store' } },
+      );
+    },
+  };
+}
+
+/** The authorization server proper, built on its first request (mountOAuth). */
+interface AuthorizationServer {
+  provider(): Provider;
+  viaProvider(req: Request, env: unknown, rewrite?: string): Promise<Response>;
+  pages: ReturnType<typeof createInteractionPages>;
+}
+
+async function authorizationServer(
+  o: OAuthDoorOptions,
+  lib: Awaited<ReturnType<typeof loadOidcProvider>>,
+  at: { base: () => string; mcpResource: () => string; restResource: () => string },
+): Promise<AuthorizationServer> {
+  const { base, mcpResource, restResource } = at;
+  const secrets = await loadOAuthSecrets(o.store);
+  const accounts = new Accounts({
+    store: o.store,
+    log: o.log,
+    deliverCode: o.deliverCode,
+    now: o.now,
+    perAddressPerMinute: o.loginLimits?.perAddress,
+    signupsPerAddressHour: o.loginLimits?.signupsPerAddress,
+    onEvent: o.onAccountEvent,
+  });
+  const cookieKey = Buffer.from(secrets.cookieKeys[0], 'base64url');
 
   const profileUrlProblem = (url: string) => outboundUrlProblem(url, o.allowLoopback || o.sandbox) ?? undefined;
   const metadataDocuments = clientMetadataFetch({ log: o.log, allowLoopback: o.allowLoopback });
@@ -188,29 +293,6 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     return provider;
   };
 
-  const verify = accessTokenVerifier({
-    provider: getProvider,
-    store: o.store,
-    audienceOf: (b) => (b === 'mcp' ? mcpResource() : restResource()),
-    origins: () => [base()],
-    genericProfile: () => ({ url: genericUrl(), summary: genericSummary() }),
-  });
-
-  const resourceMetadataUrl = (binding: 'mcp' | 'rest') =>
-    binding === 'mcp' ? `${base()}${PRM_PATH}/mcp` : `${base()}${PRM_PATH}`;
-  const prm = (resource: string) =>
-    Response.json(
-      {
-        resource,
-        authorization_servers: [base()],
-        scopes_supported: [...USP_SCOPES],
-        bearer_methods_supported: ['header'],
-        dpop_signing_alg_values_supported: [...DPOP_ALGS],
-        resource_name: o.businessName,
-      },
-      { headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' } },
-    );
-
   // ---- the library's own endpoints, on the raw Node request ------------------------------------
   const viaProvider = async (req: Request, env: unknown, rewrite?: string): Promise<Response> => {
     const node = env as Partial<NodeEnv> | undefined;
@@ -253,61 +335,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
     buyerData: o.buyerData,
     resets,
   });
-  const isPage = isInteractionPage;
-  const mcpGate = createMcpGate(() => ({
-    sandbox: o.sandbox,
-    log: o.log,
-    accepted: o.accepted,
-    resourceMetadataUrl: resourceMetadataUrl('mcp'),
-  }));
-  const isProviderPath = (path: string) =>
-    path === '/.well-known/oauth-authorization-server' ||
-    path === '/.well-known/openid-configuration' ||
-    Object.values(OAUTH_ROUTES).some((r) => path === r || path.startsWith(`${r}/`));
-  return {
-    genericProfileUrl: genericUrl,
-    resourceMetadataUrl,
-    resourceServer: { verifyAccessToken: verify, resourceMetadata: resourceMetadataUrl, mechanism: 'oauth2_bearer' },
-    mcpGate,
-    claims: (path) =>
-      path === `${PRM_PATH}/mcp` ||
-      path === PRM_PATH ||
-      path === GENERIC_PROFILE_PATH ||
-      path === ACCOUNT_CSS_PATH ||
-      isPage(path) ||
-      isProviderPath(path),
-    async fetch(req, env) {
-      const path = new URL(req.url).pathname;
-      if (path === `${PRM_PATH}/mcp`) return prm(mcpResource());
-      if (path === PRM_PATH) return prm(restResource());
-      if (path === GENERIC_PROFILE_PATH)
-        return Response.json(genericDoc(), { headers: { 'Cache-Control': 'public, max-age=300' } });
-      if (path === ACCOUNT_CSS_PATH) return styleSheet(ACCOUNT_CSS);
-      if (path === '/.well-known/oauth-authorization-server')
-        return viaProvider(req, env, '/.well-known/openid-configuration');
-      if (isPage(path)) return pages.fetch(req, env);
-      return viaProvider(req, env);
-    },
-    refuse(req, status, err) {
-      const path = new URL(req.url).pathname;
-      if (isPage(path)) {
-        return htmlResponse(
-          layout({
-            title: 'Not possible',
-            business: o.businessName,
-            body: messagePage({ heading: 'This request was refused', text: err.message }),
-          }),
-          { status },
-        );
-      }
-      // RFC 6749 section 5.2's error object, the format the library's own endpoints answer in.
-      const error = status >= 500 ? 'server_error' : 'invalid_request';
-      return Response.json(
-        { error, error_description: err.message },
-        { status, headers: { 'Cache-Control': 'no-store' } },
-      );
-    },
-  };
+  return { provider: getProvider, viaProvider, pages };
 }
 
 function errorWords(code: string): string {

@@ -29,7 +29,7 @@ const TOKEN_MODELS = ['AccessToken', 'ClientCredentials'] as const;
 
 export interface ResourceServerOptions {
   /** The library, for a client it does not keep in the store (a Client ID Metadata Document). */
-  provider: () => Provider;
+  provider: () => Promise<Provider>;
   store: Store;
   /** The resource identifier each door answers for. */
   audienceOf: (binding: 'mcp' | 'rest') => string;
@@ -89,7 +89,7 @@ export function accessTokenVerifier(o: ResourceServerOptions) {
     // A client known by its metadata document is not in the store: the library resolves it.
     const client =
       found.client ??
-      ((await o.provider().Client.find(clientId)) as unknown as Record<string, unknown> | undefined) ??
+      ((await (await o.provider()).Client.find(clientId)) as unknown as Record<string, unknown> | undefined) ??
       null;
     if (!client) throw new TokenRefused('the client of this token is gone');
     const registered = client[PROFILE_METADATA];

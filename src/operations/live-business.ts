@@ -11,6 +11,7 @@ import {
   withoutUnsafeTemplates,
   type BusinessDef,
   type BusinessSettings,
+  shareEqualHours,
 } from '../domain/index.js';
 import type { DefinitionEntry, Store, Tx } from '../store/index.js';
 import { compileBusiness, type Business, type BusinessSuspension, type PaymentProviderKind } from './business.js';
@@ -135,7 +136,8 @@ export class LiveBusiness implements BusinessSource {
   /** Compile `def` as this process runs it (its flags' settings over the stored ones), frozen. */
   compile(def: BusinessDef, version: number): Business {
     const settings = { ...def.settings, ...(this.opts.settings ?? {}) };
-    const b = compileBusiness({ ...def, settings }, { ...this.opts, suspended: this.suspension });
+    // Equal weekly schedules held once (src/domain/shared-hours.ts).
+    const b = compileBusiness(shareEqualHours({ ...def, settings }), { ...this.opts, suspended: this.suspension });
     b.definitionVersion = version;
     return Object.freeze(b);
   }

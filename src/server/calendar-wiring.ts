@@ -8,8 +8,6 @@
  * on /metrics (a failing feed, its busy times' age, staleness, the push backlog) and stale feeds in
  * the profile's health.
  */
-import type { Registry } from 'prom-client';
-import { Gauge } from 'prom-client';
 import { bookingEventText } from '../domain/index.js';
 import {
   CalendarPoller,
@@ -24,6 +22,7 @@ import {
 import type { Business, Logger } from '../operations/index.js';
 import { outboundPostProblem } from '../security/index.js';
 import type { CalendarFeedState, CalendarPushJob, Store } from '../store/index.js';
+import type { CalendarFigures } from './metrics-calendars.js';
 
 /** Busy times older than this are stale (default 24 h, `--calendar-stale-hours`). */
 export const DEFAULT_CALENDAR_STALE_HOURS = 24;
@@ -45,8 +44,10 @@ export interface CalendarWiring {
   pusher: CalendarPushWorker;
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Feed and push gauges on the server's registry. */
-  registerMetrics(registry: Registry): void;
+  /** The feed and push figures /metrics shows, read from the store (null: it did not answer). */
+  figures(): Promise<CalendarFigures | null>;
+  /** How long without a good read makes a feed stale (ms). */
+  readonly staleMs: number;
   /** The calendars' part of the profile's health, from the last pass's feed states. */
   health(): CalendarHealth;
   /** When the poller next reads a feed (epoch ms); undefined when it does not run or no feed is listed. */
@@ -107,8 +108,8 @@ export function wireCalendars(o: CalendarOptions | undefined, deps: WiringDeps):
       const last = new Map(poller.states.map((s) => [s.feed_key, s.last_attempt_ms ?? 0]));
       return Math.min(...listed.map((f) => (last.get(f.key) ?? 0) + pollMsOf(o)));
     },
-    registerMetrics: (registry) =>
-      registerCalendarMetrics(registry, { store: deps.store, now: deps.now, feeds, staleMs }),
+    staleMs,
+    figures: calendarFigures({ store: deps.store, now: deps.now, feeds, staleMs }),
   };
 }
 
@@ -163,66 +164,26 @@ function calendarWorkers(
 type Snapshot = { feeds: CalendarFeedState[]; backlog: CalendarPushJob[] };
 type MetricsDeps = { store: Store; now: () => number; feeds: () => CalendarFeed[]; staleMs: number };
 
-/** Feed and push gauges on `registry`, read from the store at each scrape. */
-function registerCalendarMetrics(registry: Registry, deps: MetricsDeps): void {
+/** The feed and push figures, from one read of the store per scrape. */
+function calendarFigures(deps: MetricsDeps): () => Promise<CalendarFigures | null> {
   const snapshot = sharedSnapshot(deps.store);
   const { now, feeds, staleMs } = deps;
-  /** A gauge per feed (resource, feed key), filled from one snapshot at each scrape. */
-  type Fill = (set: (resource: string, feed: string, v: number) => void, s: Snapshot) => void;
-  const feedGauge = (name: string, help: string, fill: Fill) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['resource', 'feed'] as const,
-      registers: [registry],
-      async collect() {
-        const s = await snapshot();
-        if (!s) return;
-        this.reset();
-        fill((resource, feed, v) => this.set({ resource, feed }, v), s);
-      },
-    });
-  feedGauge(
-    'usp_calendar_feed_failing',
-    '1 while the last fetch of a calendar feed failed (its last good busy times are kept).',
-    (set, s) => {
-      for (const f of s.feeds) set(f.resource_id, f.feed_key, f.last_error ? 1 : 0);
-    },
-  );
-  feedGauge('usp_calendar_feed_age_seconds', 'Seconds since a calendar feed was last read successfully.', (set, s) => {
-    for (const f of s.feeds) {
-      if (f.last_ok_ms !== null) set(f.resource_id, f.feed_key, Math.max(0, (now() - f.last_ok_ms) / 1000));
-    }
-  });
-  feedGauge(
-    'usp_calendar_feed_stale',
-    `1 while a calendar feed has gone longer than --calendar-stale-hours (${staleMs / 3_600_000} h) ` +
-      "without a good read (the profile's health says so too).",
-    (set, s) => {
-      const stale = new Set(calendarHealth(feeds(), s.feeds, now(), staleMs).stale.map((f) => f.feed));
-      for (const f of feeds()) set(f.resourceId, f.key, stale.has(f.key) ? 1 : 0);
-    },
-  );
-  const backlogGauge = (name: string, help: string, count: (backlog: CalendarPushJob[]) => number) =>
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      async collect() {
-        const s = await snapshot();
-        if (s) this.set(count(s.backlog));
-      },
-    });
-  backlogGauge(
-    'usp_calendar_pushes_pending',
-    'Bookings waiting to be pushed to a CalDAV calendar (failed ones included).',
-    (backlog) => backlog.length,
-  );
-  backlogGauge(
-    'usp_calendar_pushes_failing',
-    'Bookings whose last push to a CalDAV calendar failed (retried with backoff).',
-    (backlog) => backlog.filter((j) => j.last_error !== null).length,
-  );
+  return async () => {
+    const s = await snapshot();
+    if (!s) return null;
+    const stale = new Set(calendarHealth(feeds(), s.feeds, now(), staleMs).stale.map((f) => f.feed));
+    return {
+      feeds: s.feeds.map((f) => ({
+        resource: f.resource_id,
+        feed: f.feed_key,
+        failing: f.last_error ? 1 : 0,
+        ...(f.last_ok_ms !== null ? { ageSeconds: Math.max(0, (now() - f.last_ok_ms) / 1000) } : {}),
+      })),
+      stale: feeds().map((f) => ({ resource: f.resourceId, feed: f.key, stale: stale.has(f.key) ? 1 : 0 })),
+      pushesPending: s.backlog.length,
+      pushesFailing: s.backlog.filter((j) => j.last_error !== null).length,
+    };
+  };
 }
 
 /**

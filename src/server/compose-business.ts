@@ -82,7 +82,7 @@ export async function composeBusiness(
     refresh: () => live.refresh(),
   });
   await calendars.start();
-  calendars.registerMetrics(core.metrics.registry);
+  core.metrics.addCalendars(calendars.figures, calendars.staleMs);
   const profile = businessProfile(core, opts, { authPolicy, oauth, calendars });
   return businessRecord(core, opts, {
     authPolicy,

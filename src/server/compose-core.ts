@@ -41,7 +41,7 @@ import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy } from './security-wiring.js';
 import { wireWebhooks, type WebhookWiring } from './webhook-wiring.js';
-import { createMetrics, type ServerMetrics } from './metrics.js';
+import { createMetrics, type MetricsDeps, type ServerMetrics } from './metrics.js';
 import { staleMsOf } from './calendar-wiring.js';
 import type { ServerOptions } from './options.js';
 import type { Door } from './host.js';
@@ -119,13 +119,16 @@ export async function composeCore(opts: ComposeOptions, inputs: CoreInputs): Pro
   const availabilityCache = cacheBytes > 0 && !opts.role ? new AvailabilityCache(cacheBytes) : undefined;
   // Each reads the other only at run time: the metrics count the pipeline's calls in flight when
   // scraped, the pipeline reports every answered call to them.
-  const metrics = createMetrics({
+  const metricsDeps: MetricsDeps = {
     store,
     now: () => clock.now(),
     sessions: () => hub.size,
     inFlight: () => pipeline.inFlight,
     availabilityCache: availabilityCache ? () => availabilityCache.stats() : undefined,
-  });
+  };
+  // A hosted business reports into the process's registry, under its id (metrics.ts).
+  const shared = opts.sharedMetrics;
+  const metrics = shared ? shared.family.view(metricsDeps, shared.business) : createMetrics(metricsDeps);
   const pipeline = new Pipeline({ clock, ids, log, onCall: (call) => metrics.recordCall(call) });
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
   const webhooks = wireWebhooks(opts.webhooks ?? {}, {

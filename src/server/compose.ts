@@ -10,6 +10,7 @@
  * business (definition-wiring.ts), the auth policy (security-wiring.ts), webhooks and the sweep
  * (webhook-wiring.ts), payments, mail, calendars and the front desk's buyer data.
  */
+import { shareEqualHours } from '../domain/index.js';
 import { PublicOrigin, syncCatalog, type LiveBusiness, type Logger } from '../operations/index.js';
 import { openBusiness, openRoleStore } from './definition-wiring.js';
 import { dispatcherState, probeHandler } from './probes.js';
@@ -33,7 +34,10 @@ export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './listener.js'
 export const consoleLogger: Logger = createLogger();
 
 /** A business's server: its store opened and its business chosen, then composed around them. */
-export async function createUspServer(opts: ServerOptions): Promise<UspServer> {
+export async function createUspServer(given: ServerOptions): Promise<UspServer> {
+  // The definition with equal weekly schedules held once, here: the options live as long as the
+  // server (its parts keep them), so the snapshot compiled from them shares the same one.
+  const opts = { ...given, business: shareEqualHours(given.business) };
   checkPaymentOptions(opts.payments, opts.sandbox);
   checkMailOptions(opts.mail);
   const log = opts.log ?? consoleLogger;
@@ -132,7 +136,11 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
       core.webhooks.unsubscribe();
       await role.closeDoors();
     },
-    closeStore: () => store.close(),
+    closeStore: async () => {
+      // Last: nothing reports any more. A hosted business's series leave the process's registry.
+      metrics.close();
+      await store.close();
+    },
   });
   const background = {
     nextDueAt: () =>

@@ -17,14 +17,7 @@
  *   operator's key. The labels are bounded: the MAX_LABELLED most recently used loaded businesses
  *   have a label each, the others are added up under `business="_other"` (docs/DECISIONS.md).
  */
-import {
-  AggregatorRegistry,
-  Gauge,
-  Registry,
-  collectDefaultMetrics,
-  type MetricObjectWithValues,
-  type MetricValue,
-} from 'prom-client';
+import { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -35,6 +28,7 @@ import { dispatcherState, probeHandler } from './probes.js';
 import { metricsAllowed, metricsRefused } from './metrics-endpoint.js';
 import type { UspServer } from './compose.js';
 import { storeOf, type HostedStoreOptions } from './hosted-stores.js';
+import type { MetricSeries, MetricsFamily } from './metrics.js';
 
 /** Most businesses with a `business` label of their own on the deployment's /metrics; the rest are `_other`. */
 export const MAX_LABELLED = 100;
@@ -44,6 +38,8 @@ const READY_TIMEOUT_MS = 2000;
 export interface HostedProbeDeps {
   directory: DeploymentDirectory;
   pool: BusinessPool<UspServer>;
+  /** The process's one registry of every loaded business's series, labelled by business. */
+  metrics: MetricsFamily;
   proxies: TrustedProxies;
   /** The operator's key digests (none: the deployment's /metrics is open on loopback only). */
   operatorKeyHashes: readonly string[];
@@ -92,7 +88,7 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
         return d.pool
           .use(b.id, async (server) => {
             if (!metricsAllowed(req, env, d.proxies, server.adminKeyHashes)) return metricsRefused('its admin API key');
-            return text(req, await AggregatorRegistry.aggregate([await businessFigures(server, b.id)]).metrics());
+            return text(req, await AggregatorRegistry.aggregate([summed(await server.metrics.own())]).metrics());
           })
           .catch(() =>
             reply(503, { status: 'unavailable', reason: 'the business cannot be opened' }, { 'Retry-After': '2' }),
@@ -207,31 +203,25 @@ function deploymentRegistry(d: HostedProbeDeps): Registry {
 async function deploymentMetrics(d: HostedProbeDeps, own: Registry): Promise<string> {
   const max = d.maxLabelled ?? MAX_LABELLED;
   const ids = [...d.pool.ids].reverse();
-  const parts: MetricObjectWithValues<MetricValue<string>>[][] = [
-    (await own.getMetricsAsJSON()) as MetricObjectWithValues<MetricValue<string>>[],
-  ];
+  const labelOf = new Map<string, string>();
+  // The figures read at scrape time (each business's database gauges), then the registry read once.
   for (const [i, id] of ids.entries()) {
-    const figures = await d.pool.peek(id, (server) => businessFigures(server, i < max ? id : OTHER_BUSINESSES));
-    if (figures) parts.push(figures);
+    const refreshed = await d.pool.peek(id, async (server) => {
+      await server.metrics.refresh();
+      return true;
+    });
+    if (refreshed) labelOf.set(id, i < max ? id : OTHER_BUSINESSES);
   }
+  const parts: MetricSeries[][] = [
+    (await own.getMetricsAsJSON()) as MetricSeries[],
+    summed(await d.metrics.series((id) => labelOf.get(id))),
+  ];
   return AggregatorRegistry.aggregate(parts).metrics();
 }
 
-/** A business's figures (the database gauges read afresh), without the process's, each sample labelled with `label`. */
-async function businessFigures(
-  server: UspServer,
-  label: string,
-): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
-  await server.metrics.scrape();
-  const all = (await server.metrics.registry.getMetricsAsJSON()) as MetricObjectWithValues<MetricValue<string>>[];
-  return all
-    .filter((m) => !/^usp_(process_|nodejs_)/.test(m.name))
-    .map((m) => ({
-      ...m,
-      // Figures added up across businesses whatever their own aggregators say (the process's are per process).
-      aggregator: /_timestamp_seconds$|_stale$/.test(m.name) ? 'max' : 'sum',
-      values: m.values.map((v) => ({ ...v, labels: { ...v.labels, business: label } })),
-    }));
+/** Figures added up across businesses whatever their own aggregators say (the process's are per process). */
+function summed(series: MetricSeries[]): MetricSeries[] {
+  return series.map((m) => ({ ...m, aggregator: /_timestamp_seconds$|_stale$/.test(m.name) ? 'max' : 'sum' }));
 }
 
 function text(req: Request, body: string): Response {

@@ -23,6 +23,7 @@ import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
 import type { TxtResolver } from './operator-domains.js';
 import { hostedProbes } from './hosted-probes.js';
+import { createMetricsFamily, type MetricsFamily } from './metrics.js';
 import { connectedPayments, connectWebhookDoor, type ConnectAnswer, type ConnectPlatform } from './hosted-connect.js';
 
 import { seedSqliteFile } from './hosted-store-template.js';
@@ -44,6 +45,7 @@ export type HostedServerOptions = Omit<
   | 'tls'
   | 'connections'
   | 'trustProxy'
+  | 'sharedMetrics'
 >;
 
 /** The operator's host name (no port, lowercased) and the sha-256 hex digests of its keys. */
@@ -143,12 +145,15 @@ export function createHosting(o: HostingOptions): Hosting {
   const originOf = (b: HostedBusiness) => publicOrigin(origin!.scheme, b.hosts[0]!, origin!.port);
   const now = () => o.server.clock?.now() ?? Date.now();
   let waker: Waker | undefined;
-  const pool = businessPool(o, originOf, now, () => waker);
+  // One metrics registry for every business of the process, each series labelled with its id (metrics.ts).
+  const metrics = createMetricsFamily({ labelled: true });
+  const pool = businessPool(o, originOf, now, () => waker, metrics);
   const operator = operatorDoorOf(o, pool, proxies);
   // /readyz and /metrics: a business's own at its host, the deployment's at any other name (hosted-probes.ts).
   const probes = hostedProbes({
     directory: o.directory,
     pool,
+    metrics,
     proxies,
     operatorKeyHashes: o.operator?.keyHashes ?? [],
     shuttingDown: () => listener.shuttingDown,
@@ -221,10 +226,11 @@ function businessPool(
   originOf: (b: HostedBusiness) => string,
   now: () => number,
   waker: () => Waker | undefined,
+  metrics: MetricsFamily,
 ): BusinessPool<UspServer> {
   return new BusinessPool<UspServer>({
     open: async (id) => {
-      const server = await composeHosted(o, o.directory.get(id)!, originOf);
+      const server = await composeHosted(o, o.directory.get(id)!, originOf, metrics);
       // The request that opened it does not wait on (nor fail with) the directory's write.
       Promise.resolve()
         .then(() => o.directory.wake.set([id], now() + (waker()?.holdMs ?? HOLD_WITHOUT_WAKER_MS)))
@@ -342,6 +348,7 @@ async function composeHosted(
   o: HostingOptions,
   b: HostedBusiness,
   originOf: (b: HostedBusiness) => string,
+  metrics: MetricsFamily,
 ): Promise<UspServer> {
   const own = o.serverFor?.(b) ?? {};
   const log = withFields(o.log, { business: b.id });
@@ -361,6 +368,7 @@ async function composeHosted(
     allowedHosts: b.hosts,
     ...(b.status === 'suspended' ? { suspended: { reason: suspensionReason(b) } } : {}),
     log,
+    sharedMetrics: { family: metrics, business: b.id },
   });
   composedWith.set(server, composedKey(b));
   await offerSetup(server, log);

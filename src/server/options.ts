@@ -32,7 +32,7 @@ import type { SecurityOptions } from './security-wiring.js';
 import type { PaymentOptions } from './payments-wiring.js';
 import type { MailOptions } from './mail-wiring.js';
 import type { CalendarOptions, CalendarWiring } from './calendar-wiring.js';
-import type { ServerMetrics } from './metrics.js';
+import type { MetricsFamily, ServerMetrics } from './metrics.js';
 
 export interface ServerOptions {
   business: BusinessDef;
@@ -134,6 +134,11 @@ export interface ServerOptions {
    * the business's own admin API and dashboard go on. `UspServer.setSuspended` changes it while running.
    */
   suspended?: { reason: string };
+  /**
+   * Hosting only (set by hosting.ts, never by an embedder): report into the process's one metrics
+   * registry, this server's series labelled with the business's id, instead of a registry of its own.
+   */
+  sharedMetrics?: { family: MetricsFamily; business: string };
 }
 
 /** A server role other than the business: its operations, its profile document, its outbound services. */

@@ -2,8 +2,9 @@
  * What one more hosted business costs the process (issue 39, item 7; docs/SCALING.md): its first
  * request, over HTTP at its own host name, opens its store without a thread of its own for WAL
  * checkpoints (one per process serves every file), without running the migrations (its file is a
- * copy of the migrated schema), and without preparing every statement of every repository (they are
- * prepared on first use). The copy carries no secret: each business still signs with keys of its own.
+ * copy of the migrated schema), and without building every repository or preparing every statement
+ * (both on first use), and without its dashboard, buyer pages or OAuth authorization server (built on
+ * their first request). The copy carries no secret: each business still signs with keys of its own.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,8 @@ import type { Hosting } from '../../src/server/hosting.js';
 import { SmartRouter } from 'hono/router/smart-router';
 import { createDashboard } from '../../src/bindings/dashboard/index.js';
 import { createBuyerPages } from '../../src/bindings/pages/index.js';
+import { loadOAuthSecrets } from '../../src/oauth/secrets.js';
+import { sqliteRegistryRepo } from '../../src/store/sqlite/registry-repo.js';
 
 // The dashboard's and the buyer pages' apps, counted as the server builds them (the real ones).
 vi.mock('../../src/bindings/dashboard/index.js', async (original) => {
@@ -23,10 +26,21 @@ vi.mock('../../src/bindings/pages/index.js', async (original) => {
   const m = await original<typeof import('../../src/bindings/pages/index.js')>();
   return { ...m, createBuyerPages: vi.fn(m.createBuyerPages) };
 });
+// The authorization server's secrets, read (made on the first read) as the OAuth door builds it.
+vi.mock('../../src/oauth/secrets.js', async (original) => {
+  const m = await original<typeof import('../../src/oauth/secrets.js')>();
+  return { ...m, loadOAuthSecrets: vi.fn(m.loadOAuthSecrets) };
+});
+// A repository no business request uses (the discovery registry's), counted as a store builds it.
+vi.mock('../../src/store/sqlite/registry-repo.js', async (original) => {
+  const m = await original<typeof import('../../src/store/sqlite/registry-repo.js')>();
+  return { ...m, sqliteRegistryRepo: vi.fn(m.sqliteRegistryRepo) };
+});
 import { hostFetch } from '../support/host-fetch.js';
 import { NORD_FILE, deployHosting, undeploy, type Deployment } from '../support/hosting.js';
 
 const COUNT = 5;
+const ADMIN_KEY = 'hosting-cost-admin-key-0123456789';
 const fixture = JSON.parse(readFileSync(NORD_FILE, 'utf8'));
 let d: Deployment;
 let dir: string;
@@ -46,7 +60,7 @@ beforeAll(async () => {
     serverFor: (b) => {
       const seen: string[] = [];
       statements.set(b.id, seen);
-      return { onDbStatement: (sql: string) => void seen.push(sql) };
+      return { onDbStatement: (sql: string) => void seen.push(sql), adminKeys: [ADMIN_KEY] };
     },
     prefix: 'usp-hosting-cost-',
   });
@@ -103,6 +117,20 @@ describe('one more hosted business, opened by its first request', () => {
     prepare.mockRestore();
   });
 
+  test('builds the repositories its requests use: none of another role, on either connection', async () => {
+    await hosting.pool.close('biz_cost_3');
+    await profileOf(3);
+    // Each store built every repository of both connections, the registry's among them: twice a store.
+    expect(vi.mocked(sqliteRegistryRepo)).not.toHaveBeenCalled();
+    const res = await hostFetch(`http://b3.localhost:${port}/services/list`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'USP-Agent': 'profile="https://platform.example/p.json"' },
+      body: '{}',
+    });
+    expect(res.status).toBe(200);
+    expect(vi.mocked(sqliteRegistryRepo)).not.toHaveBeenCalled();
+  });
+
   test('builds no REST routes of its own: every hosted business answers through the route table of the process', async () => {
     await profileOf(0);
     await hosting.pool.close('biz_cost_4');
@@ -140,6 +168,48 @@ describe('one more hosted business, opened by its first request', () => {
     expect(vi.mocked(createDashboard)).toHaveBeenCalledTimes(1);
     await hostFetch(`http://b1.localhost:${port}/admin/login`, { headers: { Accept: 'text/html' } });
     expect(vi.mocked(createDashboard)).toHaveBeenCalledTimes(1);
+  });
+
+  test('builds its OAuth authorization server on its first OAuth request; a token is checked from the store without it', async () => {
+    for (let i = 0; i < COUNT; i++) await profileOf(i);
+    const built = vi.mocked(loadOAuthSecrets);
+    expect(built).not.toHaveBeenCalled();
+    // A token this business never issued: refused with the challenge, the authorization server not built.
+    const refused = await hostFetch(`http://b2.localhost:${port}/bookings`, {
+      headers: {
+        'USP-Agent': 'profile="https://platform.example/p.json"',
+        Authorization: 'Bearer not-a-token-of-this-business',
+      },
+    });
+    expect(refused.status).toBe(401);
+    expect(built).not.toHaveBeenCalled();
+    const meta = await hostFetch(`http://b2.localhost:${port}/.well-known/oauth-authorization-server`);
+    expect(meta.status).toBe(200);
+    expect(((await meta.json()) as { issuer: string }).issuer).toBe(`http://b2.localhost:${port}`);
+    expect(built).toHaveBeenCalledTimes(1);
+    await hostFetch(`http://b2.localhost:${port}/.well-known/oauth-authorization-server`);
+    expect(built).toHaveBeenCalledTimes(1);
+  });
+
+  test('holds equal weekly schedules once, frozen; an edit of one resource changes that one only', async () => {
+    await profileOf(0);
+    const hours = () =>
+      hosting.pool.peek('biz_cost_0', async (s) => new Map(s.biz.def.resources.map((r) => [r.id, r.schedule])));
+    const before = (await hours())!;
+    // The fixture's two treatment rooms keep the same week: one value, which nothing can change in place.
+    expect(before.get('res_room_treatment_1')).toBe(before.get('res_room_treatment_2'));
+    expect(Object.isFrozen(before.get('res_room_treatment_1')?.monday)).toBe(true);
+    const monday = [{ opens: '10:00', closes: '12:00' }];
+    const res = await hostFetch(`http://b0.localhost:${port}/admin/resources/res_room_treatment_1`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ADMIN_KEY}` },
+      body: JSON.stringify({ schedule: { monday } }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+    const after = (await hours())!;
+    expect(after.get('res_room_treatment_1')?.monday).toEqual(monday);
+    expect(after.get('res_room_treatment_2')).toEqual(before.get('res_room_treatment_2'));
+    expect(after.get('res_room_treatment_2')?.monday).not.toEqual(monday);
   });
 
   test('keeps each business its own secrets: two copies of the schema sign with different keys', async () => {

@@ -154,6 +154,44 @@ describe('readiness and metrics per business in host mode', () => {
     expect((await hostCall(`${d.url(OPERATOR_HOST)}/readyz`)).status).toBe(200);
     await d.hosting.pool.close(NORD.id);
   });
+
+  test('one metrics registry for the process: a business closed takes its series with it, and 300 opens and closes do not grow it', async () => {
+    await hostCall(`${d.url(SALON)}/.well-known/usp`);
+    /** The process registry's samples per business label, as the salon's server sees the registry. */
+    const perBusiness = async () => {
+      const all = await d.hosting.pool.peek(SALON.id, (s) => s.metrics.registry.getMetricsAsJSON());
+      const n = new Map<string, number>();
+      for (const m of all ?? [])
+        for (const v of m.values) n.set(String(v.labels.business), (n.get(String(v.labels.business)) ?? 0) + 1);
+      return n;
+    };
+    const cycle = async () => {
+      expect((await hostCall(`${d.url(NORD)}/.well-known/usp`)).status).toBe(200);
+      expect((await metricsAt(d, NORD.host)).status).toBe(200);
+      const open = await perBusiness();
+      await d.hosting.pool.close(NORD.id);
+      return open;
+    };
+    // What a hosted business's metrics render is its own series, though the registry holds both.
+    expect((await hostCall(`${d.url(NORD)}/.well-known/usp`)).status).toBe(200);
+    expect((await metricsAt(d, NORD.host)).status).toBe(200);
+    const salonText = await d.hosting.pool.peek(SALON.id, (s) => s.metrics.scrape());
+    expect(salonText).toContain(`business="${SALON.id}"`);
+    expect(salonText).not.toContain(NORD.id);
+    await d.hosting.pool.close(NORD.id);
+    const first = await cycle();
+    // Nord's series are in the registry the salon's server reports to while Nord is loaded...
+    expect(first.get(NORD.id)).toBeGreaterThan(5);
+    const salon = (await perBusiness()).get(SALON.id);
+    for (let i = 1; i < 300; i++) await cycle();
+    const after = await perBusiness();
+    // ...and gone once it is closed, every time: the registry holds the loaded businesses' series only.
+    expect(after.get(NORD.id)).toBeUndefined();
+    expect(after.get(SALON.id)).toBe(salon);
+    expect([...after.keys()]).toEqual([SALON.id]);
+    const last = await cycle();
+    expect(last.get(NORD.id)).toBe(first.get(NORD.id));
+  }, 120_000);
 });
 
 describe('/readyz of a business not loaded answers without composing it', () => {

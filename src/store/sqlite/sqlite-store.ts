@@ -7,35 +7,16 @@
  * the busy timeout, a read-only or removed file, a full disk, an I/O error) fail the call with
  * `StoreUnavailable`; the transaction is rolled back, so nothing half-written stays behind.
  */
-import { sqliteFrontDesk } from './frontdesk-repo.js';
 import Database from 'better-sqlite3';
 import { mkdirSync, statSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Store, Tx } from '../port.js';
 import { StoreUnavailable } from '../port.js';
-import { sqliteBookings } from './bookings.js';
-import { sqliteCatalog } from './catalog.js';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
-import { sqliteClaims } from './claims.js';
-import { sqliteHolds } from './holds.js';
-import { sqliteIdempotency } from './idempotency.js';
-import { sqliteKeyValue } from './kv.js';
-import { sqliteDefinition } from './definition.js';
-import { settleAll } from '../shared/settle-all.js';
 import { NEXT_DUE_SQL, dueTimes, type DueTimes } from '../shared/due.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
-import { sqliteOutbox } from './outbox.js';
-import { sqliteSecurity } from './security.js';
-import { type Db, Statements, lazilyPreparing } from './statements.js';
-import { sqliteSubscriptions } from './subscriptions.js';
-import { sqliteWaitlist } from './waitlist.js';
-import { sqliteWebhooks } from './webhooks.js';
-import { sqliteRegistryRepo } from './registry-repo.js';
-import { sqliteAdminRepo } from './admin-repo.js';
-import { sqliteOAuthRepos } from './oauth-repo.js';
-import { sqlitePayments } from './payments.js';
-import { sqliteMail } from './mail.js';
-import { sqliteCalendars } from './calendars.js';
+import { buildRepos } from './repos.js';
+import type { Db } from './statements.js';
 
 export interface SqliteStoreOptions {
   /** File path, or ':memory:'. */
@@ -445,35 +426,3 @@ class SqliteStore implements Store {
 const PING_DONE = Symbol('ping done');
 /** Readiness fails below this much free space next to the database file. */
 const MIN_FREE_BYTES = 256 * 1024;
-
-function buildRepos(connection: Db): Tx {
-  // Every repository's statements are prepared on first use (./statements.ts).
-  const db = lazilyPreparing(connection);
-  const s = new Statements(connection);
-  return {
-    registry: sqliteRegistryRepo(db),
-    admin: sqliteAdminRepo(db),
-    async lock() {
-      // Transactions are already serial in this process (one connection, BEGIN IMMEDIATE).
-    },
-    // Statements run at once, in process: the branches in turn.
-    together: (...fns) => settleAll(fns.map((fn) => (async () => fn())())) as never,
-    security: sqliteSecurity(s),
-    webhooks: sqliteWebhooks(s),
-    claims: sqliteClaims(s),
-    bookings: sqliteBookings(s),
-    holds: sqliteHolds(s),
-    waitlist: sqliteWaitlist(s),
-    idempotency: sqliteIdempotency(s),
-    catalog: sqliteCatalog(s),
-    subscriptions: sqliteSubscriptions(s),
-    outbox: sqliteOutbox(s),
-    kv: sqliteKeyValue(s),
-    definition: sqliteDefinition(s),
-    payments: sqlitePayments(db),
-    mail: sqliteMail(db),
-    frontdesk: sqliteFrontDesk(db),
-    calendars: sqliteCalendars(s),
-    ...sqliteOAuthRepos(db),
-  };
-}
