@@ -37,14 +37,14 @@ export const EMPTY_INDEX: ClaimIndex = {
 /** One index per resource in `wanted` that has claims (empty or inverted claims dropped). */
 export function buildClaimIndexes(claims: readonly Claim[], wanted: ReadonlySet<string>): Map<string, ClaimIndex> {
   const byResource = new Map<string, Claim[]>();
+  for (const id of wanted) byResource.set(id, []);
   for (const c of claims) {
-    if (!wanted.has(c.resourceId) || !(c.endMs > c.startMs)) continue;
-    let list = byResource.get(c.resourceId);
-    if (!list) byResource.set(c.resourceId, (list = []));
-    list.push(c);
+    const list = byResource.get(c.resourceId);
+    if (list && c.endMs > c.startMs) list.push(c);
   }
   const out = new Map<string, ClaimIndex>();
   for (const [rid, list] of byResource) {
+    if (list.length === 0) continue;
     sortByStart(list);
     const n = list.length;
     const ix: ClaimIndex = {
