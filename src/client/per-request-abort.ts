@@ -49,6 +49,9 @@ export function perRequestAbortFetch(base: typeof fetch = fetch): typeof fetch {
         return reader.cancel(reason);
       },
     });
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    const out = new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    // A constructed response has no URL of its own; redirect handling reads the one fetched.
+    Object.defineProperties(out, { url: { value: res.url }, redirected: { value: res.redirected } });
+    return out;
   };
 }

@@ -48,6 +48,17 @@ describe('MCP over Streamable HTTP: abort listeners per connection stay bounded'
     }
   });
 
+  it('an answer through the bridge keeps its status, headers, body and URL, and leaves no listener once read', async () => {
+    const parent = new AbortController();
+    const res = await perRequestAbortFetch()(`${t.url}/.well-known/usp`, { signal: parent.signal });
+    expect(res.status).toBe(200);
+    expect(res.url).toBe(`${t.url}/.well-known/usp`);
+    expect(res.headers.get('content-type')).toMatch(/json/);
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    expect(((await res.json()) as { usp?: unknown }).usp).toBeDefined();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+  });
+
   it('closing the client aborts its open GET stream through the bridge and leaves no listener', async () => {
     const { client, signals, listeners } = await connect(t.url);
     await client.callTool({ name: 'usp_services_get', arguments: { service_id: 'svc_haircut' } });
