@@ -25,7 +25,7 @@ export const ANALYSIS = [
   '',
   '**PoP verification: 1.3× a bare Ed25519 verify.** The verify itself is ~80%; the rest is two base64url JSON decodes, the compact-form check, the RFC 7638 thumbprint and the claim checks; the JCS argument digest of a 1 KB call adds ~0.1×.',
   '',
-  "**Client side (not ours).** The v2 SDK's `StreamableHTTPClientTransport` leaks one abort listener per request (`MaxListenersExceededWarning` after 1,500 calls). Both usp-server and the floor are measured through it.",
+  "**Abort listeners per MCP call: the client's (fixed in the bench and in `usp-server/client`).** `node --trace-warnings` put the `MaxListenersExceededWarning` on the benchmark's side, not the server's: the v2 SDK's `StreamableHTTPClientTransport` hands its connection-long `AbortController` signal to every `fetch`, and Node 20's undici adds an abort listener to it per request, removed only when the request is garbage collected (a `FinalizationRegistry`); 600 calls left 603 listeners, a full collection took them to 1. `perRequestAbortFetch` (exported by `usp-server/client`, passed as the transport's `fetch`) bridges that signal to one per request and removes the bridge when the response body ends: 300 calls leave at most the open GET stream's (`test/mcp/abort-listeners.test.ts`), and the MCP bench prints no warning. The server's own door adds none (its child ran 1,700 calls under `--trace-warnings` silently).",
   '',
   '### Booking writes, third round: scale in the data, findSlot, retention (2026-12-01)',
   '',

@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { perRequestAbortFetch } from '../dist/client/index.js';
 import {
   PLATFORM,
   ROOT,
@@ -162,12 +163,16 @@ export async function run({ quick, cpuProf }) {
       { execArgv: cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : [] },
     );
     const echo = await startChild({ kind: 'mcp-floor' });
-    const real = await connect(new StreamableHTTPClientTransport(new URL('/mcp', usp.url)));
+    const real = await connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', usp.url), { fetch: perRequestAbortFetch() }),
+    );
     const list = tools(benchDate(1));
     const payloads = {};
     for (const { tool, args } of list) payloads[tool] = payloadOf(await check(real, tool, args));
     await echo.rpc('set-payloads', { payloads });
-    const floor = await connect(new StreamableHTTPClientTransport(new URL('/mcp', echo.url)));
+    const floor = await connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', echo.url), { fetch: perRequestAbortFetch() }),
+    );
     try {
       for (const { tool, args } of list) {
         await usp.resetPeak();

@@ -15,6 +15,7 @@ export {
 } from './platform-auth.js';
 export type { PopKey, ProofOptions, SigningIdentity } from './platform-auth.js';
 export { BusinessClient, describeError, memoryCredentials } from './client.js';
+export { perRequestAbortFetch } from './per-request-abort.js';
 export type { CallOptions, ClientOptions, CredentialStore, StoredCredential, UspAnswer } from './client.js';
 export {
   ProfileCache,

@@ -211,6 +211,14 @@ export function slotIdEncoder(serviceId: string, resourceIds: readonly string[])
   return (startMs: number) => PREFIX + startChars(startMs) + tag;
 }
 
+/**
+ * The head of a slot's id, without its tag: `encodeSlotId(parts)` is `slotIdHead(startMs)` followed by
+ * `slotTag(serviceId, resourceIds)` (slot generation writes each start's head once for every combination).
+ */
+export function slotIdHead(startMs: number): string {
+  return PREFIX + startChars(startMs);
+}
+
 /** The long form issued before short ids: the 6-byte start followed by the JSON of service and resources. */
 function legacyId(parts: SlotIdParts): string {
   const hi = Math.floor(parts.startMs / TWO_24);

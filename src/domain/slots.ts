@@ -17,10 +17,10 @@
  *  5. the blocked interval (buffers included) is checked against per-resource sorted claims with a
  *     binary search over prefix-maximum end times; capacity types count same-slot claims instead.
  */
-import { EMPTY_INDEX, buildClaimIndexes, capacityUsage, isBlocked, type ClaimIndex } from './claim-index.js';
+import { EMPTY_INDEX, blockedUpTo, buildClaimIndexes, capacityUsage, type ClaimIndex } from './claim-index.js';
 import type { Iv } from './intervals.js';
 import { compareIds, type Combination } from './resource-combinations.js';
-import { slotIdEncoder, slotKeyMaker } from './slot-id.js';
+import { slotIdHead, slotTag } from './slot-id.js';
 import {
   capacityLeft,
   capacityState,
@@ -50,13 +50,28 @@ function occupancyOf(q: InternalQuery, plan: Plan, located: readonly Combination
   };
 }
 
-/** One combination's constants while its starts are walked. */
+/**
+ * The text of each start, shared by every combination of one query: a combination's n-th candidate
+ * start is usually every combination's n-th (same hours), so it is remembered by that ordinal.
+ */
+interface StartTexts {
+  starts: number[];
+  heads: string[];
+  digits: string[];
+}
+
+/** One combination's constants and position while its starts are walked in ascending order. */
 interface ComboGrid {
   combo: Combination;
   indexes: ClaimIndex[];
-  encodeId: (startMs: number) => string;
-  /** slotKey() of a start in this combination. */
-  keyOf: (startMs: number) => string;
+  /** Per index: how many of its claims start before the current blocked interval's end. */
+  before: Int32Array;
+  tag: string;
+  keyPrefix: string;
+  keySuffix: string;
+  texts: StartTexts;
+  /** Ordinal of the next candidate start. */
+  n: number;
 }
 
 /** Step 4: candidate starts of one combination, window by window. */
@@ -66,13 +81,18 @@ function combinationSlots(
   combo: Combination,
   windows: readonly Iv[],
   midnights: readonly number[],
+  texts: StartTexts,
   out: SlotCandidate[],
 ): void {
   const grid: ComboGrid = {
     combo,
     indexes: combo.resourceIds.map((id) => occupancy.claimIndexes.get(id) ?? EMPTY_INDEX),
-    encodeId: slotIdEncoder(plan.service.id, combo.resourceIds),
-    keyOf: slotKeyMaker(plan.service.id, combo.resourceIds),
+    before: new Int32Array(combo.resourceIds.length),
+    tag: slotTag(plan.service.id, combo.resourceIds),
+    keyPrefix: `${plan.service.id}|`,
+    keySuffix: `|${combo.resourceIds.join(',')}`,
+    texts,
+    n: 0,
   };
   let m = 0; // index into midnights
   for (const w of windows) {
@@ -115,14 +135,31 @@ function windowSlots(
   }
 }
 
+/** A start's id head and decimal digits, written once per ordinal while the combinations agree. */
+function startText(grid: ComboGrid, s: number): number {
+  const t = grid.texts;
+  const n = grid.n++;
+  if (t.starts[n] !== s) {
+    t.starts[n] = s;
+    t.heads[n] = slotIdHead(s);
+    t.digits[n] = String(s);
+  }
+  return n;
+}
+
 /** Step 5: the slot starting at `s` unless a claim blocks it (buffers included) or, for capacity types, it is full. */
 function slotAt(plan: Plan, occupancy: Occupancy, grid: ComboGrid, s: number): SlotCandidate | null {
+  const n = startText(grid, s);
   const end = s + plan.durationMs;
-  const sharedKey = plan.capacity ? grid.keyOf(s) : null;
+  const sharedKey = plan.capacity ? grid.keyPrefix + grid.texts.digits[n] + grid.keySuffix : null;
   const a = s - plan.before;
   const b = end + plan.after;
   for (let r = 0; r < grid.indexes.length; r++) {
-    if (isBlocked(grid.indexes[r], a, b, sharedKey)) return null;
+    const ix = grid.indexes[r];
+    let j = grid.before[r];
+    while (j < ix.starts.length && ix.starts[j] < b) j++;
+    grid.before[r] = j;
+    if (blockedUpTo(ix, j - 1, a, sharedKey)) return null;
   }
   let state: SlotState = 'available';
   let cap: SlotCandidate['capacity'];
@@ -134,18 +171,46 @@ function slotAt(plan: Plan, occupancy: Occupancy, grid: ComboGrid, s: number): S
     state = st;
   }
   const slot: SlotCandidate = {
-    key: sharedKey ?? grid.keyOf(s),
-    id: grid.encodeId(s),
+    key: sharedKey ?? grid.keyPrefix + grid.texts.digits[n] + grid.keySuffix,
+    id: grid.texts.heads[n] + grid.tag,
     serviceId: plan.service.id,
     startMs: s,
     endMs: end,
     durationMs: plan.durationMs,
-    resourceIds: grid.combo.resourceIds,
+    // Each slot gets its own array (the combination's is shared while generating).
+    resourceIds: grid.combo.resourceIds.slice(),
     state,
   };
   if (grid.combo.locationId !== undefined) slot.locationId = grid.combo.locationId;
   if (cap) slot.capacity = cap;
   return slot;
+}
+
+/**
+ * Runs sorted by start (each start at most once per run) merged into one sorted list; on equal
+ * starts the earlier run's slot comes first. Each step takes the least head start and then every
+ * run's slot at that start, in run order: combinations with the same hours move together, so a start
+ * costs two passes over the runs' heads, whatever their number.
+ */
+function mergeRuns(runs: SlotCandidate[][]): SlotCandidate[] {
+  if (runs.length <= 1) return runs[0] ?? [];
+  const k = runs.length;
+  const pos = new Int32Array(k);
+  const head = new Float64Array(k);
+  for (let r = 0; r < k; r++) head[r] = runs[r][0].startMs; // runs are never empty
+  const out: SlotCandidate[] = [];
+  for (;;) {
+    let least = Number.POSITIVE_INFINITY;
+    for (let r = 0; r < k; r++) if (head[r] < least) least = head[r];
+    if (least === Number.POSITIVE_INFINITY) return out;
+    for (let r = 0; r < k; r++) {
+      if (head[r] !== least) continue;
+      const run = runs[r];
+      out.push(run[pos[r]]);
+      const p = ++pos[r];
+      head[r] = p < run.length ? run[p].startMs : Number.POSITIVE_INFINITY;
+    }
+  }
 }
 
 function generate(q: InternalQuery): SlotCandidate[] {
@@ -159,15 +224,19 @@ function generate(q: InternalQuery): SlotCandidate[] {
     !plan.selfResource && plan.service.hours ? workingTime({ schedule: plan.service.hours }, days, q.zone) : null;
   const occupancy = occupancyOf(q, plan, located);
   const midnights = days.map((d) => d.startMs);
-  const out: SlotCandidate[] = [];
-  for (const combo of located) {
+  const texts: StartTexts = { starts: [], heads: [], digits: [] };
+  // Each combination's slots come out in ascending start: one sorted run per combination, taken in
+  // resource-id order, merged by start (ties keep that order).
+  const ordered = located.length > 1 ? [...located].sort((x, y) => compareIds(x.resourceIds, y.resourceIds)) : located;
+  const runs: SlotCandidate[][] = [];
+  for (const combo of ordered) {
     const windows = combinationWindows(combo, serviceHours, workingOf);
-    if (windows.length > 0) combinationSlots(plan, occupancy, combo, windows, midnights, out);
+    if (windows.length === 0) continue;
+    const run: SlotCandidate[] = [];
+    combinationSlots(plan, occupancy, combo, windows, midnights, texts, run);
+    if (run.length > 0) runs.push(run);
   }
-  out.sort((x, y) => x.startMs - y.startMs || compareIds(x.resourceIds, y.resourceIds));
-  // Each slot gets its own resourceIds array (combinations share theirs while generating).
-  for (const s of out) s.resourceIds = [...s.resourceIds];
-  return out;
+  return mergeRuns(runs);
 }
 
 /** Offerable slots with start in [fromMs, toMs), ascending by start, then by resource ids. */

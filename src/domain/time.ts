@@ -120,9 +120,16 @@ export function isTimeOfDay(s: unknown): s is string {
 
 /** "HH:MM" to minutes after midnight (0..1440). Throws on a malformed time. */
 export function timeOfDayToMinutes(s: string): number {
+  const known = minutesOfTime.get(s);
+  if (known !== undefined) return known;
   if (!isTimeOfDay(s)) throw new Error(`invalid time of day "${s}": expected HH:MM from 00:00 to 24:00`);
-  return Number(s.slice(0, 2)) * 60 + Number(s.slice(3, 5));
+  const m = Number(s.slice(0, 2)) * 60 + Number(s.slice(3, 5));
+  minutesOfTime.set(s, m);
+  return m;
 }
+
+/** Valid times already read (1,441 at most): slot generation reads each schedule's times once per day. */
+const minutesOfTime = new Map<string, number>();
 
 /** Minutes after midnight (0..1440) to "HH:MM". */
 export function minutesToTimeOfDay(minutes: number): string {
