@@ -33,6 +33,8 @@ export class PgChannel implements PostgresEventChannel {
     private readonly pool: pg.Pool,
     readonly name: string,
     private readonly onError: (err: Error) => void,
+    /** How the outbox is read outside a transaction (a store keyed by business sets the business first). */
+    private readonly read: (text: string, values: unknown[]) => Promise<pg.QueryResult> = (t, v) => pool.query(t, v),
   ) {}
 
   async publish(seqs: readonly number[]): Promise<void> {
@@ -130,9 +132,7 @@ export class PgChannel implements PostgresEventChannel {
       // Listening from here on; what was dispatched before is read from the outbox itself (through
       // the pool: this connection only ever LISTENs).
       if (this.lastSeq < 0) {
-        const r = await this.pool.query<{ m: number }>(
-          `SELECT COALESCE(MAX(seq), 0) AS m FROM outbox WHERE status = 'dispatched'`,
-        );
+        const r = await this.read(`SELECT COALESCE(MAX(seq), 0) AS m FROM outbox WHERE status = 'dispatched'`, []);
         this.lastSeq = Math.max(this.lastSeq, r.rows[0]?.m ?? 0);
         this.client = c;
       } else {
@@ -140,7 +140,7 @@ export class PgChannel implements PostgresEventChannel {
         // everything after the last sequence we announced, and anything that fell due since we
         // lost the connection (a reminder dispatched late carries an older sequence).
         const since = (this.lostAtMs ?? Date.now()) - CATCH_UP_DUE_MARGIN_MS;
-        const r = await this.pool.query<{ seq: number }>(
+        const r = await this.read(
           `SELECT seq FROM outbox WHERE status = 'dispatched' AND (seq > $1 OR due_ms >= $2) ORDER BY seq LIMIT ${CATCH_UP_LIMIT}`,
           [this.lastSeq, since],
         );

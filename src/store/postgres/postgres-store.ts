@@ -28,6 +28,8 @@
  * LISTEN connection reconnects with backoff and then announces what was dispatched meanwhile.
  */
 import { pgFrontDesk } from './frontdesk-repo.js';
+import { BUSINESS_SEED, type SessionKeying, ensureKeyedSchema, keyedChannelName, keying } from './business-keyed.js';
+import { inlined } from './literals.js';
 import pg from 'pg';
 import type { Store, Tx } from '../port.js';
 import { StoreUnavailable } from '../port.js';
@@ -77,6 +79,13 @@ export interface PostgresStoreOptions {
    * benchmarks that count them; without it the pool uses pg's own client class, unwrapped.
    */
   onStatement?: (sql: string) => void;
+  /**
+   * Keep this business's data in `schema`, shared with other businesses: every table keyed by
+   * business under forced row-level security, the business set in each transaction (business-keyed.ts).
+   * The migrations are applied to `<schema>_template`, from which the keyed schema is derived once.
+   * The role connected as must be neither superuser nor BYPASSRLS. Overrides `schema`.
+   */
+  keyed?: { business: string; schema: string };
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
@@ -94,7 +103,10 @@ const types = {
 };
 
 export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Store> {
-  const { connectionString, schema } = splitSchema(opts.url, opts.schema);
+  const keyed = opts.keyed ? keying(opts.keyed.business) : undefined;
+  const { connectionString, schema } = splitSchema(opts.url, opts.keyed?.schema ?? opts.schema);
+  if (keyed && (!schema || schema.length > 50))
+    throw new Error('a keyed schema name of at most 50 characters is required');
   const statementTimeout = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const base: pg.ClientConfig = {
     connectionString,
@@ -138,8 +150,18 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
   // that ends the process. The statement in flight fails on its own and run() drops the connection.
   pool.on('connect', (client) => client.on('error', (err) => onError(err)));
   try {
-    await migrate(pool, schema);
+    if (keyed && schema) await migrateKeyed(base, schema, onError);
+    else await migrate(pool, schema);
     migrated = true;
+    if (keyed && schema && opts.keyed) {
+      await pool.query(`${keyed.begin}; ${BUSINESS_SEED}`);
+      const read = async (text: string, values: unknown[]) => {
+        const rs = (await pool.query(`${keyed.begin}; ${inlined(text, values)}`)) as unknown as pg.QueryResult[];
+        return rs[rs.length - 1];
+      };
+      const channel = new PgChannel(base, pool, keyedChannelName(schema, opts.keyed.business), onError, read);
+      return new PostgresStore(pool, channel, opts.maxRetries ?? 5, keyed);
+    }
     const current = (await pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
     const channelName = current === 'public' ? 'usp_events' : `usp_events_${current}`;
     return new PostgresStore(pool, new PgChannel(base, pool, channelName, onError), opts.maxRetries ?? 5);
@@ -238,6 +260,24 @@ async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void>
   }
 }
 
+/** Migrate `<schema>_template`, then derive the keyed schema from it once (business-keyed.ts), on a connection of their own. */
+async function migrateKeyed(base: pg.ClientConfig, schema: string, onError: (err: Error) => void): Promise<void> {
+  const template = `${schema}_template`;
+  const own = new pg.Pool({ ...base, options: `-c search_path=${template}`, max: 1 });
+  own.on('error', onError);
+  try {
+    await migrate(own, template);
+    const c = await own.connect();
+    try {
+      await ensureKeyedSchema(c, template, schema, POSTGRES_MIGRATIONS.length);
+    } finally {
+      c.release(true);
+    }
+  } finally {
+    await own.end();
+  }
+}
+
 /** After a failed connect, calls fail at once for this long instead of each trying (and maybe waiting) again. */
 const FAIL_FAST_MS = 250;
 
@@ -251,6 +291,7 @@ class PostgresStore implements Store {
     private readonly pool: pg.Pool,
     readonly channel: PgChannel,
     private readonly maxRetries: number,
+    private readonly keyed?: SessionKeying,
   ) {}
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -293,7 +334,10 @@ class PostgresStore implements Store {
     // One statement on a pooled connection, no transaction: a single round trip.
     if (Date.now() < this.failFastUntil) throw new StoreUnavailable(this.lastFault);
     try {
-      const r = await this.pool.query<{ version: string }>('SELECT version FROM definition_version WHERE one = 1');
+      const text = 'SELECT version FROM definition_version WHERE one = 1';
+      // Keyed: the business set for the one implicit transaction of a simple query, still one round trip.
+      const rs = this.keyed ? await this.pool.query(`${this.keyed.begin}; ${text}`) : await this.pool.query(text);
+      const r = (Array.isArray(rs) ? rs[rs.length - 1] : rs) as pg.QueryResult<{ version: string }>;
       return r.rows.length > 0 ? Number(r.rows[0].version) : 0;
     } catch (err) {
       const fault = connectionFault(err);
@@ -338,17 +382,19 @@ class PostgresStore implements Store {
           const c = await this.acquire();
           client = c;
           if (mode === 'read') {
-            await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+            const begin = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+            await c.query(this.keyed ? `${begin}; ${this.keyed.begin}` : begin);
             readBegun = true;
           }
           return c;
         })());
-      const s = pgSession(session, mode, mode === 'write' ? 'BEGIN ISOLATION LEVEL READ COMMITTED' : undefined);
+      const begin = mode === 'write' ? 'BEGIN ISOLATION LEVEL READ COMMITTED' : undefined;
+      const s = pgSession(session, mode, begin, this.keyed);
       const begun = () => (mode === 'write' ? s.opened : readBegun);
       let broken = false;
       try {
         if (mode === 'write') await session();
-        const out = await fn(buildRepos(s));
+        const out = await fn(buildRepos(s, this.keyed !== undefined));
         if (mode === 'write') {
           // The held writes and COMMIT, in one round trip where they allow it.
           const end = await s.commit();
@@ -389,9 +435,9 @@ class PostgresStore implements Store {
 }
 
 /** The repositories of one transaction, bound to its connection. */
-function buildRepos(s: PgSession): Tx {
+function buildRepos(s: PgSession, keyed: boolean): Tx {
   return {
-    registry: postgresRegistryRepo(s.query, s.lockKey),
+    registry: keyed ? NO_REGISTRY : postgresRegistryRepo(s.query, s.lockKey),
     admin: postgresAdminRepo(s.query),
     async lock(keys, o) {
       // One statement per key, in the order given (callers sort), so lock order is deterministic.
@@ -419,3 +465,14 @@ function buildRepos(s: PgSession): Tx {
     ...postgresOAuthRepos(s.query),
   };
 }
+
+/**
+ * A store keyed by business keeps no registry: the registry is a deployment of its own, not one
+ * business's data (its services table has a business_id column of its own, too).
+ */
+const NO_REGISTRY = new Proxy({} as Tx['registry'], {
+  get: (_, name) =>
+    name === 'then'
+      ? undefined
+      : () => Promise.reject(new Error('a PostgreSQL store keyed by business keeps no registry')),
+});

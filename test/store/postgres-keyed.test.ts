@@ -1,0 +1,276 @@
+/**
+ * The PostgreSQL store keyed by business (openPostgresStore's `keyed`): many businesses in one
+ * schema, every table keyed by business under forced row-level security, the business set in each
+ * transaction. The store runs as a plain role (neither superuser nor BYPASSRLS), so the policies
+ * really apply. The whole Store contract runs for business A while business B holds data under the
+ * same ids in the same schema; then the isolation contract: B's store cannot read, change, delete or
+ * collide with A's rows, and their hot keys and notifications are their own.
+ * Skipped, with the reason in the title, when no PostgreSQL URL is configured.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Store } from '../../src/store/port.js';
+import { BUSINESS_SETTING, KeyedSchemaBehind } from '../../src/store/postgres/business-keyed.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { openPostgresStore, type PostgresEventChannel } from '../../src/store/postgres/postgres-store.js';
+import { PG_URL, adminClient, noteSkipped, schemaName } from '../pg/helpers.js';
+import {
+  booking,
+  claim,
+  hold,
+  idempotencyRecord as idem,
+  outboxEvent,
+  storedService,
+  waitlistEntry,
+} from '../support/records.js';
+import { TEST_NOW as NOW } from '../support/time.js';
+import { storeContract } from './contract.js';
+import { frontDeskContract } from './frontdesk-contract.js';
+
+const ROLE = 'usp_keyed_store_app';
+const MIN = 60_000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const suite = PG_URL ? describe : describe.skip;
+
+suite(PG_URL ? 'PostgreSQL store keyed by business' : noteSkipped('keyed PostgreSQL store'), () => {
+  const schema = schemaName('keyed');
+  const template = `${schema}_template`;
+  /** The test database as the application's plain role. */
+  const appUrl = (() => {
+    const u = new URL(PG_URL ?? 'postgres://x@localhost/x');
+    u.username = ROLE;
+    return u.toString();
+  })();
+  const open = (business: string) =>
+    openPostgresStore({ url: appUrl, keyed: { business, schema }, poolSize: 4, onError: () => {} });
+  let admin: pg.Client;
+  let tables: string[] = [];
+
+  beforeAll(async () => {
+    admin = await adminClient();
+    await admin.query(`DO $$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${ROLE}') THEN CREATE ROLE ${ROLE} LOGIN NOSUPERUSER NOBYPASSRLS; END IF;
+    END $$`);
+    await admin.query(`GRANT CREATE ON DATABASE "${new URL(PG_URL!).pathname.slice(1)}" TO ${ROLE}`);
+    // btree_gist is not a trusted extension: the database's administrator creates it once.
+    await admin.query('CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public');
+    await admin.query('CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public');
+    // Three businesses open at once on a database without the schema: it is derived once.
+    const stores = await Promise.all(['biz_a', 'biz_b', 'biz_c'].map(open));
+    await Promise.all(stores.map((s) => s.close()));
+    tables = (
+      await admin.query<{ t: string }>(
+        `SELECT relname AS t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = $1 AND c.relkind = 'r' AND relname <> 'schema_migrations'`,
+        [schema],
+      )
+    ).rows.map((r) => r.t);
+    // Business B holds data under the ids, keys and slots the contract uses for A.
+    const b = await open('biz_b');
+    try {
+      await b.transaction(async (tx) => {
+        await tx.claims.add([claim('bkg_1', 'res_alice', NOW, NOW + 60 * MIN), claim('bkg_2', 'res_bob', 100, 200)]);
+        await tx.bookings.insert(booking('bkg_1'));
+        await tx.holds.insert(hold('hld_1'));
+        await tx.idempotency.put(idem('scope_1', NOW + 60 * MIN, { from: 'b' }));
+        await tx.outbox.add(outboxEvent('evt_1'));
+        await tx.kv.set('k', 'from b');
+        await tx.catalog.upsert(storedService('svc_cut', NOW));
+        await tx.waitlist.insert(waitlistEntry('wl_1'));
+        await tx.admin.putUser({ email: 'owner@example.com', password_hash: 'hash-b', created_ms: NOW });
+        await tx.oauth.upsert({
+          model: 'Client',
+          id: 'client_1',
+          payload: { from: 'b' },
+          grantId: null,
+          uid: null,
+          userCode: null,
+          accountId: null,
+          expiresMs: null,
+        });
+      });
+    } finally {
+      await b.close();
+    }
+  });
+
+  afterAll(async () => {
+    if (!admin) return;
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${template}" CASCADE`);
+    await admin.end();
+  });
+
+  /** Business A's store on A's rows emptied (as the administrator); B's rows stay. */
+  const freshA = async (): Promise<Store> => {
+    await admin.query(tables.map((t) => `DELETE FROM "${schema}".${t} WHERE business_id = 'biz_a'`).join('; '));
+    return open('biz_a');
+  };
+
+  storeContract('postgres keyed by business', freshA, { registry: false });
+  frontDeskContract('postgres keyed by business', freshA);
+
+  describe('the keyed schema', () => {
+    test('is owned by the plain application role, every table keyed, row-level security enabled and forced', async () => {
+      const role = (await admin.query(`SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = $1`, [ROLE]))
+        .rows[0];
+      expect(role).toEqual({ rolsuper: false, rolbypassrls: false });
+      const rows = (
+        await admin.query(
+          `SELECT c.relname, pg_get_userbyid(c.relowner) AS owner, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced,
+             EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'business_id') AS keyed
+           FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'schema_migrations'`,
+          [schema],
+        )
+      ).rows;
+      expect(rows.length).toBeGreaterThan(30);
+      for (const r of rows) expect(r, r.relname).toMatchObject({ owner: ROLE, rls: true, forced: true, keyed: true });
+    });
+
+    test('three openers at once derived it once, at the migrations’ version', async () => {
+      const v = await admin.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
+      expect(v.rows.map((r) => r.version)).toEqual(
+        POSTGRES_MIGRATIONS.length ? POSTGRES_MIGRATIONS.map((_, i) => i + 1) : [],
+      );
+    });
+
+    test('a connection that forgets to set the business reads nothing and writes nothing', async () => {
+      const c = new pg.Client({ connectionString: appUrl, options: `-c search_path=${schema}` });
+      await c.connect();
+      try {
+        const stored = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".bookings`);
+        expect(stored.rows[0].n).toBeGreaterThan(0);
+        expect((await c.query(`SELECT current_setting('${BUSINESS_SETTING}', true) AS s`)).rows[0].s).toBeNull();
+        expect((await c.query('SELECT count(*)::int AS n FROM bookings')).rows[0].n).toBe(0);
+        expect((await c.query(`UPDATE kv SET value = 'x'`)).rowCount).toBe(0);
+        await expect(c.query(`INSERT INTO kv (key, value) VALUES ('orphan', 'x')`)).rejects.toMatchObject({
+          code: expect.stringMatching(/^(42501|23502)$/),
+        });
+      } finally {
+        await c.end();
+      }
+    });
+
+    test('a keyed schema derived before a later migration is refused with a clear error, not used half-migrated', async () => {
+      const last = POSTGRES_MIGRATIONS.length;
+      await admin.query(`DELETE FROM "${schema}".schema_migrations WHERE version = $1`, [last]);
+      try {
+        const err = await open('biz_a').catch((e) => e);
+        expect(err).toBeInstanceOf(KeyedSchemaBehind);
+        expect(err.message).toContain(`derived at migration ${last - 1}`);
+      } finally {
+        await admin.query(`INSERT INTO "${schema}".schema_migrations VALUES ($1, 0)`, [last]);
+      }
+    });
+
+    test('the registry is not kept per business: its calls fail with a clear error', async () => {
+      const a = await open('biz_a');
+      try {
+        await expect(a.read((tx) => tx.registry.get('reg_1'))).rejects.toThrow(/keeps no registry/);
+      } finally {
+        await a.close();
+      }
+    });
+  });
+
+  describe('isolation contract: two businesses in one keyed schema', () => {
+    let a: Store;
+    let b: Store;
+    beforeAll(async () => {
+      await admin.query(
+        tables.map((t) => `DELETE FROM "${schema}".${t} WHERE business_id IN ('iso_a', 'iso_b')`).join('; '),
+      );
+      [a, b] = await Promise.all([open('iso_a'), open('iso_b')]);
+    });
+    afterAll(async () => {
+      await Promise.all([a?.close(), b?.close()]);
+    });
+
+    test("B cannot read A's rows under the same ids", async () => {
+      await a.transaction(async (tx) => {
+        await tx.bookings.insert(booking('bkg_same'));
+        await tx.holds.insert(hold('hld_same'));
+        await tx.kv.set('same', 'a');
+        await tx.outbox.add(outboxEvent('evt_same'));
+      });
+      const seen = await b.read(async (tx) => ({
+        booking: await tx.bookings.get('bkg_same'),
+        hold: await tx.holds.get('hld_same'),
+        kv: await tx.kv.get('same'),
+        recent: await tx.bookings.recent(10),
+        outbox: await tx.outbox.due(NOW + 24 * 60 * MIN, 10),
+        gauges: await tx.bookings.gauges(NOW),
+      }));
+      expect(seen).toMatchObject({ booking: null, hold: null, kv: null, recent: [], outbox: [] });
+      expect(seen.gauges).toMatchObject({ bookings_by_status: {}, active_holds: 0, outbox_due: 0 });
+      expect((await a.read((tx) => tx.bookings.get('bkg_same')))?.booking.id).toBe('bkg_same');
+    });
+
+    test("B's updates and deletes of A's ids change nothing of A's", async () => {
+      await a.transaction((tx) => tx.claims.add([claim('bkg_upd', 'res_upd', 100, 200)]));
+      await b.transaction(async (tx) => {
+        const rec = booking('bkg_same');
+        await tx.bookings.update({ ...rec, booking: { ...rec.booking, status: 'canceled' } });
+        await tx.kv.set('same', 'b');
+        await tx.claims.removeOwner('bkg_upd');
+        await tx.outbox.markDispatched([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      });
+      const after = await a.read(async (tx) => ({
+        status: (await tx.bookings.get('bkg_same'))?.booking.status,
+        kv: await tx.kv.get('same'),
+        claims: (await tx.claims.active(['res_upd'], 0, 1000, NOW)).map((c) => c.owner_id),
+        outbox: (await tx.outbox.due(NOW + 24 * 60 * MIN, 10)).map((e) => e.event_id),
+      }));
+      expect(after).toEqual({
+        status: booking('bkg_same').booking.status,
+        kv: 'a',
+        claims: ['bkg_upd'],
+        outbox: ['evt_same'],
+      });
+      expect(await b.read((tx) => tx.kv.get('same'))).toBe('b');
+    });
+
+    test('the same idempotency key and the same slot in both businesses do not conflict', async () => {
+      await a.transaction((tx) => tx.idempotency.put(idem('scope_same', NOW + MIN, { who: 'a' })));
+      await b.transaction((tx) => tx.idempotency.put(idem('scope_same', NOW + MIN, { who: 'b' })));
+      expect((await a.read((tx) => tx.idempotency.get('scope_same', NOW)))?.body).toEqual({ who: 'a' });
+      expect((await b.read((tx) => tx.idempotency.get('scope_same', NOW)))?.body).toEqual({ who: 'b' });
+      // A firm claim of the same resource and time in each: the exclusion constraint is per business.
+      await a.transaction((tx) => tx.claims.add([claim('bkg_slot_a', 'res_slot', 100, 200)]));
+      await b.transaction((tx) => tx.claims.add([claim('bkg_slot_b', 'res_slot', 150, 250)]));
+      expect((await a.read((tx) => tx.claims.active(['res_slot'], 0, 1000, NOW))).map((c) => c.owner_id)).toEqual([
+        'bkg_slot_a',
+      ]);
+      // Same version counters, bumped per business: B's claim did not move A's.
+      const va = await a.read((tx) => tx.claims.version(['res_slot']));
+      await b.transaction((tx) => tx.claims.removeOwner('bkg_slot_b'));
+      expect(await a.read((tx) => tx.claims.version(['res_slot']))).toEqual(va);
+    });
+
+    test('bookings of A and B on the same resource id at once do not wait for each other', async () => {
+      const reserve = (store: Store, who: string) =>
+        store.transaction(async (tx) => {
+          await tx.lock(['resource:res_hot']);
+          const t = Date.now();
+          await sleep(300);
+          await tx.claims.add([claim(`bkg_hot_${who}`, 'res_hot', 100, 200)]);
+          return t;
+        });
+      const t0 = Date.now();
+      const [ta, tb] = await Promise.all([reserve(a, 'a'), reserve(b, 'b')]);
+      // Both held the lock at once: neither began after the other's 300 ms.
+      expect(Math.abs(ta - tb)).toBeLessThan(250);
+      expect(Date.now() - t0).toBeLessThan(550);
+    });
+
+    test("one business's notifications do not reach the other", async () => {
+      const got: number[][] = [];
+      a.channel!.subscribe((seqs) => got.push(seqs));
+      await (a.channel as PostgresEventChannel).ready();
+      await b.channel!.publish([1]);
+      await a.channel!.publish([2]);
+      await expect.poll(() => got, { timeout: 3000 }).toEqual([[2]]);
+    });
+  });
+});
