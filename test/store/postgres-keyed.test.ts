@@ -13,7 +13,7 @@ import type { Store } from '../../src/store/port.js';
 import { BUSINESS_SETTING, KeyedSchemaBehind } from '../../src/store/postgres/business-keyed.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { openPostgresStore, type PostgresEventChannel } from '../../src/store/postgres/postgres-store.js';
-import { PG_URL, adminClient, noteSkipped, schemaName } from '../pg/helpers.js';
+import { PG_URL, adminClient, noteSkipped, plainRoleUrl, schemaName } from '../pg/helpers.js';
 import {
   booking,
   claim,
@@ -36,12 +36,8 @@ const suite = PG_URL ? describe : describe.skip;
 suite(PG_URL ? 'PostgreSQL store keyed by business' : noteSkipped('keyed PostgreSQL store'), () => {
   const schema = schemaName('keyed');
   const template = `${schema}_template`;
-  /** The test database as the application's plain role. */
-  const appUrl = (() => {
-    const u = new URL(PG_URL ?? 'postgres://x@localhost/x');
-    u.username = ROLE;
-    return u.toString();
-  })();
+  /** The test database as the application's plain role (set in beforeAll). */
+  let appUrl = '';
   const open = (business: string) =>
     openPostgresStore({ url: appUrl, keyed: { business, schema }, poolSize: 4, onError: () => {} });
   let admin: pg.Client;
@@ -49,13 +45,7 @@ suite(PG_URL ? 'PostgreSQL store keyed by business' : noteSkipped('keyed Postgre
 
   beforeAll(async () => {
     admin = await adminClient();
-    await admin.query(`DO $$ BEGIN
-      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${ROLE}') THEN CREATE ROLE ${ROLE} LOGIN NOSUPERUSER NOBYPASSRLS; END IF;
-    END $$`);
-    await admin.query(`GRANT CREATE ON DATABASE "${new URL(PG_URL!).pathname.slice(1)}" TO ${ROLE}`);
-    // btree_gist is not a trusted extension: the database's administrator creates it once.
-    await admin.query('CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public');
-    await admin.query('CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public');
+    appUrl = await plainRoleUrl(ROLE);
     // Three businesses open at once on a database without the schema: it is derived once.
     const stores = await Promise.all(['biz_a', 'biz_b', 'biz_c'].map(open));
     await Promise.all(stores.map((s) => s.close()));

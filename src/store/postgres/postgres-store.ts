@@ -60,7 +60,10 @@ export { ClaimConflict, connectionFault } from './faults.js';
 export type { PostgresEventChannel } from './channel.js';
 
 export interface PostgresStoreOptions {
-  /** postgres://user:password@host:port/database; a `schema` query parameter selects a schema. */
+  /**
+   * postgres://user:password@host:port/database; a `schema` query parameter selects a schema, and a
+   * `business` parameter beside it keys the store by that business in that schema (`keyed`).
+   */
   url: string;
   /** Connections in the pool (default 10). The LISTEN connection comes on top. */
   poolSize?: number;
@@ -103,10 +106,11 @@ const types = {
 };
 
 export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Store> {
-  const keyed = opts.keyed ? keying(opts.keyed.business) : undefined;
-  const { connectionString, schema } = splitSchema(opts.url, opts.keyed?.schema ?? opts.schema);
+  const { connectionString, schema, business } = splitSchema(opts.url, opts.keyed?.schema ?? opts.schema);
+  const keyedBy = opts.keyed?.business ?? business;
+  const keyed = keyedBy !== undefined ? keying(keyedBy) : undefined;
   if (keyed && (!schema || schema.length > 50))
-    throw new Error('a keyed schema name of at most 50 characters is required');
+    throw new Error('a store keyed by business needs a schema name of at most 50 characters');
   const statementTimeout = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const base: pg.ClientConfig = {
     connectionString,
@@ -153,13 +157,13 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     if (keyed && schema) await migrateKeyed(base, schema, onError);
     else await migrate(pool, schema);
     migrated = true;
-    if (keyed && schema && opts.keyed) {
+    if (keyed && schema && keyedBy !== undefined) {
       await pool.query(`${keyed.begin}; ${BUSINESS_SEED}`);
       const read = async (text: string, values: unknown[]) => {
         const rs = (await pool.query(`${keyed.begin}; ${inlined(text, values)}`)) as unknown as pg.QueryResult[];
         return rs[rs.length - 1];
       };
-      const channel = new PgChannel(base, pool, keyedChannelName(schema, opts.keyed.business), onError, read);
+      const channel = new PgChannel(base, pool, keyedChannelName(schema, keyedBy), onError, read);
       return new PostgresStore(pool, channel, opts.maxRetries ?? 5, keyed);
     }
     const current = (await pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
@@ -196,23 +200,29 @@ export class WrongSchema extends Error {
   }
 }
 
-function splitSchema(url: string, explicit: string | undefined): { connectionString: string; schema?: string } {
+function splitSchema(
+  url: string,
+  explicit: string | undefined,
+): { connectionString: string; schema?: string; business?: string } {
   let connectionString = url;
   let schema = explicit;
+  let business: string | undefined;
   try {
     const u = new URL(url);
     const fromUrl = u.searchParams.get('schema');
-    if (fromUrl !== null) {
+    business = u.searchParams.get('business') ?? undefined;
+    if (fromUrl !== null || business !== undefined) {
       u.searchParams.delete('schema');
+      u.searchParams.delete('business');
       connectionString = u.toString();
-      schema ??= fromUrl;
+      schema ??= fromUrl ?? undefined;
     }
   } catch {
     /* not a URL (a libpq key=value string): pass it through unchanged */
   }
   if (schema !== undefined && !SCHEMA_NAME.test(schema))
     throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(schema)}`);
-  return { connectionString, schema };
+  return { connectionString, schema, business };
 }
 
 /**
