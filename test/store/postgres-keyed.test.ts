@@ -164,6 +164,39 @@ suite(PG_URL ? 'PostgreSQL store keyed by business' : noteSkipped('keyed Postgre
     });
   });
 
+  test("the businesses of a process share one pool: three stores' transactions use at most its connections, and it ends with the last store", async () => {
+    const backends = async () =>
+      (
+        await admin.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND datname = current_database()`,
+          [ROLE],
+        )
+      ).rows[0].n;
+    await expect.poll(backends, { timeout: 5000 }).toBe(0);
+    const stores = await Promise.all(
+      ['pool_x', 'pool_y', 'pool_z'].map((business) =>
+        openPostgresStore({ url: appUrl, keyed: { business, schema }, poolSize: 2, onError: () => {} }),
+      ),
+    );
+    let most = 0;
+    const work = stores.flatMap((s, i) =>
+      [0, 1].map((j) =>
+        s.transaction(async (tx) => {
+          await tx.kv.set(`k${j}`, `v${i}`);
+          await sleep(150);
+          most = Math.max(most, await backends());
+        }),
+      ),
+    );
+    await Promise.all(work);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(2);
+    await stores[0].close();
+    expect(await stores[1].read((tx) => tx.kv.get('k0'))).toBe('v1');
+    await Promise.all(stores.slice(1).map((s) => s.close()));
+    await expect.poll(backends, { timeout: 5000 }).toBe(0);
+  });
+
   describe('isolation contract: two businesses in one keyed schema', () => {
     let a: Store;
     let b: Store;

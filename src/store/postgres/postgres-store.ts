@@ -28,8 +28,9 @@
  * LISTEN connection reconnects with backoff and then announces what was dispatched meanwhile.
  */
 import { pgFrontDesk } from './frontdesk-repo.js';
-import { BUSINESS_SEED, type SessionKeying, ensureKeyedSchema, keyedChannelName, keying } from './business-keyed.js';
+import { BUSINESS_SEED, type SessionKeying, keyedChannelName, keying } from './business-keyed.js';
 import { inlined } from './literals.js';
+import { WrongSchema, migrate, migrateKeyed } from './open-migrate.js';
 import pg from 'pg';
 import type { Store, Tx } from '../port.js';
 import { StoreUnavailable } from '../port.js';
@@ -37,7 +38,7 @@ import { pgBookings } from './bookings.js';
 import { pgCatalog } from './catalog.js';
 import { PgChannel } from './channel.js';
 import { pgClaims } from './claims.js';
-import { connectionFault, ident, retryable, sleep } from './faults.js';
+import { connectionFault, retryable, sleep } from './faults.js';
 import { pgHolds } from './holds.js';
 import { pgIdempotency } from './idempotency.js';
 import { pgKeyValue } from './kv.js';
@@ -57,6 +58,7 @@ import { pgWaitlist } from './waitlist.js';
 import { pgWebhooks } from './webhooks.js';
 
 export { ClaimConflict, connectionFault } from './faults.js';
+export { WrongSchema } from './open-migrate.js';
 export type { PostgresEventChannel } from './channel.js';
 
 export interface PostgresStoreOptions {
@@ -94,7 +96,6 @@ export interface PostgresStoreOptions {
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
 
-const MIGRATION_LOCK = 'usp-server:migrations';
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** int8 (BIGINT, COUNT) as a JS number: every value stored here is an epoch-ms or a small counter. */
 const INT8_OID = 20;
@@ -128,6 +129,33 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
   // The server passes its logger; without one (a short CLI command) a dropped idle connection is
   // only replaced, and a query that fails says so itself.
   const onError = opts.onError ?? (() => undefined);
+  if (keyed && schema && keyedBy !== undefined) return openKeyed(opts, base, schema, keyedBy, keyed, onError);
+  const { pool, ready } = newPool(opts, base, schema, onError);
+  try {
+    await migrate(pool, schema);
+    ready();
+    const current = (await pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
+    const channelName = current === 'public' ? 'usp_events' : `usp_events_${current}`;
+    return new PostgresStore(pool, new PgChannel(base, pool, channelName, onError), opts.maxRetries ?? 5);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw unavailable(err);
+  }
+}
+
+/** A connection fault as StoreUnavailable; any other error as it is. */
+function unavailable(err: unknown): unknown {
+  const fault = connectionFault(err);
+  return fault ? new StoreUnavailable(fault, { cause: err }) : err;
+}
+
+/** The store's pool; `ready()` once migrated turns on the check that each new connection is in the schema. */
+function newPool(
+  opts: PostgresStoreOptions,
+  base: pg.ClientConfig,
+  schema: string | undefined,
+  onError: (err: Error) => void,
+): { pool: pg.Pool; ready: () => void } {
   // Every pooled connection proves it resolves names in the store's schema before it is used; one
   // that does not is refused (and reported) instead of ever touching another schema's tables. The
   // check starts after the migration, which runs on a connection of its own that is then closed.
@@ -153,26 +181,65 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
   // is idle: without this an administrator's shutdown (57P01) would be an unhandled 'error' event
   // that ends the process. The statement in flight fails on its own and run() drops the connection.
   pool.on('connect', (client) => client.on('error', (err) => onError(err)));
+  return { pool, ready: () => (migrated = true) };
+}
+
+/**
+ * The pools of stores keyed by business: one per database, keyed schema and size, shared by every
+ * business of the process (a transaction sets its business, so any connection serves any business),
+ * ended when its last store closes. Its connection errors go to the first opener's `onError`.
+ */
+const keyedPools = new Map<string, { pool: Promise<pg.Pool>; users: number }>();
+
+async function openKeyed(
+  opts: PostgresStoreOptions,
+  base: pg.ClientConfig,
+  schema: string,
+  business: string,
+  keyed: SessionKeying,
+  onError: (err: Error) => void,
+): Promise<Store> {
+  // A pool whose statements a test counts is that store's own.
+  const shared = opts.onStatement === undefined;
+  const key = [base.connectionString, schema, opts.poolSize ?? 10].join('\u0000');
+  let entry = shared ? keyedPools.get(key) : undefined;
+  if (!entry) {
+    const made = {
+      users: 0,
+      pool: (async () => {
+        const { pool, ready } = newPool(opts, base, schema, onError);
+        try {
+          await migrateKeyed(base, schema, onError);
+          ready();
+          return pool;
+        } catch (err) {
+          await pool.end().catch(() => undefined);
+          throw err;
+        }
+      })(),
+    };
+    entry = made;
+    if (shared) keyedPools.set(key, made);
+  }
+  const e = entry;
+  e.users++;
+  const release = async (): Promise<void> => {
+    if (--e.users > 0) return;
+    if (keyedPools.get(key) === e) keyedPools.delete(key);
+    await (await e.pool).end();
+  };
   try {
-    if (keyed && schema) await migrateKeyed(base, schema, onError);
-    else await migrate(pool, schema);
-    migrated = true;
-    if (keyed && schema && keyedBy !== undefined) {
-      await pool.query(`${keyed.begin}; ${BUSINESS_SEED}`);
-      const read = async (text: string, values: unknown[]) => {
-        const rs = (await pool.query(`${keyed.begin}; ${inlined(text, values)}`)) as unknown as pg.QueryResult[];
-        return rs[rs.length - 1];
-      };
-      const channel = new PgChannel(base, pool, keyedChannelName(schema, keyedBy), onError, read);
-      return new PostgresStore(pool, channel, opts.maxRetries ?? 5, keyed);
-    }
-    const current = (await pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
-    const channelName = current === 'public' ? 'usp_events' : `usp_events_${current}`;
-    return new PostgresStore(pool, new PgChannel(base, pool, channelName, onError), opts.maxRetries ?? 5);
+    const pool = await e.pool;
+    await pool.query(`${keyed.begin}; ${BUSINESS_SEED}`);
+    const read = async (text: string, values: unknown[]) => {
+      const rs = (await pool.query(`${keyed.begin}; ${inlined(text, values)}`)) as unknown as pg.QueryResult[];
+      return rs[rs.length - 1];
+    };
+    const channel = new PgChannel(base, pool, keyedChannelName(schema, business), onError, read);
+    return new PostgresStore(pool, channel, opts.maxRetries ?? 5, keyed, release);
   } catch (err) {
-    await pool.end().catch(() => undefined);
-    const fault = connectionFault(err);
-    throw fault ? new StoreUnavailable(fault, { cause: err }) : err;
+    await release().catch(() => undefined);
+    throw unavailable(err);
   }
 }
 
@@ -185,19 +252,6 @@ function countingClient(onStatement: (sql: string) => void): typeof pg.Client {
       return (super.query as (...a: unknown[]) => unknown)(...args);
     }
   } as typeof pg.Client;
-}
-
-/** A connection of a store opened on one schema resolved names elsewhere: it is never used. */
-export class WrongSchema extends Error {
-  override readonly name = 'WrongSchema';
-  constructor(
-    readonly expected: string,
-    readonly actual: string | null,
-  ) {
-    super(
-      `a PostgreSQL connection resolves names in ${actual === null ? 'no schema' : `schema ${JSON.stringify(actual)}`}, not in the store's schema ${JSON.stringify(expected)}; it was not used (was the schema dropped?)`,
-    );
-  }
 }
 
 function splitSchema(
@@ -225,69 +279,6 @@ function splitSchema(
   return { connectionString, schema, business };
 }
 
-/**
- * Apply pending migrations under a session advisory lock: concurrent starts apply each exactly once.
- * The connection may have opened before the schema existed, so it checks where names resolve once
- * the schema is there, and it is closed afterwards rather than going back to the pool.
- */
-async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
-  const c = await pool.connect();
-  try {
-    await c.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK]);
-    try {
-      const table = schema ? `${ident(schema)}.schema_migrations` : 'schema_migrations';
-      if (schema) {
-        await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
-        const s = (await c.query<{ s: string | null }>('SELECT current_schema() AS s')).rows[0]?.s ?? null;
-        if (s !== schema) throw new WrongSchema(schema, s);
-      }
-      await c.query(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL)`);
-      const done = (await c.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${table}`)).rows[0]?.v ?? 0;
-      if (done >= POSTGRES_MIGRATIONS.length) return;
-      // The exclusion constraint on claims needs btree_gist (text equality in a GiST index). Put it
-      // in public when there is one, so a dropped per-tenant schema never takes it along.
-      const hasPublic = (await c.query(`SELECT to_regnamespace('public') IS NOT NULL AS p`)).rows[0]?.p === true;
-      await c.query(`CREATE EXTENSION IF NOT EXISTS btree_gist${hasPublic ? ' WITH SCHEMA public' : ''}`);
-      // The registry's free-text search: trigram GIN indexes (a trusted extension since PostgreSQL 13: a
-      // user with CREATE on the database may create it, no superuser needed).
-      await c.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm${hasPublic ? ' WITH SCHEMA public' : ''}`);
-      for (let i = done; i < POSTGRES_MIGRATIONS.length; i++) {
-        await c.query('BEGIN');
-        try {
-          await c.query(POSTGRES_MIGRATIONS[i]);
-          await c.query(`INSERT INTO ${table} (version, applied_ms) VALUES ($1, $2)`, [i + 1, Date.now()]);
-          await c.query('COMMIT');
-        } catch (err) {
-          await c.query('ROLLBACK').catch(() => undefined);
-          throw err;
-        }
-      }
-    } finally {
-      await c.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [MIGRATION_LOCK]).catch(() => undefined);
-    }
-  } finally {
-    c.release(true);
-  }
-}
-
-/** Migrate `<schema>_template`, then derive the keyed schema from it once (business-keyed.ts), on a connection of their own. */
-async function migrateKeyed(base: pg.ClientConfig, schema: string, onError: (err: Error) => void): Promise<void> {
-  const template = `${schema}_template`;
-  const own = new pg.Pool({ ...base, options: `-c search_path=${template}`, max: 1 });
-  own.on('error', onError);
-  try {
-    await migrate(own, template);
-    const c = await own.connect();
-    try {
-      await ensureKeyedSchema(c, template, schema, POSTGRES_MIGRATIONS.length);
-    } finally {
-      c.release(true);
-    }
-  } finally {
-    await own.end();
-  }
-}
-
 /** After a failed connect, calls fail at once for this long instead of each trying (and maybe waiting) again. */
 const FAIL_FAST_MS = 250;
 
@@ -302,6 +293,7 @@ class PostgresStore implements Store {
     readonly channel: PgChannel,
     private readonly maxRetries: number,
     private readonly keyed?: SessionKeying,
+    private readonly endPool: () => Promise<void> = () => pool.end(),
   ) {}
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -360,7 +352,7 @@ class PostgresStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.channel.close();
-    await this.pool.end();
+    await this.endPool();
   }
 
   /** A pooled connection, or StoreUnavailable at once when the database cannot be reached. */
