@@ -16,6 +16,7 @@ import type { Logger } from '../operations/index.js';
 import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
 import { createUspServer, type UspServer } from './compose.js';
 import { hostedDefinition, storeOf, type HostedStoreOptions } from './hosted-stores.js';
+import { deleteBusinessRows } from '../store/postgres/business-keyed.js';
 import { createRegistrar, deregister, type Registrar } from './register-with.js';
 
 export interface HostedRegistrationsOptions {
@@ -195,7 +196,9 @@ export async function removeHostedBusiness(
     const client = new pg.Client({ connectionString: o.db });
     await client.connect();
     try {
-      await client.query(`DROP SCHEMA IF EXISTS "${schema.replace(/"/g, '""')}" CASCADE`);
+      // Keyed, the business is rows in the shared schema; else the schema is its own.
+      if (o.pgKeyed) await deleteBusinessRows(client, o.pgKeyed, b.id);
+      else await client.query(`DROP SCHEMA IF EXISTS "${schema.replace(/"/g, '""')}" CASCADE`);
     } finally {
       await client.end();
     }

@@ -21,6 +21,7 @@ export interface RemovalDeps {
   dataDir: string;
   db?: string;
   schemaPrefix?: string;
+  pgKeyed?: string;
   log: Logger;
 }
 
@@ -66,7 +67,14 @@ export async function removeBusiness(
   // Closed first, so that its store is not open while it is deleted; and again after, for a request that came meanwhile.
   await d.pool.close(id);
   await removeHostedBusiness(
-    { directory: d.directory, dataDir: d.dataDir, db: d.db, schemaPrefix: d.schemaPrefix, log: d.log },
+    {
+      directory: d.directory,
+      dataDir: d.dataDir,
+      db: d.db,
+      schemaPrefix: d.schemaPrefix,
+      pgKeyed: d.pgKeyed,
+      log: d.log,
+    },
     b,
   );
   await d.pool.close(id);

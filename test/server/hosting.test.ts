@@ -23,7 +23,7 @@ import { hostedMail } from '../../src/server/cli/host.js';
 import type { Flags } from '../../src/server/cli/flags.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
 import { signInDashboard } from '../support/dashboard-session.js';
-import { PG_URL, schemaName } from '../pg/helpers.js';
+import { PG_URL, plainRoleUrl, schemaName } from '../pg/helpers.js';
 
 /** The PostgreSQL schemas the deployments made (a prefix per deployment), dropped at the end. */
 const pgSchemas: string[] = [];
@@ -46,9 +46,12 @@ interface Deployment {
   url(b: Biz | string): string;
 }
 
-async function deploy(db: string | undefined, o: { maxLoaded?: number } = {}): Promise<Deployment> {
+async function deploy(db: string | undefined, o: { maxLoaded?: number; keyed?: boolean } = {}): Promise<Deployment> {
   const schemaPrefix = schemaName('host');
   if (db) pgSchemas.push(...[SALON.id, NORD.id].map((id) => `${schemaPrefix}_${id}`));
+  // Keyed: both businesses in one schema of this deployment's, beside its template.
+  const pgKeyed = o.keyed ? `${schemaPrefix}_keyed` : undefined;
+  if (pgKeyed) pgSchemas.push(pgKeyed, `${pgKeyed}_template`);
   const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-'));
   const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
   directory.add({ id: SALON.id, hosts: [SALON.host, CUSTOM], origin: 'demo', addedAt: 1 });
@@ -59,6 +62,7 @@ async function deploy(db: string | undefined, o: { maxLoaded?: number } = {}): P
     dataDir: dir,
     db,
     schemaPrefix: `${schemaPrefix}_`,
+    pgKeyed,
     server: {
       sandbox: true,
       sweepIntervalMs: 0,
@@ -135,11 +139,11 @@ async function mcpClient(d: Deployment, b: Biz): Promise<Client> {
 
 const meta = { _meta: { usp: { profile: PLATFORM } } };
 
-function suite(engine: string, db: () => string | undefined) {
+function suite(engine: string, db: () => string | undefined, keyed = false) {
   describe(`businesses hosted by Host on one listener (${engine})`, () => {
     let d: Deployment;
     beforeAll(async () => {
-      d = await deploy(db());
+      d = await deploy(db(), { keyed });
     }, 60_000);
     afterAll(() => undeploy(d));
 
@@ -421,7 +425,7 @@ function suite(engine: string, db: () => string | undefined) {
   describe(`a bounded pool of loaded businesses (${engine})`, () => {
     let d: Deployment;
     beforeAll(async () => {
-      d = await deploy(db(), { maxLoaded: 1 });
+      d = await deploy(db(), { maxLoaded: 1, keyed });
     }, 60_000);
     afterAll(() => undeploy(d));
 
@@ -453,6 +457,12 @@ suite('SQLite', () => undefined);
 
 if (PG_URL) {
   suite('PostgreSQL', () => PG_URL);
+  // Every business in one schema keyed by business, as a plain role so that row-level security applies.
+  let plain = '';
+  beforeAll(async () => {
+    plain = await plainRoleUrl('usp_host_keyed_app');
+  });
+  suite('PostgreSQL keyed by business', () => plain, true);
   afterAll(async () => {
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();

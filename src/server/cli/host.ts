@@ -53,6 +53,14 @@ function pgUrl(flags: Flags, sub: string): string | undefined {
   return db;
 }
 
+/** --pg-keyed: the keyed schema every business shares (with --db only). */
+function pgKeyed(flags: Flags, db: string | undefined): string | undefined {
+  if (!flags['pg-keyed']) return undefined;
+  if (!db)
+    throw new UsageError('--pg-keyed keeps every business in one PostgreSQL schema: give --db postgres://... too');
+  return 'usp_keyed';
+}
+
 /** The deployment's directory: in the PostgreSQL database with --db (shared by every process serving it), else the --data folder's deployment.db. */
 async function openDirectory(flags: Flags, sub: string, onError?: (err: Error) => void): Promise<DeploymentDirectory> {
   const dir = deploymentDir(flags);
@@ -370,6 +378,7 @@ async function serve(flags: Flags): Promise<number> {
     directory,
     dataDir: deploymentDir(flags),
     db,
+    pgKeyed: pgKeyed(flags, db),
     server: { sandbox, clock: processClock(), security: securityOptions(flags) },
     serverFor: (b) => ({
       mail: hostedMail(flags, b),
@@ -433,6 +442,7 @@ async function remove(flags: Flags, id: string | undefined): Promise<number> {
         directory,
         dataDir: deploymentDir(flags),
         db,
+        pgKeyed: pgKeyed(flags, db),
         exportTo,
         log: loggerFrom({ ...flags, 'log-level': flags['log-level'] ?? 'warn' }),
       },

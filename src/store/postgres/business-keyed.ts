@@ -247,3 +247,49 @@ export async function ensureKeyedSchema(c: pg.ClientBase, from: string, to: stri
  */
 export const BUSINESS_SEED = `INSERT INTO claim_span (id, max_ms)
   SELECT 1, COALESCE(MAX(end_ms - start_ms), 0) FROM claims ON CONFLICT DO NOTHING`;
+
+/**
+ * Delete every row of `businessId` in keyed schema `schema`, in one transaction set for that business
+ * (the policy confines each DELETE to it as well as its WHERE): a table before the tables it refers
+ * to. What removing a business is in a keyed schema, where there is no schema of its own to drop.
+ */
+export async function deleteBusinessRows(c: pg.ClientBase, schema: string, businessId: string): Promise<number> {
+  if (!IDENT.test(schema)) throw new Error('schema names must be plain identifiers');
+  const tables = (
+    await c.query<{ t: string }>(
+      `SELECT c.relname AS t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'schema_migrations' ORDER BY c.relname`,
+      [schema],
+    )
+  ).rows.map((r) => r.t);
+  const refs = (
+    await c.query<{ child: string; parent: string }>(
+      `SELECT c.relname AS child, p.relname AS parent FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+       JOIN pg_class p ON p.oid = k.confrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE k.contype = 'f' AND n.nspname = $1 AND c.relname <> p.relname`,
+      [schema],
+    )
+  ).rows;
+  const order: string[] = [];
+  const left = new Set(tables);
+  while (left.size > 0) {
+    const next = [...left].filter((t) => !refs.some((r) => r.parent === t && left.has(r.child)));
+    if (next.length === 0) throw new Error(`foreign keys of ${schema} form a cycle: ${[...left].join(', ')}`);
+    for (const t of next) {
+      order.push(t);
+      left.delete(t);
+    }
+  }
+  let deleted = 0;
+  await c.query('BEGIN');
+  try {
+    await setBusiness(c, businessId);
+    for (const t of order)
+      deleted += (await c.query(`DELETE FROM ${schema}.${t} WHERE business_id = $1`, [businessId])).rowCount ?? 0;
+    await c.query('COMMIT');
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+  return deleted;
+}
