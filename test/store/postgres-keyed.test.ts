@@ -10,7 +10,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Store } from '../../src/store/port.js';
-import { BUSINESS_SETTING, KeyedSchemaBehind } from '../../src/store/postgres/business-keyed.js';
+import { BUSINESS_SETTING, KeyedSchemaBehind, deleteBusinessRows } from '../../src/store/postgres/business-keyed.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { openPostgresStore, type PostgresEventChannel } from '../../src/store/postgres/postgres-store.js';
 import { PG_URL, adminClient, noteSkipped, plainRoleUrl, schemaName } from '../pg/helpers.js';
@@ -285,6 +285,29 @@ suite(PG_URL ? 'PostgreSQL store keyed by business' : noteSkipped('keyed Postgre
       // Both held the lock at once: neither began after the other's 300 ms.
       expect(Math.abs(ta - tb)).toBeLessThan(250);
       expect(Date.now() - t0).toBeLessThan(550);
+    });
+
+    test("removing a business deletes its rows from every table and nothing of the other's", async () => {
+      const rows = async (business: string) =>
+        (
+          await admin.query<{ n: number }>(
+            tables
+              .map((t) => `SELECT count(*)::int AS n FROM "${schema}".${t} WHERE business_id = $1`)
+              .join(' UNION ALL '),
+            [business],
+          )
+        ).rows.reduce((n, r) => n + r.n, 0);
+      const before = await rows('iso_a');
+      expect(await rows('iso_b')).toBeGreaterThan(0);
+      const c = new pg.Client({ connectionString: appUrl });
+      await c.connect();
+      try {
+        expect(await deleteBusinessRows(c, schema, 'iso_b')).toBeGreaterThan(0);
+      } finally {
+        await c.end();
+      }
+      expect(await rows('iso_b')).toBe(0);
+      expect(await rows('iso_a')).toBe(before);
     });
 
     test("one business's notifications do not reach the other", async () => {

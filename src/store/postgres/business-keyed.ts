@@ -284,8 +284,14 @@ export async function deleteBusinessRows(c: pg.ClientBase, schema: string, busin
   await c.query('BEGIN');
   try {
     await setBusiness(c, businessId);
-    for (const t of order)
-      deleted += (await c.query(`DELETE FROM ${schema}.${t} WHERE business_id = $1`, [businessId])).rowCount ?? 0;
+    // Triggers fire at each DELETE, not at COMMIT, and a second pass takes the rows they wrote
+    // (a claim deleted bumps its resource's version row).
+    await c.query('SET CONSTRAINTS ALL IMMEDIATE');
+    for (const pass of [1, 2])
+      for (const t of order) {
+        const n = (await c.query(`DELETE FROM ${schema}.${t} WHERE business_id = $1`, [businessId])).rowCount ?? 0;
+        if (pass === 1) deleted += n;
+      }
     await c.query('COMMIT');
   } catch (err) {
     await c.query('ROLLBACK').catch(() => undefined);
