@@ -197,6 +197,52 @@ suite(PG_URL ? 'PostgreSQL store keyed by business' : noteSkipped('keyed Postgre
     await expect.poll(backends, { timeout: 5000 }).toBe(0);
   });
 
+  test('the businesses of a process LISTEN on one connection: each hears only its own channel, again after it is killed', async () => {
+    const listening = async () =>
+      (
+        await admin.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE usename = $1 AND datname = current_database() AND query ~ '^(UN)?LISTEN'`,
+          [ROLE],
+        )
+      ).rows.map((r) => r.pid);
+    const stores = await Promise.all(['listen_x', 'listen_y', 'listen_z'].map(open));
+    try {
+      const got: string[] = [];
+      for (const [i, s] of stores.entries()) {
+        s.channel!.subscribe((seqs) => got.push(`${i}:${seqs.join(',')}`));
+        await (s.channel as PostgresEventChannel).ready();
+      }
+      expect(await listening()).toHaveLength(1);
+      await stores[1].channel!.publish([11]);
+      await expect.poll(() => got, { timeout: 3000 }).toEqual(['1:11']);
+      // The shared connection killed: every channel listens again (on one new connection) and hears its own.
+      const [pid] = await listening();
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      await expect
+        .poll(
+          async () => {
+            await stores[2].channel!.publish([22]);
+            return got.includes('2:22');
+          },
+          { timeout: 8000, interval: 200 },
+        )
+        .toBe(true);
+      await expect
+        .poll(
+          async () => {
+            await stores[0].channel!.publish([33]);
+            return got.includes('0:33');
+          },
+          { timeout: 8000, interval: 200 },
+        )
+        .toBe(true);
+      expect(got.filter((g) => !/^(1:11|2:22|0:33)$/.test(g))).toEqual([]);
+      await expect.poll(listening, { timeout: 3000 }).toHaveLength(1);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
   describe('isolation contract: two businesses in one keyed schema', () => {
     let a: Store;
     let b: Store;

@@ -4,7 +4,8 @@
  */
 import pg from 'pg';
 import type { EventChannel } from '../port.js';
-import { ident, sleep } from './faults.js';
+import { sleep } from './faults.js';
+import { type Listen, type Listening, dedicatedListen } from './listen.js';
 
 /** The LISTEN/NOTIFY channel; `ready()` resolves once this process is listening (tests). */
 export interface PostgresEventChannel extends EventChannel {
@@ -16,7 +17,8 @@ const MAX_PAYLOAD = 7900;
 
 export class PgChannel implements PostgresEventChannel {
   private readonly listeners = new Set<(seqs: number[]) => void>();
-  private client?: pg.Client;
+  /** The LISTEN, while it is live. */
+  private conn?: Listening;
   private connecting?: Promise<void>;
   private retryTimer?: NodeJS.Timeout;
   private closed = false;
@@ -35,6 +37,8 @@ export class PgChannel implements PostgresEventChannel {
     private readonly onError: (err: Error) => void,
     /** How the outbox is read outside a transaction (a store keyed by business sets the business first). */
     private readonly read: (text: string, values: unknown[]) => Promise<pg.QueryResult> = (t, v) => pool.query(t, v),
+    /** Where it LISTENs: a connection of its own unless given one shared (businesses of a keyed schema). */
+    private readonly listen: Listen = dedicatedListen(config, onError),
   ) {}
 
   async publish(seqs: readonly number[]): Promise<void> {
@@ -61,9 +65,9 @@ export class PgChannel implements PostgresEventChannel {
   async ready(): Promise<void> {
     for (;;) {
       if (this.closed) throw new Error('channel is closed');
-      if (this.client) return;
+      if (this.conn) return;
       await (this.ensure() ?? sleep(50));
-      if (!this.client) await sleep(50);
+      if (!this.conn) await sleep(50);
     }
   }
 
@@ -71,13 +75,13 @@ export class PgChannel implements PostgresEventChannel {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.connecting?.catch(() => undefined);
-    const c = this.client;
-    this.client = undefined;
-    if (c) await c.end().catch(() => undefined);
+    const c = this.conn;
+    this.conn = undefined;
+    if (c) await c.close();
   }
 
   private ensure(): Promise<void> | undefined {
-    if (this.closed || this.client) return undefined;
+    if (this.closed || this.conn) return undefined;
     this.connecting ??= this.connect().finally(() => {
       this.connecting = undefined;
     });
@@ -107,34 +111,30 @@ export class PgChannel implements PostgresEventChannel {
   }
 
   private async connect(): Promise<void> {
-    // A dedicated connection: LISTEN belongs to a session, and a pooled one goes back to the pool.
-    const c = new pg.Client(this.config);
-    c.on('notification', (m) => {
-      if (m.channel !== this.name || !m.payload) return;
-      const seqs = m.payload
-        .split(',')
-        .map(Number)
-        .filter((n) => Number.isSafeInteger(n));
-      if (seqs.length > 0) this.announce(seqs);
-    });
-    c.on('error', (err) => {
-      this.onError(err);
-      this.lost(c);
-    });
-    c.on('end', () => this.lost(c));
+    // LISTEN belongs to a session: a connection that only LISTENs (of its own, or shared), never a pooled one.
+    let c: Listening | undefined;
     try {
-      await c.connect();
-      await c.query(`LISTEN ${ident(this.name)}`);
+      c = await this.listen(
+        this.name,
+        (payload) => {
+          const seqs = payload
+            .split(',')
+            .map(Number)
+            .filter((n) => Number.isSafeInteger(n));
+          if (seqs.length > 0) this.announce(seqs);
+        },
+        () => this.lost(c),
+      );
       if (this.closed) {
-        await c.end().catch(() => undefined);
+        await c.close();
         return;
       }
       // Listening from here on; what was dispatched before is read from the outbox itself (through
-      // the pool: this connection only ever LISTENs).
+      // the pool: the LISTEN connection only ever LISTENs).
       if (this.lastSeq < 0) {
         const r = await this.read(`SELECT COALESCE(MAX(seq), 0) AS m FROM outbox WHERE status = 'dispatched'`, []);
         this.lastSeq = Math.max(this.lastSeq, r.rows[0]?.m ?? 0);
-        this.client = c;
+        this.conn = c;
       } else {
         // Catch up on what other processes (or this one) dispatched while we were not listening:
         // everything after the last sequence we announced, and anything that fell due since we
@@ -144,25 +144,25 @@ export class PgChannel implements PostgresEventChannel {
           `SELECT seq FROM outbox WHERE status = 'dispatched' AND (seq > $1 OR due_ms >= $2) ORDER BY seq LIMIT ${CATCH_UP_LIMIT}`,
           [this.lastSeq, since],
         );
-        this.client = c;
+        this.conn = c;
         this.lostAtMs = undefined;
         this.announce(r.rows.map((x) => x.seq));
       }
       this.failures = 0;
     } catch (err) {
       this.onError(err as Error);
-      if (this.client === c) this.client = undefined;
-      c.end().catch(() => undefined);
+      if (c && this.conn === c) this.conn = undefined;
+      c?.close().catch(() => undefined);
       this.retryLater();
     }
   }
 
   /** The LISTEN connection dropped: reconnect, then catch up on what was announced meanwhile. */
-  private lost(c: pg.Client): void {
-    if (this.client !== c) return;
-    this.client = undefined;
+  private lost(c: Listening | undefined): void {
+    if (!c || this.conn !== c) return;
+    this.conn = undefined;
     this.lostAtMs ??= Date.now();
-    c.end().catch(() => undefined);
+    c.close().catch(() => undefined);
     this.retryLater();
   }
 

@@ -30,6 +30,7 @@
 import { pgFrontDesk } from './frontdesk-repo.js';
 import { BUSINESS_SEED, type SessionKeying, keyedChannelName, keying } from './business-keyed.js';
 import { inlined } from './literals.js';
+import { SharedListener } from './listen.js';
 import { WrongSchema, migrate, migrateKeyed } from './open-migrate.js';
 import pg from 'pg';
 import type { Store, Tx } from '../port.js';
@@ -187,9 +188,10 @@ function newPool(
 /**
  * The pools of stores keyed by business: one per database, keyed schema and size, shared by every
  * business of the process (a transaction sets its business, so any connection serves any business),
- * ended when its last store closes. Its connection errors go to the first opener's `onError`.
+ * ended when its last store closes, with one LISTEN connection for all their channels. Its connection
+ * errors go to the first opener's `onError`.
  */
-const keyedPools = new Map<string, { pool: Promise<pg.Pool>; users: number }>();
+const keyedPools = new Map<string, { pool: Promise<pg.Pool>; users: number; listener: SharedListener }>();
 
 async function openKeyed(
   opts: PostgresStoreOptions,
@@ -206,6 +208,8 @@ async function openKeyed(
   if (!entry) {
     const made = {
       users: 0,
+      // The businesses' LISTENs too: one connection for the process, not one per business.
+      listener: new SharedListener(base, onError),
       pool: (async () => {
         const { pool, ready } = newPool(opts, base, schema, onError);
         try {
@@ -226,6 +230,7 @@ async function openKeyed(
   const release = async (): Promise<void> => {
     if (--e.users > 0) return;
     if (keyedPools.get(key) === e) keyedPools.delete(key);
+    await e.listener.end();
     await (await e.pool).end();
   };
   try {
@@ -235,7 +240,7 @@ async function openKeyed(
       const rs = (await pool.query(`${keyed.begin}; ${inlined(text, values)}`)) as unknown as pg.QueryResult[];
       return rs[rs.length - 1];
     };
-    const channel = new PgChannel(base, pool, keyedChannelName(schema, business), onError, read);
+    const channel = new PgChannel(base, pool, keyedChannelName(schema, business), onError, read, e.listener.listen);
     return new PostgresStore(pool, channel, opts.maxRetries ?? 5, keyed, release);
   } catch (err) {
     await release().catch(() => undefined);
