@@ -2,7 +2,7 @@
  * LISTEN/NOTIFY between the processes that share one database: each announces the outbox sequences it
  * dispatched, and a dropped LISTEN connection reconnects with backoff and catches up on what it missed.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { EventChannel } from '../port.js';
 import { sleep } from './faults.js';
 import { type Listen, type Listening, dedicatedListen } from './listen.js';
@@ -31,7 +31,7 @@ export class PgChannel implements PostgresEventChannel {
   private failures = 0;
 
   constructor(
-    private readonly config: pg.ClientConfig,
+    config: pg.ClientConfig,
     private readonly pool: pg.Pool,
     readonly name: string,
     private readonly onError: (err: Error) => void,
