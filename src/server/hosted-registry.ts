@@ -13,10 +13,9 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { BusinessDef } from '../domain/index.js';
 import type { Logger } from '../operations/index.js';
-import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
+import { type DeploymentDirectory, type HostedBusiness, deleteKeyedBusiness } from '../store/index.js';
 import { createUspServer, type UspServer } from './compose.js';
 import { hostedDefinition, storeOf, type HostedStoreOptions } from './hosted-stores.js';
-import { deleteBusinessRows } from '../store/postgres/business-keyed.js';
 import { createRegistrar, deregister, type Registrar } from './register-with.js';
 
 export interface HostedRegistrationsOptions {
@@ -197,7 +196,7 @@ export async function removeHostedBusiness(
     await client.connect();
     try {
       // Keyed, the business is rows in the shared schema; else the schema is its own.
-      if (o.pgKeyed) await deleteBusinessRows(client, o.pgKeyed, b.id);
+      if (o.pgKeyed) await deleteKeyedBusiness(client, o.pgKeyed, b.id);
       else await client.query(`DROP SCHEMA IF EXISTS "${schema.replace(/"/g, '""')}" CASCADE`);
     } finally {
       await client.end();
