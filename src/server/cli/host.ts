@@ -359,6 +359,7 @@ async function serve(flags: Flags): Promise<number> {
   if (scheme !== undefined && scheme !== 'http' && scheme !== 'https')
     throw new UsageError(`--public-scheme must be http or https, got ${JSON.stringify(scheme)}`);
   const db = pgUrl(flags, 'serve');
+  const keyed = pgKeyed(flags, db);
   const log = loggerFrom(flags);
   const sandbox = Boolean(flags.sandbox);
   // The mail flags checked once before listening: a bad one is a usage error, not a failed opening per business.
@@ -378,7 +379,7 @@ async function serve(flags: Flags): Promise<number> {
     directory,
     dataDir: deploymentDir(flags),
     db,
-    pgKeyed: pgKeyed(flags, db),
+    pgKeyed: keyed,
     server: { sandbox, clock: processClock(), security: securityOptions(flags) },
     serverFor: (b) => ({
       mail: hostedMail(flags, b),
@@ -426,6 +427,7 @@ async function remove(flags: Flags, id: string | undefined): Promise<number> {
   if (!id)
     throw new UsageError('Usage: usp-server host remove ID [--export FILE]   (usp-server host list shows the ids)');
   const db = pgUrl(flags, 'remove');
+  const keyed = pgKeyed(flags, db);
   const exportTo = flags.export ? resolve(flags.export) : undefined;
   if (exportTo && db)
     throw new UsageError(
@@ -442,7 +444,7 @@ async function remove(flags: Flags, id: string | undefined): Promise<number> {
         directory,
         dataDir: deploymentDir(flags),
         db,
-        pgKeyed: pgKeyed(flags, db),
+        pgKeyed: keyed,
         exportTo,
         log: loggerFrom({ ...flags, 'log-level': flags['log-level'] ?? 'warn' }),
       },
