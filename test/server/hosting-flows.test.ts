@@ -22,7 +22,7 @@ import { hostCall, hostFetch } from '../support/host-fetch.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { startStripeEmulator, type EmulatedStripe } from '../support/stripe-emulator.js';
 import { linkedTokens, mcpCallAt, type OAuthTestServer } from '../oauth/support.js';
-import { PG_URL, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
+import { PG_URL, dropSchema, noteSkipped, plainRoleUrl, schemaName } from '../pg/helpers.js';
 
 const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
 const KEYS: Record<string, string> = {
@@ -58,7 +58,7 @@ interface Rig {
   close(): Promise<void>;
 }
 
-async function deploy(db: string | undefined): Promise<Rig> {
+async function deploy(db: string | undefined, keyed = false): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), 'usp-hosting-flows-'));
   const prefix = schemaName('flows');
   const directorySchema = `${prefix}_directory`;
@@ -82,6 +82,8 @@ async function deploy(db: string | undefined): Promise<Rig> {
     dataDir: dir,
     db,
     schemaPrefix: `${prefix}_`,
+    // Keyed: both businesses as rows of one schema of this rig's.
+    pgKeyed: keyed ? `${prefix}_keyed` : undefined,
     server: {
       sandbox: true,
       sweepIntervalMs: 0,
@@ -122,7 +124,10 @@ async function deploy(db: string | undefined): Promise<Rig> {
       await hosting.close();
       await stripe.close();
       await sink.close();
-      if (db) for (const s of [directorySchema, `${prefix}_${SALON.id}`, `${prefix}_${NORD.id}`]) await dropSchema(s);
+      if (db)
+        for (const s of [directorySchema, `${prefix}_${SALON.id}`, `${prefix}_${NORD.id}`, `${prefix}_keyed`])
+          await dropSchema(s);
+      if (db && keyed) await dropSchema(`${prefix}_keyed_template`);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -146,12 +151,12 @@ async function bookOverRest(r: Rig, b: Biz, service: string, n: number) {
 
 const bookingAt = async (r: Rig, b: Biz, id: string) => hostCall(`${r.url(b)}/bookings/${id}`, { headers: AGENT });
 
-function flows(engine: string, db: () => string | undefined) {
+function flows(engine: string, db: () => string | undefined, keyed = false) {
   describe(`two businesses on one process: booking, payment, mail and OAuth (${engine})`, () => {
     let r: Rig;
     beforeAll(async () => {
       vi.stubGlobal('fetch', hostFetch);
-      r = await deploy(db());
+      r = await deploy(db(), keyed);
     }, 60_000);
     afterAll(async () => {
       await r?.close();
@@ -260,8 +265,15 @@ function flows(engine: string, db: () => string | undefined) {
 }
 
 flows('SQLite', () => undefined);
-if (PG_URL) flows('PostgreSQL', () => PG_URL);
-else
+if (PG_URL) {
+  flows('PostgreSQL', () => PG_URL);
+  // Keyed by business, as a plain role so that row-level security applies.
+  let plain = '';
+  beforeAll(async () => {
+    plain = await plainRoleUrl('usp_flows_keyed_app');
+  });
+  flows('PostgreSQL keyed by business', () => plain, true);
+} else
   describe.skip(noteSkipped('two businesses on one process: booking, payment, mail and OAuth (PostgreSQL)'), () => {
     test('each business books, is paid, mails and signs in at its own host', () => {});
   });
