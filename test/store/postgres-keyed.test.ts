@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Store } from '../../src/store/port.js';
 import { BUSINESS_SETTING, KeyedSchemaBehind, deleteBusinessRows } from '../../src/store/postgres/business-keyed.js';
+import { ensureKeyedSchema } from '../../src/store/postgres/keyed-schema.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { openPostgresStore, type PostgresEventChannel } from '../../src/store/postgres/postgres-store.js';
 import { PG_URL, adminClient, noteSkipped, plainRoleUrl, schemaName } from '../pg/helpers.js';
@@ -142,15 +143,65 @@ suite(PG_URL ? 'PostgreSQL store keyed by business' : noteSkipped('keyed Postgre
       }
     });
 
-    test('a keyed schema derived before a later migration is refused with a clear error, not used half-migrated', async () => {
+    test('a keyed schema behind a migration it cannot take by itself is refused with a clear error, not used', async () => {
       const last = POSTGRES_MIGRATIONS.length;
-      await admin.query(`DELETE FROM "${schema}".schema_migrations WHERE version = $1`, [last]);
+      // As if the last migration had dropped kv.note: a column the keyed table has and the template has not.
+      await admin.query(
+        `DELETE FROM "${schema}".schema_migrations WHERE version = ${last}; ALTER TABLE "${schema}".kv ADD COLUMN note TEXT`,
+      );
       try {
         const err = await open('biz_a').catch((e) => e);
         expect(err).toBeInstanceOf(KeyedSchemaBehind);
-        expect(err.message).toContain(`derived at migration ${last - 1}`);
+        expect(err.message).toContain(`at migration ${last - 1}`);
+        expect(err.message).toContain('drop the column kv.note');
       } finally {
-        await admin.query(`INSERT INTO "${schema}".schema_migrations VALUES ($1, 0)`, [last]);
+        await admin.query(
+          `ALTER TABLE "${schema}".kv DROP COLUMN note; INSERT INTO "${schema}".schema_migrations VALUES (${last}, 0)`,
+        );
+      }
+    });
+
+    test('a later migration that adds (a table, a column, an index) reaches the keyed schema keyed; one that drops a column is refused', async () => {
+      const up = schemaName('keyed_up');
+      const tpl = `${up}_template`;
+      await (
+        await openPostgresStore({ url: appUrl, keyed: { business: 'up_a', schema: up }, onError: () => {} })
+      ).close();
+      const c = new pg.Client({ connectionString: appUrl });
+      await c.connect();
+      try {
+        const next = POSTGRES_MIGRATIONS.length + 1;
+        await c.query(`SET search_path = ${tpl};
+          ALTER TABLE bookings ADD COLUMN note TEXT NOT NULL DEFAULT '';
+          CREATE INDEX bookings_by_note ON bookings (note);
+          CREATE TABLE gift_cards (id TEXT PRIMARY KEY, amount INTEGER NOT NULL, booking_id TEXT);
+          INSERT INTO schema_migrations VALUES (${next}, 0)`);
+        await ensureKeyedSchema(c, tpl, up, next);
+        const keyed = await admin.query(
+          `SELECT (SELECT count(*)::int FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'bookings' AND column_name = 'note') AS note,
+             (SELECT pg_get_indexdef(to_regclass($1 || '.bookings_by_note'))) AS idx,
+             (SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = to_regclass($1 || '.gift_cards') AND contype = 'p') AS pk,
+             (SELECT relforcerowsecurity FROM pg_class WHERE oid = to_regclass($1 || '.gift_cards')) AS forced,
+             (SELECT max(version) FROM "${up}".schema_migrations) AS version`,
+          [up],
+        );
+        expect(keyed.rows[0]).toMatchObject({
+          note: 1,
+          pk: 'PRIMARY KEY (business_id, id)',
+          forced: true,
+          version: next,
+        });
+        expect(keyed.rows[0].idx).toContain('(business_id, note)');
+        await c.query(
+          `SET search_path = ${tpl}; ALTER TABLE kv DROP COLUMN value; INSERT INTO schema_migrations VALUES (${next + 1}, 0)`,
+        );
+        const err = await ensureKeyedSchema(c, tpl, up, next + 1).catch((e) => e);
+        expect(err).toBeInstanceOf(KeyedSchemaBehind);
+        expect(err.message).toContain('drop the column kv.value');
+        expect((await admin.query(`SELECT max(version) AS v FROM "${up}".schema_migrations`)).rows[0].v).toBe(next);
+      } finally {
+        await c.end();
+        await admin.query(`DROP SCHEMA IF EXISTS "${up}" CASCADE; DROP SCHEMA IF EXISTS "${tpl}" CASCADE`);
       }
     });
 

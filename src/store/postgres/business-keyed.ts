@@ -20,7 +20,7 @@ export const BUSINESS_SETTING = 'usp.business';
 const CURRENT = `NULLIF(current_setting('${BUSINESS_SETTING}', true), '')`;
 
 /** Tables that are not one business's data: the migration record and the registry's own tables. */
-const NOT_KEYED = (table: string) => table === 'schema_migrations' || table.startsWith('registry_');
+export const NOT_KEYED = (table: string) => table === 'schema_migrations' || table.startsWith('registry_');
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
 
@@ -37,7 +37,12 @@ export function setBusiness(client: Pick<pg.ClientBase, 'query'>, businessId: st
  * carried when their function has a business-aware version here (KEYED_FUNCTIONS), else this
  * throws. Generated keys keep drawing from `from`'s sequences, so `from` must stay.
  */
-export async function keyedSchemaSql(client: Pick<pg.ClientBase, 'query'>, from: string, to: string): Promise<string> {
+export async function keyedSchemaSql(
+  client: Pick<pg.ClientBase, 'query'>,
+  from: string,
+  to: string,
+  only?: ReadonlySet<string>,
+): Promise<string> {
   if (!IDENT.test(from) || !IDENT.test(to)) throw new Error('schema names must be plain identifiers');
   const tables = (
     await client.query<{ oid: number; relname: string }>(
@@ -45,7 +50,7 @@ export async function keyedSchemaSql(client: Pick<pg.ClientBase, 'query'>, from:
        WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.relname`,
       [from],
     )
-  ).rows.filter((t) => !NOT_KEYED(t.relname));
+  ).rows.filter((t) => !NOT_KEYED(t.relname) && (!only || only.has(t.relname)));
   const sql: string[] = [];
   for (const fn of new Set(await triggerFunctions(client, from))) sql.push(keyedFunction(fn, to));
   for (const { oid, relname } of tables) {
@@ -65,12 +70,7 @@ export async function keyedSchemaSql(client: Pick<pg.ClientBase, 'query'>, from:
        AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`,
       [oid],
     );
-    for (const { def } of indexes.rows) {
-      // pg_get_indexdef qualifies the table only when `from` is not on the search_path.
-      const moved = def.replace(new RegExp(` ON (?:${from}\\.)?${relname} `), ` ON ${dst} `);
-      // GIN over text cannot lead with a text column without btree_gin: the policy filters after it.
-      sql.push(`${moved.replace(/ USING (btree|gist) \(/, ' USING $1 (business_id, ')};`);
-    }
+    for (const { def } of indexes.rows) sql.push(`${keyedIndex(def, from, to, relname)};`);
     const triggers = await client.query<{ def: string }>(
       'SELECT pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE tgrelid = $1 AND NOT tgisinternal ORDER BY tgname',
       [oid],
@@ -83,8 +83,16 @@ export async function keyedSchemaSql(client: Pick<pg.ClientBase, 'query'>, from:
   return sql.join('\n');
 }
 
+/** An index's definition on the keyed table, `business_id` first. */
+export function keyedIndex(def: string, from: string, to: string, table: string): string {
+  // pg_get_indexdef qualifies the table only when `from` is not on the search_path.
+  const moved = def.replace(new RegExp(` ON (?:${from}\\.)?${table} `), ` ON ${to}.${table} `);
+  // GIN over text cannot lead with a text column without btree_gin: the policy filters after it.
+  return moved.replace(/ USING (btree|gist) \(/, ' USING $1 (business_id, ');
+}
+
 /** A constraint's definition with `business_id` put first (a foreign key on both sides). */
-function keyedConstraint(type: string, def: string, from: string, to: string): string {
+export function keyedConstraint(type: string, def: string, from: string, to: string): string {
   if (type === 'p') return def.replace('PRIMARY KEY (', 'PRIMARY KEY (business_id, ');
   if (type === 'u') return def.replace('UNIQUE (', 'UNIQUE (business_id, ');
   if (type === 'x') return def.replace(/EXCLUDE USING (\w+) \(/, 'EXCLUDE USING $1 (business_id WITH =, ');
@@ -110,7 +118,9 @@ async function triggerFunctions(client: Pick<pg.ClientBase, 'query'>, from: stri
  */
 const KEYED_FUNCTIONS: Record<string, (to: string) => string> = {
   // The migration's bump_resource_version, its counter row keyed by the changed row's business.
-  bump_resource_version: (to) => `CREATE FUNCTION ${to}.bump_resource_version() RETURNS trigger LANGUAGE plpgsql AS $$
+  bump_resource_version: (
+    to,
+  ) => `CREATE OR REPLACE FUNCTION ${to}.bump_resource_version() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF TG_OP <> 'DELETE' THEN
       INSERT INTO ${to}.resource_versions (business_id, resource_id, version) VALUES (NEW.business_id, NEW.resource_id, 1)
@@ -123,7 +133,9 @@ const KEYED_FUNCTIONS: Record<string, (to: string) => string> = {
     RETURN NULL;
   END $$;`,
   // calendars.ts's queue_calendar_push: the push targets and the job of the booking's own business.
-  queue_calendar_push: (to) => `CREATE FUNCTION ${to}.queue_calendar_push() RETURNS trigger LANGUAGE plpgsql AS $$
+  queue_calendar_push: (
+    to,
+  ) => `CREATE OR REPLACE FUNCTION ${to}.queue_calendar_push() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
     IF EXISTS (SELECT 1 FROM ${to}.calendar_push_targets t WHERE t.business_id = NEW.business_id AND (
                   t.resource_id IN (SELECT jsonb_array_elements_text((NEW.data::jsonb)->'priv'->'resource_ids'))
@@ -135,7 +147,7 @@ const KEYED_FUNCTIONS: Record<string, (to: string) => string> = {
   END $$;`,
 };
 
-function keyedFunction(name: string, to: string): string {
+export function keyedFunction(name: string, to: string): string {
   const make = KEYED_FUNCTIONS[name];
   if (!make)
     throw new Error(`trigger function ${name} has no business-aware version (business-keyed.ts, KEYED_FUNCTIONS)`);
@@ -143,7 +155,7 @@ function keyedFunction(name: string, to: string): string {
 }
 
 /** A trigger's definition on the keyed table, executing the keyed function. */
-function keyedTrigger(def: string, from: string, to: string, table: string): string {
+export function keyedTrigger(def: string, from: string, to: string, table: string): string {
   return def
     .replace(new RegExp(` ON (?:${from}\\.)?${table} `), ` ON ${to}.${table} `)
     .replace(new RegExp(`EXECUTE FUNCTION (?:${from}\\.)?(\\w+)\\(`), `EXECUTE FUNCTION ${to}.$1(`);
@@ -200,44 +212,10 @@ export function keyedChannelName(schema: string, businessId: string): string {
 /** The migration record a keyed schema keeps: the template's version it was derived at. */
 export class KeyedSchemaBehind extends Error {
   override readonly name = 'KeyedSchemaBehind';
-  constructor(schema: string, at: number, wanted: number) {
+  constructor(schema: string, at: number, wanted: number, why: string) {
     super(
-      `the keyed schema ${schema} was derived at migration ${at}, and the store is at ${wanted}: a migration made after a keyed schema was created is not applied to it yet (docs/DECISIONS.md, "PostgreSQL keyed by business")`,
+      `the keyed schema ${schema} is at migration ${at}, and the store at ${wanted}: the migrations since ${why}, which is not applied to a keyed schema by itself (docs/DECISIONS.md, "PostgreSQL keyed by business, built")`,
     );
-  }
-}
-
-/**
- * Create keyed schema `to` from migrated template `from` once: under a session advisory lock (openers
- * at once wait, and find it made), in one transaction with its migration record. A keyed schema
- * derived at an older migration than `version` is refused (KeyedSchemaBehind). `c` is a connection
- * of its own, not given back to a pool in use.
- */
-export async function ensureKeyedSchema(c: pg.ClientBase, from: string, to: string, version: number): Promise<void> {
-  const lock = `usp-server:keyed:${to}`;
-  await c.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [lock]);
-  try {
-    const made = (await c.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [`${to}.schema_migrations`]))
-      .rows[0]?.t;
-    if (made) {
-      const at = (await c.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${to}.schema_migrations`)).rows[0]
-        ?.v;
-      if ((at ?? 0) < version) throw new KeyedSchemaBehind(to, at ?? 0, version);
-      return;
-    }
-    await c.query('BEGIN');
-    try {
-      await c.query(`CREATE SCHEMA IF NOT EXISTS ${to}`);
-      await c.query(await keyedSchemaSql(c, from, to));
-      await c.query(`CREATE TABLE ${to}.schema_migrations (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL);
-        INSERT INTO ${to}.schema_migrations SELECT * FROM ${from}.schema_migrations`);
-      await c.query('COMMIT');
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    }
-  } finally {
-    await c.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lock]).catch(() => undefined);
   }
 }
 

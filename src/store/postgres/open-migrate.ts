@@ -3,7 +3,7 @@
  * and for a store keyed by business the keyed schema derived from its migrated template.
  */
 import pg from 'pg';
-import { ensureKeyedSchema } from './business-keyed.js';
+import { ensureKeyedSchema } from './keyed-schema.js';
 import { ident } from './faults.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 
