@@ -136,12 +136,17 @@ else
       expect(await bookingsOf(SALON.id)).toBe(1);
     });
 
-    test('--pg-keyed without --db is a usage error', async () => {
+    test('--pg-keyed without --db, and --export of a keyed business, are usage errors that change nothing', async () => {
       const r = await runCli(['host', 'serve', '--pg-keyed', '--data', join(work, 'nodb'), '--port', '0'], {
         cwd: work,
         timeoutMs: 30_000,
       });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/--pg-keyed .*--db/);
+      // An export of a keyed business is not a schema dump: the message says where its rows are.
+      const exported = await host(['remove', SALON.id, '--pg-keyed', '--export', join(work, 'salon.db')]);
+      expect(exported.code).toBe(2);
+      expect(exported.stderr).toContain('rows are those of usp_keyed');
+      expect(await bookingsOf(SALON.id)).toBe(1);
     });
   });

@@ -431,7 +431,9 @@ async function remove(flags: Flags, id: string | undefined): Promise<number> {
   const exportTo = flags.export ? resolve(flags.export) : undefined;
   if (exportTo && db)
     throw new UsageError(
-      '--export copies a SQLite database; on PostgreSQL dump the business first (pg_dump --schema=usp_<id>), then remove it',
+      keyed
+        ? `--export copies a SQLite database; keyed by business, the business's rows are those of ${keyed} with its business_id: keep them first, then remove it`
+        : '--export copies a SQLite database; on PostgreSQL dump the business first (pg_dump --schema=usp_<id>), then remove it',
     );
   if (exportTo && existsSync(exportTo)) throw new UsageError(`--export: ${exportTo} exists already; give a new file`);
   const directory = await openDirectory(flags, 'remove');
