@@ -12,9 +12,9 @@
  * Both use the store's real migrations (dist/store/postgres/migrations.js). The keyed tables are
  * generated from them by src/store/postgres/business-keyed.ts: the migrations run once into a
  * template schema, then each table is copied with a `business_id` column put first in every key and
- * index. Where that simplifies, it says so: the two resource-version triggers are not carried over
- * (the transaction measured here writes `holds`, which has none) and generated keys draw from one
- * sequence per table for all businesses. The registry's tables (its rows are businesses of other
+ * index, and each trigger carried with its business-aware function (the transaction measured here
+ * writes `holds`, which has none; the figures in DECISIONS were taken before triggers were carried).
+ * Generated keys draw from one sequence per table for all businesses. The registry's tables (its rows are businesses of other
  * deployments, not one business's data) are not copied; a schema per business does carry them,
  * since the store's migrations create them, which slightly favours the shared design's counts.
  *

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { BusinessDef } from '../domain/index.js';
 import type { Logger } from '../operations/index.js';
-import type { DeploymentDirectory, HostedBusiness } from '../store/index.js';
+import { type DeploymentDirectory, type HostedBusiness, deleteKeyedBusiness } from '../store/index.js';
 import { createUspServer, type UspServer } from './compose.js';
 import { hostedDefinition, storeOf, type HostedStoreOptions } from './hosted-stores.js';
 import { createRegistrar, deregister, type Registrar } from './register-with.js';
@@ -195,7 +195,9 @@ export async function removeHostedBusiness(
     const client = new pg.Client({ connectionString: o.db });
     await client.connect();
     try {
-      await client.query(`DROP SCHEMA IF EXISTS "${schema.replace(/"/g, '""')}" CASCADE`);
+      // Keyed, the business is rows in the shared schema; else the schema is its own.
+      if (o.pgKeyed) await deleteKeyedBusiness(client, o.pgKeyed, b.id);
+      else await client.query(`DROP SCHEMA IF EXISTS "${schema.replace(/"/g, '""')}" CASCADE`);
     } finally {
       await client.end();
     }

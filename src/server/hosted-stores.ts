@@ -15,12 +15,19 @@ export interface HostedStoreOptions {
   dataDir: string;
   db?: string;
   schemaPrefix?: string;
+  /** On PostgreSQL, every business in this one schema, keyed by business (`host serve --pg-keyed`), not a schema each. */
+  pgKeyed?: string;
 }
 
 /** A business's SQLite file or PostgreSQL schema name, from its id. */
 export function storeOf(opts: HostedStoreOptions, id: string): string {
   if (!opts.db) return join(opts.dataDir, 'businesses', `${id}.db`);
   const u = new URL(opts.db);
+  if (opts.pgKeyed) {
+    u.searchParams.set('schema', opts.pgKeyed);
+    u.searchParams.set('business', id);
+    return u.toString();
+  }
   u.searchParams.set(
     'schema',
     `${opts.schemaPrefix ?? 'usp_'}${id.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`.slice(0, 63),

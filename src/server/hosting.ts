@@ -64,6 +64,11 @@ export interface HostingOptions {
   db?: string;
   /** The start of each business's PostgreSQL schema name (default `usp_`; then the id). */
   schemaPrefix?: string;
+  /**
+   * Every business in this one PostgreSQL schema instead, keyed by business under row-level security
+   * (src/store/postgres/business-keyed.ts), on one pool shared by the process's businesses.
+   */
+  pgKeyed?: string;
   /** Connections each business's PostgreSQL pool holds (default 2). */
   poolSizePerBusiness?: number;
   server: HostedServerOptions;
@@ -262,6 +267,7 @@ function operatorDoorOf(o: HostingOptions, pool: BusinessPool<UspServer>, proxie
       dataDir: o.dataDir,
       db: o.db,
       schemaPrefix: o.schemaPrefix,
+      pgKeyed: o.pgKeyed,
       log: o.log,
       resolveTxt: o.operator.resolveTxt,
     }),
@@ -362,7 +368,8 @@ async function composeHosted(
     definition: 'stored_first',
     definitionOrigin: b.origin === 'demo' ? { kind: 'demo' } : { kind: 'file', file: b.origin },
     db,
-    dbTimeouts: { ...o.server.dbTimeouts, poolSize: o.poolSizePerBusiness ?? 2 },
+    // Keyed, the pool is the process's, shared by every business (postgres-store.ts, keyedPools).
+    dbTimeouts: { ...o.server.dbTimeouts, poolSize: o.pgKeyed ? 10 : (o.poolSizePerBusiness ?? 2) },
     payments: connectedPayments(o.paymentConnect, b, own.payments ?? o.server.payments),
     settingsOverride: { ...o.server.settingsOverride, ...own.settingsOverride, public_url: originOf(b) },
     allowedHosts: b.hosts,

@@ -34,6 +34,7 @@ export interface OperatorDeskDeps {
   /** A postgres:// URL when the businesses live on PostgreSQL (their export is a dump then). */
   db?: string;
   schemaPrefix?: string;
+  pgKeyed?: string;
   /** Reads a custom domain's `_usp-verify` TXT record (default: node:dns). */
   resolveTxt?: TxtResolver;
 }

@@ -21,6 +21,7 @@ export interface RemovalDeps {
   dataDir: string;
   db?: string;
   schemaPrefix?: string;
+  pgKeyed?: string;
   log: Logger;
 }
 
@@ -33,7 +34,9 @@ export async function exportBusiness(d: RemovalDeps, id: string): Promise<Uint8A
   if (d.db)
     throw new OperatorRefusal(
       'conflict',
-      `on PostgreSQL the export is a dump of the business's schema (pg_dump --schema=...); delete with {"confirm": true} once it is taken.`,
+      d.pgKeyed
+        ? `on PostgreSQL keyed by business there is no export yet: the business's rows are those of ${d.pgKeyed} with business_id '${id}' (COPY each table's); delete with {"confirm": true} once they are kept.`
+        : `on PostgreSQL the export is a dump of the business's schema (pg_dump --schema=...); delete with {"confirm": true} once it is taken.`,
     );
   const file = exportFile(d, id);
   mkdirSync(join(d.dataDir, 'exports'), { recursive: true, mode: 0o700 });
@@ -66,7 +69,14 @@ export async function removeBusiness(
   // Closed first, so that its store is not open while it is deleted; and again after, for a request that came meanwhile.
   await d.pool.close(id);
   await removeHostedBusiness(
-    { directory: d.directory, dataDir: d.dataDir, db: d.db, schemaPrefix: d.schemaPrefix, log: d.log },
+    {
+      directory: d.directory,
+      dataDir: d.dataDir,
+      db: d.db,
+      schemaPrefix: d.schemaPrefix,
+      pgKeyed: d.pgKeyed,
+      log: d.log,
+    },
     b,
   );
   await d.pool.close(id);

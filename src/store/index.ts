@@ -109,6 +109,16 @@ export async function openStore(
   return openSqlite({ path: location, busyTimeoutMs: timeouts.statementTimeoutMs, onStatement });
 }
 
+/** Delete one business's rows from a PostgreSQL schema keyed by business (hosting's `--pg-keyed`; see business-keyed.ts). */
+export async function deleteKeyedBusiness(
+  client: import('pg').ClientBase,
+  schema: string,
+  businessId: string,
+): Promise<number> {
+  const { deleteBusinessRows } = await import('./postgres/business-keyed.js');
+  return deleteBusinessRows(client, schema, businessId);
+}
+
 /**
  * The deployment's directory where its businesses live: on PostgreSQL (a postgres:// URL) a schema of
  * its own in that database, shared by every process serving it; otherwise the SQLite file at `path`.

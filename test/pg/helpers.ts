@@ -56,3 +56,27 @@ export async function dropSchema(schema: string): Promise<void> {
     await c.end();
   }
 }
+
+/**
+ * A plain application role on the test database (LOGIN, neither superuser nor BYPASSRLS, allowed to
+ * create schemas), so row-level security really applies to what it runs; the extensions the
+ * migrations need are created as the administrator first (btree_gist is not a trusted extension).
+ * The test URL as that role, with `params` (for example `schema` and `business`) added.
+ */
+export async function plainRoleUrl(role: string, params: Record<string, string> = {}): Promise<string> {
+  const c = await adminClient();
+  try {
+    await c.query(`DO $$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN NOSUPERUSER NOBYPASSRLS; END IF;
+    END $$`);
+    await c.query(`GRANT CREATE ON DATABASE "${new URL(PG_URL!).pathname.slice(1)}" TO ${role}`);
+    await c.query('CREATE EXTENSION IF NOT EXISTS btree_gist WITH SCHEMA public');
+    await c.query('CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public');
+  } finally {
+    await c.end();
+  }
+  const u = new URL(PG_URL!);
+  u.username = role;
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  return u.toString();
+}

@@ -11,7 +11,7 @@ import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { booking, outboxEvent } from '../support/records.js';
 import { TEST_NOW } from '../support/time.js';
 import { countBookings, countingServer } from '../support/write-path-count.js';
-import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from './helpers.js';
+import { PG_URL, dropSchema, noteSkipped, plainRoleUrl, schemaName, urlWithSchema } from './helpers.js';
 
 /** Round trips per booking (hold + create) on PostgreSQL; see docs/BENCHMARKS.md for what they are. */
 const PG_ROUND_TRIPS_PER_BOOKING = 4;
@@ -34,6 +34,31 @@ describe.skipIf(!PG_URL)(title('the booking write path on PostgreSQL makes a pin
     const shown = `hold (${c.hold.length}):\n  ${c.hold.join('\n  ')}\ncreate (${c.create.length}):\n  ${c.create.join('\n  ')}`;
     expect(new Set(c.perBooking).size, shown).toBe(1);
     expect(c.perBooking[0], shown).toBeLessThanOrEqual(PG_ROUND_TRIPS_PER_BOOKING);
+  });
+});
+
+describe.skipIf(!PG_URL)(title('the same write path on a store keyed by business makes the same round trips'), () => {
+  const schema = schemaName('usp_rt_keyed');
+  let s: Awaited<ReturnType<typeof countingServer>>;
+  beforeAll(async () => {
+    // As a plain role, so row-level security applies; `business` in the URL keys the store.
+    s = await countingServer(await plainRoleUrl('usp_rt_keyed_app', { schema, business: 'rosa' }));
+  });
+  afterAll(async () => {
+    await s?.server.close();
+    await dropSchema(schema);
+    await dropSchema(`${schema}_template`);
+  });
+
+  test(`hold + create makes at most ${PG_ROUND_TRIPS_PER_BOOKING} round trips, each transaction setting the business with BEGIN`, async () => {
+    const c = await countBookings(s, 5);
+    const shown = `hold (${c.hold.length}):\n  ${c.hold.join('\n  ')}\ncreate (${c.create.length}):\n  ${c.create.join('\n  ')}`;
+    expect(new Set(c.perBooking).size, shown).toBe(1);
+    expect(c.perBooking[0], shown).toBeLessThanOrEqual(PG_ROUND_TRIPS_PER_BOOKING);
+    const begins = [...c.hold, ...c.create].filter((q) => q.startsWith('BEGIN'));
+    expect(begins.length, shown).toBeGreaterThan(0);
+    for (const q of begins)
+      expect(q, shown).toMatch(/^BEGIN [^;]*; SELECT set_config\('usp\.business', 'rosa', true\)/);
   });
 });
 

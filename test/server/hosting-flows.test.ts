@@ -18,7 +18,7 @@ import { hostCall, hostFetch } from '../support/host-fetch.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { startStripeEmulator, type EmulatedStripe } from '../support/stripe-emulator.js';
 import { linkedTokens, mcpCallAt, type OAuthTestServer } from '../oauth/support.js';
-import { PG_URL, noteSkipped } from '../pg/helpers.js';
+import { PG_URL, noteSkipped, plainRoleUrl } from '../pg/helpers.js';
 import { deployTwo, nordPaidAtBooking, salonEntry, undeploy } from '../support/hosting.js';
 
 const ACCOUNTS: Record<string, string> = { biz_maple_pine: 'acct_salon_0001', biz_nord_studio: 'acct_nord_0002' };
@@ -50,7 +50,7 @@ interface Rig {
   close(): Promise<void>;
 }
 
-async function deploy(db: string | undefined): Promise<Rig> {
+async function deploy(db: string | undefined, keyed = false): Promise<Rig> {
   const clock = new ManualClock(TEST_NOW);
   const stripe = await startStripeEmulator({ now: () => clock.now() });
   const sink = await startSmtpSink();
@@ -58,6 +58,7 @@ async function deploy(db: string | undefined): Promise<Rig> {
     db,
     businesses: (dir) => [salonEntry(), nordPaidAtBooking(dir)],
     server: { clock },
+    keyed,
     // One platform key and endpoint secret, a connected account per business; one mail relay, each From its own name.
     serverFor: (b) => ({
       mail: { smtpUrl: sink.url },
@@ -106,12 +107,12 @@ async function bookOverRest(r: Rig, b: Biz, service: string, n: number) {
 
 const bookingAt = async (r: Rig, b: Biz, id: string) => hostCall(`${r.url(b)}/bookings/${id}`, { headers: AGENT });
 
-function flows(engine: string, db: () => string | undefined) {
+function flows(engine: string, db: () => string | undefined, keyed = false) {
   describe(`two businesses on one process: booking, payment, mail and OAuth (${engine})`, () => {
     let r: Rig;
     beforeAll(async () => {
       vi.stubGlobal('fetch', hostFetch);
-      r = await deploy(db());
+      r = await deploy(db(), keyed);
     }, 60_000);
     afterAll(async () => {
       await r?.close();
@@ -220,8 +221,15 @@ function flows(engine: string, db: () => string | undefined) {
 }
 
 flows('SQLite', () => undefined);
-if (PG_URL) flows('PostgreSQL', () => PG_URL);
-else
+if (PG_URL) {
+  flows('PostgreSQL', () => PG_URL);
+  // Keyed by business, as a plain role so that row-level security applies.
+  let plain = '';
+  beforeAll(async () => {
+    plain = await plainRoleUrl('usp_flows_keyed_app');
+  });
+  flows('PostgreSQL keyed by business', () => plain, true);
+} else
   describe.skip(noteSkipped('two businesses on one process: booking, payment, mail and OAuth (PostgreSQL)'), () => {
     test('each business books, is paid, mails and signs in at its own host', () => {});
   });

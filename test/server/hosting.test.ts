@@ -27,12 +27,17 @@ import {
   type Biz,
   type Deployment,
 } from '../support/hosting.js';
-import { PG_URL } from '../pg/helpers.js';
+import { PG_URL, plainRoleUrl } from '../pg/helpers.js';
 
 const CUSTOM = 'Book.Maple-Pine.localhost';
 
-const deploy = (db: string | undefined, o: { maxLoaded?: number } = {}) =>
-  deployTwo({ db, maxLoaded: o.maxLoaded, businesses: [salonEntry({ hosts: [SALON.host, CUSTOM] }), nordEntry()] });
+const deploy = (db: string | undefined, o: { maxLoaded?: number; keyed?: boolean } = {}) =>
+  deployTwo({
+    db,
+    keyed: o.keyed,
+    maxLoaded: o.maxLoaded,
+    businesses: [salonEntry({ hosts: [SALON.host, CUSTOM] }), nordEntry()],
+  });
 
 const AGENT = { 'USP-Agent': `profile="${PLATFORM}"` };
 
@@ -89,11 +94,11 @@ async function mcpClient(d: Deployment, b: Biz): Promise<Client> {
 
 const meta = { _meta: { usp: { profile: PLATFORM } } };
 
-function suite(engine: string, db: () => string | undefined) {
+function suite(engine: string, db: () => string | undefined, keyed = false) {
   describe(`businesses hosted by Host on one listener (${engine})`, () => {
     let d: Deployment;
     beforeAll(async () => {
-      d = await deploy(db());
+      d = await deploy(db(), { keyed });
     }, 60_000);
     afterAll(() => undeploy(d));
 
@@ -388,7 +393,7 @@ function suite(engine: string, db: () => string | undefined) {
   describe(`a bounded pool of loaded businesses (${engine})`, () => {
     let d: Deployment;
     beforeAll(async () => {
-      d = await deploy(db(), { maxLoaded: 1 });
+      d = await deploy(db(), { maxLoaded: 1, keyed });
     }, 60_000);
     afterAll(() => undeploy(d));
 
@@ -418,4 +423,12 @@ function suite(engine: string, db: () => string | undefined) {
 
 suite('SQLite', () => undefined);
 
-if (PG_URL) suite('PostgreSQL', () => PG_URL);
+if (PG_URL) {
+  suite('PostgreSQL', () => PG_URL);
+  // Every business in one schema keyed by business, as a plain role so that row-level security applies.
+  let plain = '';
+  beforeAll(async () => {
+    plain = await plainRoleUrl('usp_host_keyed_app');
+  });
+  suite('PostgreSQL keyed by business', () => plain, true);
+}

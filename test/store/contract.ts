@@ -43,7 +43,8 @@ const tick = (ms = 5) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 // ------------------------------------------------------------------------------------------------
 
-export function storeContract(name: string, open: () => Promise<Store>): void {
+/** `registry: false`: the store keeps no registry (a PostgreSQL store keyed by business). */
+export function storeContract(name: string, open: () => Promise<Store>, opts: { registry?: boolean } = {}): void {
   describe(`Store contract (${name})`, () => {
     let store: Store;
     const write = <T>(fn: (tx: Tx) => Promise<T>) => store.transaction(fn);
@@ -56,7 +57,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       await store.close();
     });
 
-    describe('registry: registrations and their indexed services', () => {
+    (opts.registry === false ? describe.skip : describe)('registry: registrations and their indexed services', () => {
       const reg = (
         id: string,
         lat: number | null,

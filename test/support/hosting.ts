@@ -95,6 +95,8 @@ export interface HostingSetup
   operator?: boolean | { resolveTxt?: TxtResolver };
   /** The temp folder's name starts so (default `usp-hosting-`). */
   prefix?: string;
+  /** With `db`: every business in one schema keyed by business (`host serve --pg-keyed`), not a schema each. */
+  keyed?: boolean;
 }
 
 /** A hosting deployment listening on 127.0.0.1 at a port of its own. */
@@ -108,6 +110,9 @@ export async function deployHosting(o: HostingSetup = {}): Promise<Deployment> {
     typeof o.businesses === 'function' ? o.businesses(dir) : (o.businesses ?? [salonEntry(), nordEntry()]);
   for (const b of businesses) await directory.add(b);
   const schemas = o.db ? [`${prefix}_directory`, ...businesses.map((b) => `${prefix}_${b.id}`)] : [];
+  // Keyed: both businesses in one schema of this deployment's, beside its template.
+  const pgKeyed = o.db && o.keyed ? `${prefix}_keyed` : undefined;
+  if (pgKeyed) schemas.push(pgKeyed, `${pgKeyed}_template`);
   const log = recorder();
   const operator = o.operator
     ? {
@@ -122,6 +127,7 @@ export async function deployHosting(o: HostingSetup = {}): Promise<Deployment> {
     dataDir: dir,
     db: o.db,
     schemaPrefix: `${prefix}_`,
+    pgKeyed,
     server: {
       sandbox: true,
       sweepIntervalMs: 0,
@@ -159,7 +165,16 @@ export const mailIn = (b: HostedBusiness, dir: string) => hostedMail({ 'mail-dir
 export async function deployTwo(
   o: Pick<
     HostingSetup,
-    'route' | 'operator' | 'trustProxy' | 'metricsLabelled' | 'db' | 'maxLoaded' | 'businesses' | 'server' | 'serverFor'
+    | 'route'
+    | 'operator'
+    | 'trustProxy'
+    | 'metricsLabelled'
+    | 'db'
+    | 'keyed'
+    | 'maxLoaded'
+    | 'businesses'
+    | 'server'
+    | 'serverFor'
   > = {},
 ): Promise<Deployment> {
   const codes = new Map<string, string>();

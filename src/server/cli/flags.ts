@@ -11,6 +11,7 @@ export const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
   db: { type: 'string' },
+  'pg-keyed': { type: 'boolean' },
   'db-connect-timeout': { type: 'string' },
   'db-statement-timeout': { type: 'string' },
   sandbox: { type: 'boolean' },

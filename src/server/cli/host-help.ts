@@ -41,6 +41,10 @@ Every subcommand:
                               every process serving the database (behind any load balancer) shares
                               it: a business added, suspended or removed through one is so at every
                               other within moments. Give it to every subcommand.
+  --pg-keyed                  with --db: every business in one schema (usp_keyed), its rows keyed by
+                              business under row-level security, on one pool for the process, not a
+                              schema each (connect as a role that is neither superuser nor BYPASSRLS).
+                              Give it to serve and remove alike.
 
 host serve:
   --port N                    port to listen on (default 8787, or $PORT; 0 picks a free one)

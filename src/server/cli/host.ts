@@ -53,6 +53,14 @@ function pgUrl(flags: Flags, sub: string): string | undefined {
   return db;
 }
 
+/** --pg-keyed: the keyed schema every business shares (with --db only). */
+function pgKeyed(flags: Flags, db: string | undefined): string | undefined {
+  if (!flags['pg-keyed']) return undefined;
+  if (!db)
+    throw new UsageError('--pg-keyed keeps every business in one PostgreSQL schema: give --db postgres://... too');
+  return 'usp_keyed';
+}
+
 /** The deployment's directory: in the PostgreSQL database with --db (shared by every process serving it), else the --data folder's deployment.db. */
 async function openDirectory(flags: Flags, sub: string, onError?: (err: Error) => void): Promise<DeploymentDirectory> {
   const dir = deploymentDir(flags);
@@ -351,6 +359,7 @@ async function serve(flags: Flags): Promise<number> {
   if (scheme !== undefined && scheme !== 'http' && scheme !== 'https')
     throw new UsageError(`--public-scheme must be http or https, got ${JSON.stringify(scheme)}`);
   const db = pgUrl(flags, 'serve');
+  const keyed = pgKeyed(flags, db);
   const log = loggerFrom(flags);
   const sandbox = Boolean(flags.sandbox);
   // The mail flags checked once before listening: a bad one is a usage error, not a failed opening per business.
@@ -370,6 +379,7 @@ async function serve(flags: Flags): Promise<number> {
     directory,
     dataDir: deploymentDir(flags),
     db,
+    pgKeyed: keyed,
     server: { sandbox, clock: processClock(), security: securityOptions(flags) },
     serverFor: (b) => ({
       mail: hostedMail(flags, b),
@@ -421,10 +431,13 @@ async function remove(flags: Flags, id: string | undefined): Promise<number> {
   if (!id)
     throw new UsageError('Usage: usp-server host remove ID [--export FILE]   (usp-server host list shows the ids)');
   const db = pgUrl(flags, 'remove');
+  const keyed = pgKeyed(flags, db);
   const exportTo = flags.export ? resolve(flags.export) : undefined;
   if (exportTo && db)
     throw new UsageError(
-      '--export copies a SQLite database; on PostgreSQL dump the business first (pg_dump --schema=usp_<id>), then remove it',
+      keyed
+        ? `--export copies a SQLite database; keyed by business, the business's rows are those of ${keyed} with its business_id: keep them first, then remove it`
+        : '--export copies a SQLite database; on PostgreSQL dump the business first (pg_dump --schema=usp_<id>), then remove it',
     );
   if (exportTo && existsSync(exportTo)) throw new UsageError(`--export: ${exportTo} exists already; give a new file`);
   const directory = await openDirectory(flags, 'remove');
@@ -437,6 +450,7 @@ async function remove(flags: Flags, id: string | undefined): Promise<number> {
         directory,
         dataDir: deploymentDir(flags),
         db,
+        pgKeyed: keyed,
         exportTo,
         log: loggerFrom({ ...flags, 'log-level': flags['log-level'] ?? 'warn' }),
       },

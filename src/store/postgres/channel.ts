@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { EventChannel } from '../port.js';
 import { sleep } from './faults.js';
 import { ListenConnection } from './listen-connection.js';
+import type { Listen } from './listen.js';
 
 /** The LISTEN/NOTIFY channel; `ready()` resolves once this process is listening (tests). */
 export interface PostgresEventChannel extends EventChannel {
@@ -30,9 +31,14 @@ export class PgChannel implements PostgresEventChannel {
     private readonly pool: pg.Pool,
     readonly name: string,
     private readonly onError: (err: Error) => void,
+    /** How the outbox is read outside a transaction (a store keyed by business sets the business first). */
+    private readonly read: (text: string, values: unknown[]) => Promise<pg.QueryResult> = (t, v) => pool.query(t, v),
+    /** Where it LISTENs: a connection of its own unless given one shared (businesses of a keyed schema). */
+    listen?: Listen,
   ) {
     this.listen = new ListenConnection({
       config,
+      listen,
       channel: name,
       onNotify: (payload) => {
         const seqs = payload
@@ -109,9 +115,7 @@ export class PgChannel implements PostgresEventChannel {
    */
   private async catchUp(lostAtMs: number | undefined): Promise<void> {
     if (this.lastSeq < 0) {
-      const r = await this.pool.query<{ m: number }>(
-        `SELECT COALESCE(MAX(seq), 0) AS m FROM outbox WHERE status = 'dispatched'`,
-      );
+      const r = await this.read(`SELECT COALESCE(MAX(seq), 0) AS m FROM outbox WHERE status = 'dispatched'`, []);
       this.lastSeq = Math.max(this.lastSeq, r.rows[0]?.m ?? 0);
       return;
     }
@@ -119,7 +123,7 @@ export class PgChannel implements PostgresEventChannel {
     // last sequence we announced, and anything that fell due since we lost the connection (a reminder
     // dispatched late carries an older sequence).
     const since = (lostAtMs ?? Date.now()) - CATCH_UP_DUE_MARGIN_MS;
-    const r = await this.pool.query<{ seq: number }>(
+    const r = await this.read(
       `SELECT seq FROM outbox WHERE status = 'dispatched' AND (seq > $1 OR due_ms >= $2) ORDER BY seq LIMIT ${CATCH_UP_LIMIT}`,
       [this.lastSeq, since],
     );

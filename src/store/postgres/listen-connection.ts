@@ -4,13 +4,16 @@
  * connection is reconnected after a growing, jittered delay (250 ms doubling up to 10 s, so a restart
  * is not hammered), and each time it listens again its user is told, with when it was lost, to read
  * what it missed: a notification sent while nobody listened is gone. Used by the event channel
- * (channel.ts) and the deployment's directory (deployment-directory.ts).
+ * (channel.ts) and the deployment's directory (deployment-directory.ts). The session it listens on is a
+ * connection of its own, or one shared by the channels of a keyed schema's businesses (listen.ts).
  */
-import pg from 'pg';
-import { ident } from './faults.js';
+import type pg from 'pg';
+import { type Listen, type Listening, dedicatedListen } from './listen.js';
 
 export interface ListenOptions {
   config: pg.ClientConfig;
+  /** Where to LISTEN: a connection of its own (from `config`) unless given one shared (listen.ts). */
+  listen?: Listen;
   channel: string;
   /** A notification on the channel (its payload, possibly empty). */
   onNotify(payload: string): void;
@@ -25,7 +28,8 @@ export interface ListenOptions {
 }
 
 export class ListenConnection {
-  private client?: pg.Client;
+  private client?: Listening;
+  private readonly session: Listen;
   /** The client has listened and its user has read what it missed. */
   private caughtUp = false;
   private connecting?: Promise<void>;
@@ -35,7 +39,9 @@ export class ListenConnection {
   private lostAtMs?: number;
   private failures = 0;
 
-  constructor(private readonly o: ListenOptions) {}
+  constructor(private readonly o: ListenOptions) {
+    this.session = o.listen ?? dedicatedListen(o.config, o.onError, { emptyPayloads: true });
+  }
 
   /** Listening now, and caught up on what was missed before. */
   get listening(): boolean {
@@ -58,24 +64,22 @@ export class ListenConnection {
     const c = this.client;
     this.client = undefined;
     this.caughtUp = false;
-    if (c) await c.end().catch(() => undefined);
+    if (c) await c.close().catch(() => undefined);
   }
 
   private async connect(): Promise<void> {
-    const c = new pg.Client(this.o.config);
-    c.on('notification', (m) => {
-      if (m.channel === this.o.channel) this.o.onNotify(m.payload ?? '');
-    });
-    c.on('error', (err) => {
-      this.o.onError(err);
-      this.lost(c);
-    });
-    c.on('end', () => this.lost(c));
+    let c: Listening | undefined;
+    // Lost before the session was handed over (between its LISTEN and this turn): seen once it is.
+    let lostEarly = false;
     try {
-      await c.connect();
-      await c.query(`LISTEN ${ident(this.o.channel)}`);
-      if (this.closed) {
-        await c.end().catch(() => undefined);
+      c = await this.session(
+        this.o.channel,
+        (payload) => this.o.onNotify(payload),
+        () => (c ? this.lost(c) : (lostEarly = true)),
+      );
+      if (this.closed || lostEarly) {
+        await c.close().catch(() => undefined);
+        if (lostEarly) this.retryLater();
         return;
       }
       // Listening from here on (a loss from now on is seen): what came before is the user's to read.
@@ -92,18 +96,18 @@ export class ListenConnection {
       this.failures = 0;
     } catch (err) {
       this.o.onError(err as Error);
-      if (this.client === c) this.client = undefined;
-      c.end().catch(() => undefined);
+      if (c && this.client === c) this.client = undefined;
+      c?.close().catch(() => undefined);
       this.retryLater();
     }
   }
 
   /** The connection dropped: reconnect later, and read what was missed then. */
-  private lost(c: pg.Client): void {
+  private lost(c: Listening): void {
     if (this.client !== c) return;
     this.client = undefined;
     this.caughtUp = false;
-    c.end().catch(() => undefined);
+    c.close().catch(() => undefined);
     this.retryLater();
   }
 

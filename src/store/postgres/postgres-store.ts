@@ -28,6 +28,10 @@
  * LISTEN connection reconnects with backoff and then announces what was dispatched meanwhile.
  */
 import { pgFrontDesk } from './frontdesk-repo.js';
+import { BUSINESS_SEED, type SessionKeying, keyedChannelName, keying } from './business-keyed.js';
+import { inlined } from './literals.js';
+import { SharedListener } from './listen.js';
+import { WrongSchema, migrate, migrateKeyed } from './open-migrate.js';
 import pg from 'pg';
 import type { Store, Tx } from '../port.js';
 import { StoreUnavailable } from '../port.js';
@@ -36,7 +40,7 @@ import { pgBookings } from './bookings.js';
 import { pgCatalog } from './catalog.js';
 import { PgChannel } from './channel.js';
 import { pgClaims } from './claims.js';
-import { connectionFault, ident, retryable, sleep } from './faults.js';
+import { connectionFault, retryable, sleep } from './faults.js';
 import { pgHolds } from './holds.js';
 import { pgIdempotency } from './idempotency.js';
 import { pgKeyValue } from './kv.js';
@@ -56,10 +60,14 @@ import { pgWaitlist } from './waitlist.js';
 import { pgWebhooks } from './webhooks.js';
 
 export { ClaimConflict, connectionFault } from './faults.js';
+export { WrongSchema } from './open-migrate.js';
 export type { PostgresEventChannel } from './channel.js';
 
 export interface PostgresStoreOptions {
-  /** postgres://user:password@host:port/database; a `schema` query parameter selects a schema. */
+  /**
+   * postgres://user:password@host:port/database; a `schema` query parameter selects a schema, and a
+   * `business` parameter beside it keys the store by that business in that schema (`keyed`).
+   */
   url: string;
   /** Connections in the pool (default 10). The LISTEN connection comes on top. */
   poolSize?: number;
@@ -78,12 +86,18 @@ export interface PostgresStoreOptions {
    * benchmarks that count them; without it the pool uses pg's own client class, unwrapped.
    */
   onStatement?: (sql: string) => void;
+  /**
+   * Keep this business's data in `schema`, shared with other businesses: every table keyed by
+   * business under forced row-level security, the business set in each transaction (business-keyed.ts).
+   * The migrations are applied to `<schema>_template`, from which the keyed schema is derived once.
+   * The role connected as must be neither superuser nor BYPASSRLS. Overrides `schema`.
+   */
+  keyed?: { business: string; schema: string };
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
 
-const MIGRATION_LOCK = 'usp-server:migrations';
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** int8 (BIGINT, COUNT) as a JS number: every value stored here is an epoch-ms or a small counter. */
 const INT8_OID = 20;
@@ -95,7 +109,11 @@ const types = {
 };
 
 export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Store> {
-  const { connectionString, schema } = splitSchema(opts.url, opts.schema);
+  const { connectionString, schema, business } = splitSchema(opts.url, opts.keyed?.schema ?? opts.schema);
+  const keyedBy = opts.keyed?.business ?? business;
+  const keyed = keyedBy !== undefined ? keying(keyedBy) : undefined;
+  if (keyed && (!schema || schema.length > 50))
+    throw new Error('a store keyed by business needs a schema name of at most 50 characters');
   const statementTimeout = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const base: pg.ClientConfig = {
     connectionString,
@@ -113,6 +131,33 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
   // The server passes its logger; without one (a short CLI command) a dropped idle connection is
   // only replaced, and a query that fails says so itself.
   const onError = opts.onError ?? (() => undefined);
+  if (keyed && schema && keyedBy !== undefined) return openKeyed(opts, base, schema, keyedBy, keyed, onError);
+  const { pool, ready } = newPool(opts, base, schema, onError);
+  try {
+    await migrate(pool, schema);
+    ready();
+    const current = (await pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
+    const channelName = current === 'public' ? 'usp_events' : `usp_events_${current}`;
+    return new PostgresStore(pool, new PgChannel(base, pool, channelName, onError), opts.maxRetries ?? 5);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw unavailable(err);
+  }
+}
+
+/** A connection fault as StoreUnavailable; any other error as it is. */
+function unavailable(err: unknown): unknown {
+  const fault = connectionFault(err);
+  return fault ? new StoreUnavailable(fault, { cause: err }) : err;
+}
+
+/** The store's pool; `ready()` once migrated turns on the check that each new connection is in the schema. */
+function newPool(
+  opts: PostgresStoreOptions,
+  base: pg.ClientConfig,
+  schema: string | undefined,
+  onError: (err: Error) => void,
+): { pool: pg.Pool; ready: () => void } {
   // Every pooled connection proves it resolves names in the store's schema before it is used; one
   // that does not is refused (and reported) instead of ever touching another schema's tables. The
   // check starts after the migration, which runs on a connection of its own that is then closed.
@@ -138,16 +183,69 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
   // is idle: without this an administrator's shutdown (57P01) would be an unhandled 'error' event
   // that ends the process. The statement in flight fails on its own and run() drops the connection.
   pool.on('connect', (client) => client.on('error', (err) => onError(err)));
+  return { pool, ready: () => (migrated = true) };
+}
+
+/**
+ * The pools of stores keyed by business: one per database, keyed schema and size, shared by every
+ * business of the process (a transaction sets its business, so any connection serves any business),
+ * ended when its last store closes, with one LISTEN connection for all their channels. Its connection
+ * errors go to the first opener's `onError`.
+ */
+const keyedPools = new Map<string, { pool: Promise<pg.Pool>; users: number; listener: SharedListener }>();
+
+async function openKeyed(
+  opts: PostgresStoreOptions,
+  base: pg.ClientConfig,
+  schema: string,
+  business: string,
+  keyed: SessionKeying,
+  onError: (err: Error) => void,
+): Promise<Store> {
+  // A pool whose statements a test counts is that store's own.
+  const shared = opts.onStatement === undefined;
+  const key = [base.connectionString, schema, opts.poolSize ?? 10].join('\u0000');
+  let entry = shared ? keyedPools.get(key) : undefined;
+  if (!entry) {
+    const made = {
+      users: 0,
+      // The businesses' LISTENs too: one connection for the process, not one per business.
+      listener: new SharedListener(base, onError),
+      pool: (async () => {
+        const { pool, ready } = newPool(opts, base, schema, onError);
+        try {
+          await migrateKeyed(base, schema, onError);
+          ready();
+          return pool;
+        } catch (err) {
+          await pool.end().catch(() => undefined);
+          throw err;
+        }
+      })(),
+    };
+    entry = made;
+    if (shared) keyedPools.set(key, made);
+  }
+  const e = entry;
+  e.users++;
+  const release = async (): Promise<void> => {
+    if (--e.users > 0) return;
+    if (keyedPools.get(key) === e) keyedPools.delete(key);
+    await e.listener.end();
+    await (await e.pool).end();
+  };
   try {
-    await migrate(pool, schema);
-    migrated = true;
-    const current = (await pool.query<{ s: string }>('SELECT current_schema() AS s')).rows[0]?.s ?? 'public';
-    const channelName = current === 'public' ? 'usp_events' : `usp_events_${current}`;
-    return new PostgresStore(pool, new PgChannel(base, pool, channelName, onError), opts.maxRetries ?? 5);
+    const pool = await e.pool;
+    await pool.query(`${keyed.begin}; ${BUSINESS_SEED}`);
+    const read = async (text: string, values: unknown[]) => {
+      const rs = (await pool.query(`${keyed.begin}; ${inlined(text, values)}`)) as unknown as pg.QueryResult[];
+      return rs[rs.length - 1];
+    };
+    const channel = new PgChannel(base, pool, keyedChannelName(schema, business), onError, read, e.listener.listen);
+    return new PostgresStore(pool, channel, opts.maxRetries ?? 5, keyed, release);
   } catch (err) {
-    await pool.end().catch(() => undefined);
-    const fault = connectionFault(err);
-    throw fault ? new StoreUnavailable(fault, { cause: err }) : err;
+    await release().catch(() => undefined);
+    throw unavailable(err);
   }
 }
 
@@ -162,81 +260,29 @@ function countingClient(onStatement: (sql: string) => void): typeof pg.Client {
   } as typeof pg.Client;
 }
 
-/** A connection of a store opened on one schema resolved names elsewhere: it is never used. */
-export class WrongSchema extends Error {
-  override readonly name = 'WrongSchema';
-  constructor(
-    readonly expected: string,
-    readonly actual: string | null,
-  ) {
-    super(
-      `a PostgreSQL connection resolves names in ${actual === null ? 'no schema' : `schema ${JSON.stringify(actual)}`}, not in the store's schema ${JSON.stringify(expected)}; it was not used (was the schema dropped?)`,
-    );
-  }
-}
-
-function splitSchema(url: string, explicit: string | undefined): { connectionString: string; schema?: string } {
+function splitSchema(
+  url: string,
+  explicit: string | undefined,
+): { connectionString: string; schema?: string; business?: string } {
   let connectionString = url;
   let schema = explicit;
+  let business: string | undefined;
   try {
     const u = new URL(url);
     const fromUrl = u.searchParams.get('schema');
-    if (fromUrl !== null) {
+    business = u.searchParams.get('business') ?? undefined;
+    if (fromUrl !== null || business !== undefined) {
       u.searchParams.delete('schema');
+      u.searchParams.delete('business');
       connectionString = u.toString();
-      schema ??= fromUrl;
+      schema ??= fromUrl ?? undefined;
     }
   } catch {
     /* not a URL (a libpq key=value string): pass it through unchanged */
   }
   if (schema !== undefined && !SCHEMA_NAME.test(schema))
     throw new Error(`invalid PostgreSQL schema name ${JSON.stringify(schema)}`);
-  return { connectionString, schema };
-}
-
-/**
- * Apply pending migrations under a session advisory lock: concurrent starts apply each exactly once.
- * The connection may have opened before the schema existed, so it checks where names resolve once
- * the schema is there, and it is closed afterwards rather than going back to the pool.
- */
-async function migrate(pool: pg.Pool, schema: string | undefined): Promise<void> {
-  const c = await pool.connect();
-  try {
-    await c.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [MIGRATION_LOCK]);
-    try {
-      const table = schema ? `${ident(schema)}.schema_migrations` : 'schema_migrations';
-      if (schema) {
-        await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`);
-        const s = (await c.query<{ s: string | null }>('SELECT current_schema() AS s')).rows[0]?.s ?? null;
-        if (s !== schema) throw new WrongSchema(schema, s);
-      }
-      await c.query(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, applied_ms BIGINT NOT NULL)`);
-      const done = (await c.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${table}`)).rows[0]?.v ?? 0;
-      if (done >= POSTGRES_MIGRATIONS.length) return;
-      // The exclusion constraint on claims needs btree_gist (text equality in a GiST index). Put it
-      // in public when there is one, so a dropped per-tenant schema never takes it along.
-      const hasPublic = (await c.query(`SELECT to_regnamespace('public') IS NOT NULL AS p`)).rows[0]?.p === true;
-      await c.query(`CREATE EXTENSION IF NOT EXISTS btree_gist${hasPublic ? ' WITH SCHEMA public' : ''}`);
-      // The registry's free-text search: trigram GIN indexes (a trusted extension since PostgreSQL 13: a
-      // user with CREATE on the database may create it, no superuser needed).
-      await c.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm${hasPublic ? ' WITH SCHEMA public' : ''}`);
-      for (let i = done; i < POSTGRES_MIGRATIONS.length; i++) {
-        await c.query('BEGIN');
-        try {
-          await c.query(POSTGRES_MIGRATIONS[i]);
-          await c.query(`INSERT INTO ${table} (version, applied_ms) VALUES ($1, $2)`, [i + 1, Date.now()]);
-          await c.query('COMMIT');
-        } catch (err) {
-          await c.query('ROLLBACK').catch(() => undefined);
-          throw err;
-        }
-      }
-    } finally {
-      await c.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [MIGRATION_LOCK]).catch(() => undefined);
-    }
-  } finally {
-    c.release(true);
-  }
+  return { connectionString, schema, business };
 }
 
 /** After a failed connect, calls fail at once for this long instead of each trying (and maybe waiting) again. */
@@ -252,6 +298,8 @@ class PostgresStore implements Store {
     private readonly pool: pg.Pool,
     readonly channel: PgChannel,
     private readonly maxRetries: number,
+    private readonly keyed?: SessionKeying,
+    private readonly endPool: () => Promise<void> = () => pool.end(),
   ) {}
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -294,7 +342,10 @@ class PostgresStore implements Store {
     // One statement on a pooled connection, no transaction: a single round trip.
     if (Date.now() < this.failFastUntil) throw new StoreUnavailable(this.lastFault);
     try {
-      const r = await this.pool.query<{ version: string }>('SELECT version FROM definition_version WHERE one = 1');
+      const text = 'SELECT version FROM definition_version WHERE one = 1';
+      // Keyed: the business set for the one implicit transaction of a simple query, still one round trip.
+      const rs = this.keyed ? await this.pool.query(`${this.keyed.begin}; ${text}`) : await this.pool.query(text);
+      const r = (Array.isArray(rs) ? rs[rs.length - 1] : rs) as pg.QueryResult<{ version: string }>;
       return r.rows.length > 0 ? Number(r.rows[0].version) : 0;
     } catch (err) {
       const fault = connectionFault(err);
@@ -318,7 +369,7 @@ class PostgresStore implements Store {
     if (this.closed) return;
     this.closed = true;
     await this.channel.close();
-    await this.pool.end();
+    await this.endPool();
   }
 
   /** A pooled connection, or StoreUnavailable at once when the database cannot be reached. */
@@ -350,17 +401,19 @@ class PostgresStore implements Store {
           const c = await this.acquire();
           client = c;
           if (mode === 'read') {
-            await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+            const begin = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+            await c.query(this.keyed ? `${begin}; ${this.keyed.begin}` : begin);
             readBegun = true;
           }
           return c;
         })());
-      const s = pgSession(session, mode, mode === 'write' ? 'BEGIN ISOLATION LEVEL READ COMMITTED' : undefined);
+      const begin = mode === 'write' ? 'BEGIN ISOLATION LEVEL READ COMMITTED' : undefined;
+      const s = pgSession(session, mode, begin, this.keyed);
       const begun = () => (mode === 'write' ? s.opened : readBegun);
       let broken = false;
       try {
         if (mode === 'write') await session();
-        const out = await fn(buildRepos(s));
+        const out = await fn(buildRepos(s, this.keyed !== undefined));
         if (mode === 'write') {
           // The held writes and COMMIT, in one round trip where they allow it.
           const end = await s.commit();
@@ -401,9 +454,9 @@ class PostgresStore implements Store {
 }
 
 /** The repositories of one transaction, bound to its connection. */
-function buildRepos(s: PgSession): Tx {
+function buildRepos(s: PgSession, keyed: boolean): Tx {
   return {
-    registry: postgresRegistryRepo(s.query, s.lockKey),
+    registry: keyed ? NO_REGISTRY : postgresRegistryRepo(s.query, s.lockKey),
     admin: postgresAdminRepo(s.query),
     async lock(keys, o) {
       // One statement per key, in the order given (callers sort), so lock order is deterministic.
@@ -431,3 +484,14 @@ function buildRepos(s: PgSession): Tx {
     ...postgresOAuthRepos(s.query),
   };
 }
+
+/**
+ * A store keyed by business keeps no registry: the registry is a deployment of its own, not one
+ * business's data (its services table has a business_id column of its own, too).
+ */
+const NO_REGISTRY = new Proxy({} as Tx['registry'], {
+  get: (_, name) =>
+    name === 'then'
+      ? undefined
+      : () => Promise.reject(new Error('a PostgreSQL store keyed by business keeps no registry')),
+});

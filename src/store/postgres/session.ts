@@ -2,6 +2,7 @@ import pg from 'pg';
 import { type DocumentRepo, type DocumentTable, parse } from '../shared/rows.js';
 import { settleAll } from '../shared/settle-all.js';
 import type { Dialect } from '../shared/sql.js';
+import type { SessionKeying } from './business-keyed.js';
 import { ClaimConflict, connectionFault, pgCode } from './faults.js';
 import { inlined, typedArrays } from './literals.js';
 
@@ -147,7 +148,12 @@ export const PG_DIALECT: Dialect = {
  * `begin` (write transactions) is sent with the first statement: in its round trip when that
  * statement has no parameters (an advisory lock, its key written as a literal), else just before it.
  */
-export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, begin?: string): PgSession {
+export function pgSession(
+  connection: () => Promise<pg.PoolClient>,
+  mode: Mode,
+  begin?: string,
+  keyed?: SessionKeying,
+): PgSession {
   let opened = false;
   let failure: unknown;
   let pending: Held[] = [];
@@ -189,20 +195,22 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     const prefix: string[] = [];
     if (begin && !opened) {
       opened = beginning = true;
-      prefix.push(begin);
+      prefix.push(begin, ...(keyed ? [keyed.begin] : []));
     }
+    const lead = prefix.length;
     const judged = checks;
     checks = [];
     prefix.push(...judged.map((c) => c.text));
-    const judge = (rs: pg.QueryResult[]): void => judgeAll(judged, rs.slice(beginning ? 1 : 0, prefix.length));
+    const judge = (rs: pg.QueryResult[]): void => judgeAll(judged, rs.slice(lead, prefix.length));
+    const out = (rs: pg.QueryResult[]) => (keyed ? rs.map(keyed.result) : rs);
     try {
       if (values === undefined) {
         const rs = all(await client.query([...prefix, text].filter((t) => t !== '').join('; ')));
         judge(rs);
-        return rs.slice(prefix.length);
+        return out(rs.slice(prefix.length));
       }
       if (prefix.length > 0) judge(all(await client.query(prefix.join('; '))));
-      return [await client.query(text, values)];
+      return out([await client.query(text, values)]);
     } catch (err) {
       // A connection cut before BEGIN reached the server: nothing was begun (the store may retry on a fresh one).
       if (beginning && connectionFault(err) && pgCode(err) !== '57014') opened = false;
@@ -292,9 +300,10 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
     for (const r of reads) r.resolve(answers.get(r)!);
   };
   const query = async <R extends pg.QueryResultRow = any>(
-    text: string,
+    sql: string,
     values?: unknown[],
   ): Promise<pg.QueryResult<R>> => {
+    const text = keyed ? keyed.statement(sql) : sql;
     issued(text);
     if (depth > 0) {
       return new Promise<pg.QueryResult<R>>((resolve, reject) => {
@@ -315,7 +324,8 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
   };
   const rows = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) =>
     (await query<R>(text, values)).rows;
-  const lockText = (key: string) => `SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(key)}, 0))`;
+  const lockText = (key: string) =>
+    `SELECT pg_advisory_xact_lock(hashtextextended(${pg.escapeLiteral(keyed ? keyed.lockKey(key) : key)}, 0))`;
   return {
     query,
     rows,
@@ -343,7 +353,8 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       }
       await sendLocks();
     },
-    async write(text, values) {
+    async write(sql, values) {
+      const text = keyed ? keyed.statement(sql) : sql;
       issued(text);
       if (depth > 0 && queue.length > 0) {
         queue.push({ write: text, values });
@@ -394,7 +405,7 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
       return settleAll(list.map((fn) => (async () => fn())().finally(done))) as unknown as Promise<T>;
     },
     verify(text, check) {
-      checks.push({ text, check });
+      checks.push({ text: keyed ? keyed.statement(text) : text, check });
     },
     async commit() {
       if (mode !== 'write') throw new Error('commit of a read session');
@@ -406,7 +417,9 @@ export function pgSession(connection: () => Promise<pg.PoolClient>, mode: Mode, 
           const judged = checks;
           checks = [];
           const client = await connection();
-          judgeAll(judged, all(await client.query(judged.map((c) => c.text).join('; ')).catch(fail)));
+          // Outside BEGIN a simple query is one implicit transaction: the business is set for it alone.
+          const texts = [...(keyed ? [keyed.begin] : []), ...judged.map((c) => c.text)];
+          judgeAll(judged, all(await client.query(texts.join('; ')).catch(fail)).slice(keyed ? 1 : 0));
         }
       }
       // Before BEGIN went out, COMMIT travels alone: a connection cut while it is in flight must
