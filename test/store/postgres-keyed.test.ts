@@ -27,6 +27,7 @@ import {
 import { TEST_NOW as NOW } from '../support/time.js';
 import { storeContract } from './contract.js';
 import { frontDeskContract } from './frontdesk-contract.js';
+import { dueContract } from './due-contract.js';
 
 const ROLE = 'usp_keyed_store_app';
 const MIN = 60_000;
@@ -100,6 +101,8 @@ suite(PG_URL ? 'PostgreSQL store keyed by business' : noteSkipped('keyed Postgre
 
   storeContract('postgres keyed by business', freshA, { registry: false });
   frontDeskContract('postgres keyed by business', freshA);
+  // When the business is next due, read outside a transaction: keyed, with its business set (RLS shows no row else).
+  dueContract('postgres keyed by business', freshA);
 
   describe('the keyed schema', () => {
     test('is owned by the plain application role, every table keyed, row-level security enabled and forced', async () => {

@@ -339,25 +339,23 @@ class PostgresStore implements Store {
   }
 
   async definitionVersion(): Promise<number> {
-    // One statement on a pooled connection, no transaction: a single round trip.
-    if (Date.now() < this.failFastUntil) throw new StoreUnavailable(this.lastFault);
-    try {
-      const text = 'SELECT version FROM definition_version WHERE one = 1';
-      // Keyed: the business set for the one implicit transaction of a simple query, still one round trip.
-      const rs = this.keyed ? await this.pool.query(`${this.keyed.begin}; ${text}`) : await this.pool.query(text);
-      const r = (Array.isArray(rs) ? rs[rs.length - 1] : rs) as pg.QueryResult<{ version: string }>;
-      return r.rows.length > 0 ? Number(r.rows[0].version) : 0;
-    } catch (err) {
-      const fault = connectionFault(err);
-      if (!fault) throw err;
-      throw new StoreUnavailable(fault, { cause: err });
-    }
+    const r = await this.simple<{ version: string }>('SELECT version FROM definition_version WHERE one = 1');
+    return r.rows.length > 0 ? Number(r.rows[0].version) : 0;
   }
 
   async nextDue(): Promise<DueTimes> {
+    return dueTimes((await this.simple<NonNullable<Parameters<typeof dueTimes>[0]>>(NEXT_DUE_SQL)).rows[0]);
+  }
+
+  /**
+   * One statement without parameters on a pooled connection, no transaction: a single round trip. Keyed,
+   * the business is set for the simple query's one implicit transaction (without it RLS shows no row).
+   */
+  private async simple<R extends pg.QueryResultRow>(text: string): Promise<pg.QueryResult<R>> {
     if (Date.now() < this.failFastUntil) throw new StoreUnavailable(this.lastFault);
     try {
-      return dueTimes((await this.pool.query(NEXT_DUE_SQL)).rows[0]);
+      const rs = this.keyed ? await this.pool.query(`${this.keyed.begin}; ${text}`) : await this.pool.query(text);
+      return (Array.isArray(rs) ? rs[rs.length - 1] : rs) as pg.QueryResult<R>;
     } catch (err) {
       const fault = connectionFault(err);
       if (!fault) throw err;
