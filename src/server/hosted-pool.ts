@@ -150,7 +150,8 @@ export class BusinessPool<T extends Closable> {
   async closeIdle(): Promise<void> {
     const before = this.o.now() - this.o.idleCloseMs;
     for (const [id, entry] of [...this.loaded]) {
-      if (entry.busy > 0 || entry.lastUsed > before) continue;
+      // Closed meanwhile (by another sweep, an eviction or a retirement while this one awaited a close): not again.
+      if (this.loaded.get(id) !== entry || entry.busy > 0 || entry.lastUsed > before) continue;
       this.loaded.delete(id);
       await this.shut(id, entry, 'closed after idling');
     }
@@ -212,7 +213,7 @@ export class BusinessPool<T extends Closable> {
   private async evictOverCap(opened: string): Promise<void> {
     for (const [id, entry] of [...this.loaded]) {
       if (this.loaded.size <= this.o.maxLoaded) return;
-      if (entry.busy > 0 || id === opened) continue;
+      if (this.loaded.get(id) !== entry || entry.busy > 0 || id === opened) continue;
       this.loaded.delete(id);
       await this.shut(id, entry, 'closed, least recently used');
     }

@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { silentLogger } from '../../src/operations/index.js';
 import { BusinessPool } from '../../src/server/hosted-pool.js';
 
-function pool(o: { maxLoaded?: number; failFirst?: string } = {}) {
+function pool(o: { maxLoaded?: number; failFirst?: string; closeMs?: number } = {}) {
   const opened: string[] = [];
   const closed: string[] = [];
   const told: string[] = [];
@@ -21,7 +21,12 @@ function pool(o: { maxLoaded?: number; failFirst?: string } = {}) {
         throw new Error('store unavailable');
       }
       opened.push(id);
-      return { close: async () => void closed.push(id) };
+      return {
+        close: async () => {
+          if (o.closeMs) await new Promise((r) => setTimeout(r, o.closeMs));
+          closed.push(id);
+        },
+      };
     },
     maxLoaded: o.maxLoaded ?? 2,
     idleCloseMs: 0,
@@ -33,6 +38,15 @@ function pool(o: { maxLoaded?: number; failFirst?: string } = {}) {
 }
 
 describe('the pool of composed businesses', () => {
+  test('sweeps that overlap (a close slower than the sweep interval) close each idle business once', async () => {
+    const { p, closed, told } = pool({ maxLoaded: 5, closeMs: 30 });
+    for (const id of ['a', 'b', 'c']) await p.use(id, async () => 1);
+    await Promise.all([p.closeIdle(), p.closeIdle(), p.closeIdle()]);
+    expect(closed.sort()).toEqual(['a', 'b', 'c']);
+    expect(told.sort()).toEqual(['a', 'b', 'c']);
+    await p.closeAll();
+  });
+
   test('concurrent first uses of a business open it once', async () => {
     const { p, opened } = pool();
     await Promise.all(Array.from({ length: 5 }, () => p.use('a', async () => 1)));
