@@ -5,7 +5,8 @@
 import type { Claim } from './claim-index.js';
 import type { Iv } from './intervals.js';
 import type { Combination } from './resource-combinations.js';
-import { slotIdEncoder, slotKeyMaker } from './slot-id.js';
+import { comboParts, GeneratedSlot } from './generated-slot.js';
+import { slotKeyMaker } from './slot-id.js';
 import {
   capacityLeft,
   capacityState,
@@ -29,7 +30,7 @@ import { workingTime } from './working-time.js';
  */
 export function findSlot(
   q: Omit<SlotQuery, 'fromMs' | 'toMs' | 'resourceId'>,
-  parts: { startMs: number; resourceIds: string[] },
+  parts: { startMs: number; resourceIds: readonly string[] },
 ): SlotCandidate | null {
   if (!Number.isSafeInteger(parts.startMs) || !Array.isArray(parts.resourceIds)) return null;
   const s = parts.startMs;
@@ -91,16 +92,7 @@ function slotAgainstClaims(plan: Plan, combo: Combination, claims: readonly Clai
     if (!st) return null;
     state = st;
   }
-  const slot: SlotCandidate = {
-    key,
-    id: slotIdEncoder(plan.service.id, ids)(s),
-    serviceId: plan.service.id,
-    startMs: s,
-    endMs: end,
-    durationMs: plan.durationMs,
-    resourceIds: [...ids],
-    state,
-  };
+  const slot = new GeneratedSlot(plan.service.id, comboParts(plan.service.id, ids), s, plan.durationMs, state);
   if (combo.locationId !== undefined) slot.locationId = combo.locationId;
   if (cap) slot.capacity = cap;
   return slot;

@@ -22,7 +22,7 @@ import { sha256 } from '@noble/hashes/sha2';
 export interface SlotIdParts {
   serviceId: string;
   startMs: number;
-  resourceIds: string[];
+  resourceIds: readonly string[];
 }
 
 /** What an id carries: the start and the tag of its service and resource combination. */

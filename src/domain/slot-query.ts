@@ -11,15 +11,15 @@ export type SlotState = 'available' | 'limited' | 'waitlist';
 
 /** One offerable slot: a start time for one combination of resources. */
 export interface SlotCandidate {
-  /** slotKey() and encodeSlotId() of the same parts. */
-  key: string;
-  id: string;
+  /** slotKey() and encodeSlotId() of the same parts (a generated slot writes them when read). */
+  readonly key: string;
+  readonly id: string;
   serviceId: string;
   startMs: number;
   endMs: number;
   durationMs: number;
-  /** One per requirement, in requirement order. */
-  resourceIds: string[];
+  /** One per requirement, in requirement order (a generated slot's is its combination's, frozen). */
+  resourceIds: readonly string[];
   locationId?: string;
   /** Only for capacity types (group, reservation). */
   capacity?: { total: number; remaining: number; held: number };

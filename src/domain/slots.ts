@@ -20,7 +20,7 @@
 import { EMPTY_INDEX, blockedUpTo, buildClaimIndexes, capacityUsage, type ClaimIndex } from './claim-index.js';
 import type { Iv } from './intervals.js';
 import { compareIds, type Combination } from './resource-combinations.js';
-import { slotIdHead, slotTag } from './slot-id.js';
+import { comboParts, GeneratedSlot, type ComboParts } from './generated-slot.js';
 import {
   capacityLeft,
   capacityState,
@@ -51,24 +51,22 @@ function occupancyOf(q: InternalQuery, plan: Plan, located: readonly Combination
 }
 
 /**
- * The text of each start, shared by every combination of one query: a combination's n-th candidate
- * start is usually every combination's n-th (same hours), so it is remembered by that ordinal.
+ * The decimal text of each start, shared by every combination of one query (capacity types key their
+ * claims by it): a combination's n-th candidate start is usually every combination's n-th (same
+ * hours), so it is remembered by that ordinal.
  */
 interface StartTexts {
   starts: number[];
-  heads: string[];
   digits: string[];
 }
 
 /** One combination's constants and position while its starts are walked in ascending order. */
 interface ComboGrid {
   combo: Combination;
+  parts: ComboParts;
   indexes: ClaimIndex[];
   /** Per index: how many of its claims start before the current blocked interval's end. */
   before: Int32Array;
-  tag: string;
-  keyPrefix: string;
-  keySuffix: string;
   texts: StartTexts;
   /** Ordinal of the next candidate start. */
   n: number;
@@ -86,11 +84,9 @@ function combinationSlots(
 ): void {
   const grid: ComboGrid = {
     combo,
+    parts: comboParts(plan.service.id, combo.resourceIds),
     indexes: combo.resourceIds.map((id) => occupancy.claimIndexes.get(id) ?? EMPTY_INDEX),
     before: new Int32Array(combo.resourceIds.length),
-    tag: slotTag(plan.service.id, combo.resourceIds),
-    keyPrefix: `${plan.service.id}|`,
-    keySuffix: `|${combo.resourceIds.join(',')}`,
     texts,
     n: 0,
   };
@@ -135,23 +131,21 @@ function windowSlots(
   }
 }
 
-/** A start's id head and decimal digits, written once per ordinal while the combinations agree. */
-function startText(grid: ComboGrid, s: number): number {
+/** A start's decimal digits, written once per ordinal while the combinations agree. */
+function startDigits(grid: ComboGrid, s: number): string {
   const t = grid.texts;
   const n = grid.n++;
   if (t.starts[n] !== s) {
     t.starts[n] = s;
-    t.heads[n] = slotIdHead(s);
     t.digits[n] = String(s);
   }
-  return n;
+  return t.digits[n];
 }
 
 /** Step 5: the slot starting at `s` unless a claim blocks it (buffers included) or, for capacity types, it is full. */
 function slotAt(plan: Plan, occupancy: Occupancy, grid: ComboGrid, s: number): SlotCandidate | null {
-  const n = startText(grid, s);
   const end = s + plan.durationMs;
-  const sharedKey = plan.capacity ? grid.keyPrefix + grid.texts.digits[n] + grid.keySuffix : null;
+  const sharedKey = plan.capacity ? grid.parts.keyPrefix + startDigits(grid, s) + grid.parts.keySuffix : null;
   const a = s - plan.before;
   const b = end + plan.after;
   for (let r = 0; r < grid.indexes.length; r++) {
@@ -170,17 +164,7 @@ function slotAt(plan: Plan, occupancy: Occupancy, grid: ComboGrid, s: number): S
     if (!st) return null;
     state = st;
   }
-  const slot: SlotCandidate = {
-    key: sharedKey ?? grid.keyPrefix + grid.texts.digits[n] + grid.keySuffix,
-    id: grid.texts.heads[n] + grid.tag,
-    serviceId: plan.service.id,
-    startMs: s,
-    endMs: end,
-    durationMs: plan.durationMs,
-    // Each slot gets its own array (the combination's is shared while generating).
-    resourceIds: grid.combo.resourceIds.slice(),
-    state,
-  };
+  const slot = new GeneratedSlot(plan.service.id, grid.parts, s, plan.durationMs, state);
   if (grid.combo.locationId !== undefined) slot.locationId = grid.combo.locationId;
   if (cap) slot.capacity = cap;
   return slot;
@@ -224,7 +208,7 @@ function generate(q: InternalQuery): SlotCandidate[] {
     !plan.selfResource && plan.service.hours ? workingTime({ schedule: plan.service.hours }, days, q.zone) : null;
   const occupancy = occupancyOf(q, plan, located);
   const midnights = days.map((d) => d.startMs);
-  const texts: StartTexts = { starts: [], heads: [], digits: [] };
+  const texts: StartTexts = { starts: [], digits: [] };
   // Each combination's slots come out in ascending start: one sorted run per combination, taken in
   // resource-id order, merged by start (ties keep that order).
   const ordered = located.length > 1 ? [...located].sort((x, y) => compareIds(x.resourceIds, y.resourceIds)) : located;

@@ -105,6 +105,17 @@ export function query(svc: ServiceDef, date: string, extra: Partial<SlotQuery> =
   };
 }
 
+/**
+ * What a caller reads of a slot, as a plain object: its own fields and its id and key (a generated
+ * slot writes those two when read, so a deep equality of slots alone would not compare them).
+ */
+export const seen = (slot: SlotCandidate) => ({
+  ...slot,
+  id: slot.id,
+  key: slot.key,
+  resourceIds: [...slot.resourceIds],
+});
+
 export const localTimes = (slots: SlotCandidate[]) =>
   slots.map((s) => new Date(s.startMs - 4 * HOUR).toISOString().slice(11, 16)); // EDT dates in the fixture
 

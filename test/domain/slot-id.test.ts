@@ -39,9 +39,9 @@ function longId(
 const resourcesOf = (def: BusinessDef) => new Map(def.resources.map((r) => [r.id, r] as const));
 
 /** Every slot of every service over three days, as id -> resource ids. */
-function idsOf(def: BusinessDef): Map<string, string[]> {
+function idsOf(def: BusinessDef): Map<string, readonly string[]> {
   const resources = resourcesOf(def);
-  const out = new Map<string, string[]>();
+  const out = new Map<string, readonly string[]>();
   for (const service of def.services) {
     const slots = generateSlots({
       service,

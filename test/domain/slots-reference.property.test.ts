@@ -18,6 +18,7 @@ import {
   type SlotQuery,
   type WeeklyHours,
 } from '../../src/domain/index.js';
+import { seen } from './slot-fixtures.js';
 import { referenceSlots } from './slots-reference.js';
 
 const DAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -157,14 +158,21 @@ function queryOf(x: any): SlotQuery {
 }
 
 describe('the generator answers what the generator before it answered', () => {
-  test('random schedules, claims and ranges give the same slots, in the same order, field for field', () => {
+  test('random schedules, claims and ranges give the same slots, in the same order, field for field, ids and keys included', () => {
     let offered = 0;
     let several = 0;
     fc.assert(
       fc.property(setup, (x) => {
         const q = queryOf(x);
         const slots = generateSlots(q);
-        expect(slots).toEqual(referenceSlots(q));
+        const reference = referenceSlots(q);
+        // What a caller reads: every field, the id and key a generated slot writes when read among them.
+        expect(slots.map(seen)).toEqual(reference.map(seen));
+        // The same fields are its own (a spread, JSON or Object.keys sees them), in the same order, besides id and key.
+        for (let i = 0; i < slots.length; i++) {
+          const own = Object.keys(reference[i]).filter((k) => k !== 'id' && k !== 'key');
+          expect(Object.keys(slots[i])).toEqual(own);
+        }
         offered += slots.length;
         if (new Set(slots.map((s) => s.resourceIds.join())).size > 1) several++;
       }),
