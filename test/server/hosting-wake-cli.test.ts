@@ -8,6 +8,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
 import { runCli, startCliServer, type RunningCli } from '../support/cli.js';
@@ -45,6 +46,24 @@ function kinds(): string[] {
   );
 }
 
+/**
+ * The salon's confirmation recorded as sent in its store (not only written to the folder): mail is sent
+ * at least once, so a kill between the write and its record would send it again after the restart.
+ */
+function confirmationRecorded(): boolean {
+  const file = join(data, 'businesses', 'biz_maple_pine.db');
+  if (!existsSync(file)) return false;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare(`SELECT status FROM mail_messages WHERE kind = 'booking_confirmed'`).get() as
+      | { status: string }
+      | undefined;
+    return row !== undefined && row.status !== 'queued';
+  } finally {
+    db.close();
+  }
+}
+
 /** A booking three days after `now` (the child's clock) at the salon; its start. */
 async function book(port: string, now: number): Promise<number> {
   const agent = { 'USP-Agent': 'profile="https://platform.example/profiles/agent.json"' };
@@ -79,6 +98,7 @@ describe('host serve wakes the businesses nobody asks', () => {
     served = await startCliServer(serveArgs, { cwd: work, env: { ...env, ...clockEnv(startedAt) } });
     const start = await book(new URL(served.url).port, startedAt);
     await waitFor(() => kinds().length === 1, 10_000, 'the confirmation');
+    await waitFor(confirmationRecorded, 10_000, 'the confirmation recorded as sent');
     served.child.kill('SIGKILL');
     await served.stop();
     // The defaults (`--wake-interval 15`): the first round runs as the deployment starts listening.
