@@ -17,6 +17,7 @@ import {
   MCP_EXPOSED_HEADERS,
   MCP_HTTP_PATHS,
   MCP_MAX_BODY_BYTES,
+  type McpHttpFetch,
   jsonRpcErrorResponse,
   readMcpBody,
 } from '../bindings/mcp/index.js';
@@ -42,7 +43,7 @@ export function restDoor(app: Hono, corsOrigins: readonly string[] = []): Door {
  * origin. With OAuth on, a POST /mcp first passes the OAuth door's gate (the 401 challenge for a
  * privileged call without a credential), after the host's checks and body limit.
  */
-export function mcpDoor(app: Hono, oauth?: OAuthDoor): Door {
+export function mcpDoor(app: McpHttpFetch, oauth?: OAuthDoor): Door {
   return {
     name: 'mcp',
     claims: underPaths(...MCP_HTTP_PATHS),

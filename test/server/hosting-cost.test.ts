@@ -36,6 +36,7 @@ vi.mock('../../src/store/sqlite/registry-repo.js', async (original) => {
   const m = await original<typeof import('../../src/store/sqlite/registry-repo.js')>();
   return { ...m, sqliteRegistryRepo: vi.fn(m.sqliteRegistryRepo) };
 });
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { hostFetch } from '../support/host-fetch.js';
 import { NORD_FILE, deployHosting, undeploy, type Deployment } from '../support/hosting.js';
 
@@ -155,6 +156,45 @@ describe('one more hosted business, opened by its first request', () => {
     const perBusiness = added.mock.calls.length / 2;
     added.mockRestore();
     expect(perBusiness).toBeLessThan(100);
+  });
+
+  test('builds no MCP routes of its own: its MCP door answers, for it alone, through the route table of the process', async () => {
+    await profileOf(0);
+    await hosting.pool.close('biz_cost_1');
+    await hosting.pool.close('biz_cost_2');
+    const added = vi.spyOn(SmartRouter.prototype, 'add');
+    const served: string[][] = [];
+    // Both eras on two businesses opened anew: a 2026-07-28 client (one server per request) and a
+    // session of the initialize handshake, each at its business's own host, official SDK client.
+    for (const [i, pin] of [
+      [1, '2026-07-28'],
+      [2, undefined],
+    ] as const) {
+      const client = new Client(
+        { name: 'hosting-cost', version: '1' },
+        pin ? { versionNegotiation: { mode: { pin } } } : undefined,
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`http://b${i}.localhost:${port}/mcp`), {
+          fetch: hostFetch,
+          requestInit: { headers: { 'USP-Agent': 'profile="https://platform.example/p.json"' } },
+        }),
+      );
+      try {
+        const list = (await client.callTool({
+          name: 'usp_services_list',
+          arguments: { _meta: { usp: { profile: 'https://platform.example/p.json' } } },
+        })) as { structuredContent?: { services: Array<{ business_id: string }> } };
+        served.push([...new Set(list.structuredContent?.services.map((x) => x.business_id))]);
+      } finally {
+        await client.close();
+      }
+    }
+    const paths = added.mock.calls.map((call) => call[1]);
+    added.mockRestore();
+    expect(served).toEqual([['biz_cost_1'], ['biz_cost_2']]);
+    // Each business added /mcp, /sse and /messages to a Hono app of its own when it was loaded.
+    expect(paths.filter((p) => p === '/mcp' || p === '/sse' || p === '/messages')).toEqual([]);
   });
 
   test('builds its dashboard and buyer pages on their first request, not when it is loaded', async () => {
