@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Hosting } from '../../src/server/hosting.js';
 import { SmartRouter } from 'hono/router/smart-router';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { createDashboard } from '../../src/bindings/dashboard/index.js';
 import { createBuyerPages } from '../../src/bindings/pages/index.js';
 import { loadOAuthSecrets } from '../../src/oauth/secrets.js';
@@ -35,6 +36,11 @@ vi.mock('../../src/oauth/secrets.js', async (original) => {
 vi.mock('../../src/store/sqlite/registry-repo.js', async (original) => {
   const m = await original<typeof import('../../src/store/sqlite/registry-repo.js')>();
   return { ...m, sqliteRegistryRepo: vi.fn(m.sqliteRegistryRepo) };
+});
+// The MCP door's stateless-era handler (its event bus and hub subscription), counted as the door makes it.
+vi.mock('@modelcontextprotocol/server', async (original) => {
+  const m = await original<typeof import('@modelcontextprotocol/server')>();
+  return { ...m, createMcpHandler: vi.fn(m.createMcpHandler) };
 });
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { hostFetch } from '../support/host-fetch.js';
@@ -161,9 +167,13 @@ describe('one more hosted business, opened by its first request', () => {
 
   test('builds no MCP routes of its own: its MCP door answers, for it alone, through the route table of the process', async () => {
     await profileOf(0);
+    await profileOf(3);
     await hosting.pool.close('biz_cost_1');
     await hosting.pool.close('biz_cost_2');
     const added = vi.spyOn(SmartRouter.prototype, 'add');
+    // Loaded and answering, no MCP request yet: no business has made its stateless-era handler.
+    expect(hosting.loaded.length).toBeGreaterThan(1);
+    expect(vi.mocked(createMcpHandler)).not.toHaveBeenCalled();
     const served: string[][] = [];
     // Both eras on two businesses opened anew: a 2026-07-28 client (one server per request) and a
     // session of the initialize handshake, each at its business's own host, official SDK client.
@@ -194,6 +204,8 @@ describe('one more hosted business, opened by its first request', () => {
     const paths = added.mock.calls.map((call) => call[1]);
     added.mockRestore();
     expect(served).toEqual([['biz_cost_1'], ['biz_cost_2']]);
+    // Made by the first 2026-07-28 request, for that business only (the session client needs none).
+    expect(vi.mocked(createMcpHandler)).toHaveBeenCalledTimes(1);
     // Each business added /mcp, /sse and /messages to a Hono app of its own when it was loaded.
     expect(paths.filter((p) => p === '/mcp' || p === '/sse' || p === '/messages')).toEqual([]);
   });
