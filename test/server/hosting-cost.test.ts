@@ -4,7 +4,8 @@
  * checkpoints (one per process serves every file), without running the migrations (its file is a
  * copy of the migrated schema), and without building every repository or preparing every statement
  * (both on first use), and without its dashboard, buyer pages or OAuth authorization server (built on
- * their first request). The copy carries no secret: each business still signs with keys of its own.
+ * their first request), and without routes of its own (the host's, REST's and MCP's route tables are
+ * the process's). The copy carries no secret: each business still signs with keys of its own.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
