@@ -68,7 +68,7 @@ export async function run({ quick }) {
       },
     ],
     notes: [
-      `Each business has its own store, workers, keys, pipeline and door instances (the REST route table and the metrics registry are the process's; the dashboard, buyer pages, OAuth authorization server and store repositories are built on first use): docs/SCALING.md says where the heap goes. Heap and RSS: growth after a full GC from one loaded business to all of them, divided by their number. Bookings: ${fmt(r.bookings, 0)} per setup in ${r.rounds} interleaved rounds, ${CLIENTS} clients, distinct slots, after one untimed round each (the many-business setup's first booking on each business prepares its statements).`,
+      `Each business has its own store, workers, keys, pipeline and door instances (the route tables of the host, REST and MCP doors and the metrics registry are the process's; the dashboard, buyer pages, OAuth authorization server and store repositories are built on first use): docs/SCALING.md says where the heap goes. Heap and RSS: growth after a full GC from one loaded business to all of them, divided by their number. Bookings: ${fmt(r.bookings, 0)} per setup in ${r.rounds} interleaved rounds, ${CLIENTS} clients, distinct slots, after one untimed round each (the many-business setup's first booking on each business prepares its statements).`,
     ],
     targets: [
       {

@@ -3,7 +3,6 @@
  * host's: MCP owns its paths outright, the buyer's pages take browser requests on the paths they
  * share with REST, and REST takes everything else (its unknown paths are problem+json 404s).
  */
-import type { Hono } from 'hono';
 import { createBuyerPages, isPageRequest, pageRefusal } from '../bindings/pages/index.js';
 import {
   createDashboard,
@@ -11,12 +10,13 @@ import {
   isDashboardRequest,
   type DashboardSessionGate,
 } from '../bindings/dashboard/index.js';
-import { restCors } from '../bindings/rest/index.js';
+import { restCors, type RestApp } from '../bindings/rest/index.js';
 import { problemResponse } from '../web/index.js';
 import {
   MCP_EXPOSED_HEADERS,
   MCP_HTTP_PATHS,
   MCP_MAX_BODY_BYTES,
+  type McpHttpFetch,
   jsonRpcErrorResponse,
   readMcpBody,
 } from '../bindings/mcp/index.js';
@@ -27,7 +27,7 @@ import type { MailPreview } from '../mail/index.js';
 import { underPaths, type Door } from './host.js';
 
 /** The REST door: the operations table's routes, the profile and the OpenAPI document; CORS for the origins allowed (--cors-origin). */
-export function restDoor(app: Hono, corsOrigins: readonly string[] = []): Door {
+export function restDoor(app: RestApp, corsOrigins: readonly string[] = []): Door {
   return {
     name: 'rest',
     ...(corsOrigins.length > 0 ? { cors: restCors(corsOrigins) } : {}),
@@ -42,7 +42,7 @@ export function restDoor(app: Hono, corsOrigins: readonly string[] = []): Door {
  * origin. With OAuth on, a POST /mcp first passes the OAuth door's gate (the 401 challenge for a
  * privileged call without a credential), after the host's checks and body limit.
  */
-export function mcpDoor(app: Hono, oauth?: OAuthDoor): Door {
+export function mcpDoor(app: McpHttpFetch, oauth?: OAuthDoor): Door {
   return {
     name: 'mcp',
     claims: underPaths(...MCP_HTTP_PATHS),

@@ -73,19 +73,67 @@ export function underPaths(...roots: readonly string[]): (req: Request, path: st
   return (_req, path) => roots.some((r) => path === r || path.startsWith(`${r}/`));
 }
 
-type HostEnv = { Variables: { door: Door; correlationId: string } };
+type HostEnv = { Bindings: { uspHost: HostState }; Variables: { door: Door; correlationId: string } };
 
-/** The host as an app: `app.fetch(Request)` answers for every door. */
-export type HostApp = Hono<HostEnv>;
+/**
+ * The host as an app: `app.fetch(Request, env)` answers for every door (`request` as Hono's, for
+ * tests and in-process calls). Not a Hono app of its own: it hands each request, with its state, to
+ * the host routes the process shares (one table, however many businesses a process hosts).
+ */
+export interface HostApp {
+  fetch(req: Request, env?: unknown, ctx?: ExecutionContext): Response | Promise<Response>;
+  request(input: string | Request | URL, init?: RequestInit, env?: unknown): Response | Promise<Response>;
+}
+type ExecutionContext = Parameters<Hono['fetch']>[2];
+
+/** One host's doors and options, read by the shared routes from the request's env. */
+class HostState {
+  readonly fallback: Door;
+  private readonly limits = new Map<Door, MiddlewareHandler>();
+  private checks?: MiddlewareHandler<HostEnv>;
+
+  constructor(readonly opts: HostOptions) {
+    this.fallback = opts.doors[opts.doors.length - 1];
+  }
+
+  pick(req: Request, path: string): Door {
+    const fallback = this.fallback;
+    return this.opts.doors.find((d) => d !== fallback && d.claims(req, path)) ?? fallback;
+  }
+
+  /** A door's body limit, made on its first request. */
+  limitOf(d: Door): MiddlewareHandler {
+    let limit = this.limits.get(d);
+    if (!limit) this.limits.set(d, (limit = bodyLimitOf(d, d.maxBodyBytes ?? this.opts.maxBodyBytes)));
+    return limit;
+  }
+
+  /** Host, Origin and CORS checks, made on the first request. */
+  browserChecks(): MiddlewareHandler<HostEnv> {
+    this.checks ??= browserChecks(this.opts);
+    return this.checks;
+  }
+}
+
+let shared: Hono<HostEnv> | undefined;
 
 export function createHost(opts: HostOptions): HostApp {
   if (opts.doors.length === 0) throw new Error('the host needs at least one door');
-  const fallback = opts.doors[opts.doors.length - 1];
-  const pick = (req: Request, path: string) =>
-    opts.doors.find((d) => d !== fallback && d.claims(req, path)) ?? fallback;
+  const state = new HostState(opts);
+  const app = hostRoutes();
+  return {
+    fetch: (req, env, ctx) => app.fetch(req, { ...(env as object | undefined), uspHost: state }, ctx),
+    request: (input, init, env) => app.request(input, init, { ...(env as object | undefined), uspHost: state }),
+  };
+}
+
+/** The host's routes: every door's shared concerns, built once per process. */
+function hostRoutes(): Hono<HostEnv> {
+  if (shared) return shared;
   const app = new Hono<HostEnv>();
+  shared = app;
   app.use('*', async (c, next) => {
-    const door = pick(c.req.raw, c.req.path);
+    const door = c.env.uspHost.pick(c.req.raw, c.req.path);
     // The caller's id (or a fresh one) answers every response, whichever door gave it.
     const correlationId = correlationIdOf(c.req.header('usp-correlation-id'));
     c.set('door', door);
@@ -95,14 +143,15 @@ export function createHost(opts: HostOptions): HostApp {
     c.res.headers.set('USP-Correlation-Id', correlationId);
     // Over https (served directly, or by a trusted proxy that says so), browsers are told to stay on
     // https (RFC 6797; spec 10.2.1 transport security). Never on plain http, where it means nothing.
-    if (new URL(c.req.url).protocol === 'https:' || forwardedHttps(c, opts.proxies)) {
+    if (new URL(c.req.url).protocol === 'https:' || forwardedHttps(c, c.env.uspHost.opts.proxies)) {
       c.res.headers.set('Strict-Transport-Security', 'max-age=31536000');
     }
   });
   // Plaintext only where nobody can listen in: behind --trust-proxy, a trusted proxy must say it was
   // https (anyone else's X-Forwarded-Proto is not believed).
   app.use('*', async (c, next) => {
-    if (opts.proxies?.any && !forwardedHttps(c, opts.proxies) && new URL(c.req.url).protocol !== 'https:') {
+    const proxies = c.env.uspHost.opts.proxies;
+    if (proxies?.any && !forwardedHttps(c, proxies) && new URL(c.req.url).protocol !== 'https:') {
       const https = new ProtocolError(
         'invalid_request',
         'Use HTTPS: this business does not accept plaintext requests.',
@@ -114,22 +163,26 @@ export function createHost(opts: HostOptions): HostApp {
     }
     await next();
   });
-  app.use('*', browserChecks(opts));
-  const limits = new Map(opts.doors.map((d) => [d, bodyLimitOf(d, d.maxBodyBytes ?? opts.maxBodyBytes)]));
-  app.use('*', (c, next) => limits.get(c.get('door'))!(c, next));
-  app.all('*', (c) => c.get('door').fetch(c.req.raw, { ...(c.env as object), correlationId: c.get('correlationId') }));
+  app.use('*', (c, next) => c.env.uspHost.browserChecks()(c, next));
+  app.use('*', (c, next) => c.env.uspHost.limitOf(c.get('door'))(c, next));
+  app.all('*', (c) => {
+    const { uspHost: _, ...env } = c.env as HostEnv['Bindings'] & Record<string, unknown>;
+    return c.get('door').fetch(c.req.raw, { ...(env as object), correlationId: c.get('correlationId') });
+  });
   app.onError((err, c) => {
-    const door = c.get('door') ?? fallback;
+    const host = c.env.uspHost;
+    const door = c.get('door') ?? host.fallback;
+    const log = host.opts.log;
     // A form that does not parse is the sender's mistake: 400 in the door's format, and a line for the operator.
     if (err instanceof MalformedBody) {
       const fields = { door: door.name, path: c.req.path, error: String(err.cause) };
-      (opts.log?.warn ?? opts.log?.error)?.call(opts.log, 'malformed request body', fields);
+      (log?.warn ?? log?.error)?.call(log, 'malformed request body', fields);
       const malformed = new ProtocolError('invalid_request', 'The form could not be read. Go back and send it again.', {
         detailCode: 'malformed_body',
       });
       return door.refuse(c.req.raw, 400, malformed);
     }
-    opts.log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
+    log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
     return door.refuse(
       c.req.raw,
       500,

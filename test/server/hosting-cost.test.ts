@@ -4,7 +4,8 @@
  * checkpoints (one per process serves every file), without running the migrations (its file is a
  * copy of the migrated schema), and without building every repository or preparing every statement
  * (both on first use), and without its dashboard, buyer pages or OAuth authorization server (built on
- * their first request). The copy carries no secret: each business still signs with keys of its own.
+ * their first request), and without routes of its own (the host's, REST's and MCP's route tables are
+ * the process's). The copy carries no secret: each business still signs with keys of its own.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Hosting } from '../../src/server/hosting.js';
 import { SmartRouter } from 'hono/router/smart-router';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { createDashboard } from '../../src/bindings/dashboard/index.js';
 import { createBuyerPages } from '../../src/bindings/pages/index.js';
 import { loadOAuthSecrets } from '../../src/oauth/secrets.js';
@@ -36,6 +38,12 @@ vi.mock('../../src/store/sqlite/registry-repo.js', async (original) => {
   const m = await original<typeof import('../../src/store/sqlite/registry-repo.js')>();
   return { ...m, sqliteRegistryRepo: vi.fn(m.sqliteRegistryRepo) };
 });
+// The MCP door's stateless-era handler (its event bus and hub subscription), counted as the door makes it.
+vi.mock('@modelcontextprotocol/server', async (original) => {
+  const m = await original<typeof import('@modelcontextprotocol/server')>();
+  return { ...m, createMcpHandler: vi.fn(m.createMcpHandler) };
+});
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { hostFetch } from '../support/host-fetch.js';
 import { NORD_FILE, deployHosting, undeploy, type Deployment } from '../support/hosting.js';
 
@@ -131,7 +139,7 @@ describe('one more hosted business, opened by its first request', () => {
     expect(vi.mocked(sqliteRegistryRepo)).not.toHaveBeenCalled();
   });
 
-  test('builds no REST routes of its own: every hosted business answers through the route table of the process', async () => {
+  test('builds no routes of its own (host, REST): every hosted business answers through the route tables of the process', async () => {
     await profileOf(0);
     await hosting.pool.close('biz_cost_4');
     await hosting.pool.close('biz_cost_2');
@@ -151,10 +159,56 @@ describe('one more hosted business, opened by its first request', () => {
       expect(new Set(body.services.map((x) => x.business_id))).toEqual(new Set([`biz_cost_${i}`]));
     }
     // The operations' route table is about 160 routes more (measured: 187 routes a business when each
-    // built its own, 26 now: the thin fronts of its doors).
-    const perBusiness = added.mock.calls.length / 2;
+    // built its own, 26 with the thin fronts of its doors, 2 with the host's and MCP's routes shared).
+    // Now the host, REST and MCP routes are the process's: opening a business adds none.
+    const routes = added.mock.calls.map((call) => `${call[0]} ${call[1]}`);
     added.mockRestore();
-    expect(perBusiness).toBeLessThan(100);
+    expect(routes).toEqual([]);
+  });
+
+  test('builds no MCP routes of its own: its MCP door answers, for it alone, through the route table of the process', async () => {
+    await profileOf(0);
+    await profileOf(3);
+    await hosting.pool.close('biz_cost_1');
+    await hosting.pool.close('biz_cost_2');
+    const added = vi.spyOn(SmartRouter.prototype, 'add');
+    // Loaded and answering, no MCP request yet: no business has made its stateless-era handler.
+    expect(hosting.loaded.length).toBeGreaterThan(1);
+    expect(vi.mocked(createMcpHandler)).not.toHaveBeenCalled();
+    const served: string[][] = [];
+    // Both eras on two businesses opened anew: a 2026-07-28 client (one server per request) and a
+    // session of the initialize handshake, each at its business's own host, official SDK client.
+    for (const [i, pin] of [
+      [1, '2026-07-28'],
+      [2, undefined],
+    ] as const) {
+      const client = new Client(
+        { name: 'hosting-cost', version: '1' },
+        pin ? { versionNegotiation: { mode: { pin } } } : undefined,
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`http://b${i}.localhost:${port}/mcp`), {
+          fetch: hostFetch,
+          requestInit: { headers: { 'USP-Agent': 'profile="https://platform.example/p.json"' } },
+        }),
+      );
+      try {
+        const list = (await client.callTool({
+          name: 'usp_services_list',
+          arguments: { _meta: { usp: { profile: 'https://platform.example/p.json' } } },
+        })) as { structuredContent?: { services: Array<{ business_id: string }> } };
+        served.push([...new Set(list.structuredContent?.services.map((x) => x.business_id))]);
+      } finally {
+        await client.close();
+      }
+    }
+    const paths = added.mock.calls.map((call) => call[1]);
+    added.mockRestore();
+    expect(served).toEqual([['biz_cost_1'], ['biz_cost_2']]);
+    // Made by the first 2026-07-28 request, for that business only (the session client needs none).
+    expect(vi.mocked(createMcpHandler)).toHaveBeenCalledTimes(1);
+    // Each business added /mcp, /sse and /messages to a Hono app of its own when it was loaded.
+    expect(paths.filter((p) => p === '/mcp' || p === '/sse' || p === '/messages')).toEqual([]);
   });
 
   test('builds its dashboard and buyer pages on their first request, not when it is loaded', async () => {

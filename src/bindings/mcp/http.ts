@@ -23,6 +23,9 @@ import {
 import { META_WEBHOOK, ProtocolError, type CallScope, type HttpEvidence, type Logger } from '../../operations/index.js';
 import { faultText } from '../../web/index.js';
 import { rateNoteOf, type RateNote } from './rate-note.js';
+import { SseTransport } from './sse-transport.js';
+
+export { SseTransport } from './sse-transport.js';
 
 /** The notification's key until usp-server 0.2.0: it was in the spec's own namespace; ours is META_WEBHOOK. */
 const FORMER_META_WEBHOOK = 'dev.usp-protocol/webhook';
@@ -128,37 +131,78 @@ class LiveSession implements NotifiableSession {
   }
 }
 
+/** What answers a request: the door's own `fetch` (the host hands it the request and its env). */
+export interface McpHttpFetch {
+  fetch(req: Request, env?: object): Promise<Response>;
+}
+
 export interface McpHttpDoor {
-  /** The door's own app: /mcp, /sse and /messages; anything else under them is a JSON-RPC 404. */
-  app: Hono;
+  /** The door's entry: /mcp, /sse and /messages; anything else under them is a JSON-RPC 404. */
+  app: McpHttpFetch;
   sessionCount(): number;
   close(): Promise<void>;
 }
 
-/** MCP over HTTP as a door of its own; the host in src/server mounts it beside REST and the pages. */
-export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpOptions = {}): McpHttpDoor {
-  const app = new Hono();
-  const sessions = new Map<string, LiveSession>();
-  const jsonError = (status: number, code: number, message: string, dataCode?: string) =>
-    jsonRpcErrorResponse(status, { code, message, ...(dataCode ? { data: { code: dataCode } } : {}) });
+type Limits = typeof DEFAULT_SESSION_LIMITS;
 
-  const limits = {
-    maxSessions: opts.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
-    maxSessionsPerAddress: opts.maxSessionsPerAddress ?? DEFAULT_SESSION_LIMITS.maxSessionsPerAddress,
-    unusedSessionTimeoutMs: opts.unusedSessionTimeoutMs ?? DEFAULT_SESSION_LIMITS.unusedSessionTimeoutMs,
-    idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_SESSION_LIMITS.idleTimeoutMs,
-  };
-  const addressOf = (c: Context) => opts.clientAddress?.(c);
-  const scopeOf = (req: Request): CallScope => {
-    if (!deps.scopeOf) throw new Error('the MCP HTTP door needs a scope resolver');
-    return deps.scopeOf(req);
-  };
+/**
+ * One deployment's MCP door (a hosted business, or a role): its sessions, limits and dependencies,
+ * read by the process's route table (`routes`) from the request's env. A class, so that a door no
+ * client has used holds its fields and no closures; the stateless era's handler and the reaper
+ * are made by the first request that needs them.
+ */
+class McpHttpState {
+  readonly sessions = new Map<string, LiveSession>();
+  readonly door: { sessions: Map<string, LiveSession>; hub: SessionHub };
+  private modernHandler?: ReturnType<typeof createMcpHandler>;
+  private unsubscribeModern?: () => void;
+  private reaper?: NodeJS.Timeout;
+  private closed = false;
+  /** The transport's DELETE (or its own close) ends the session: one function for every session. */
+  readonly onsessionclosed = (sid: string) => void this.sessions.get(sid)?.close();
+
+  constructor(
+    readonly deps: McpDoorDeps,
+    readonly hub: SessionHub,
+    readonly limits: Limits,
+    readonly opts: McpHttpOptions,
+  ) {
+    this.door = { sessions: this.sessions, hub };
+  }
+
+  addressOf(c: Context): string | undefined {
+    return this.opts.clientAddress?.(c);
+  }
+
+  scopeOf(req: Request): CallScope {
+    if (!this.deps.scopeOf) throw new Error('the MCP HTTP door needs a scope resolver');
+    return this.deps.scopeOf(req);
+  }
+
+  /** 2026-07-28 era: one server per request, events on a subscriptions/listen stream (made on first use). */
+  modern(): ReturnType<typeof createMcpHandler> {
+    if (this.modernHandler) return this.modernHandler;
+    const deps = this.deps;
+    const modern = createMcpHandler(() => createMcpServer(deps, null), { legacy: 'reject', onerror: () => undefined });
+    this.modernHandler = modern;
+    this.unsubscribeModern = this.hub.onEvent((principal, payload) => {
+      if (!principal) return;
+      modern.bus.publish({
+        kind: 'resource_updated',
+        uri: this.hub.resourceUriOf(principal),
+        params: { ...payload, _meta: { [META_WEBHOOK]: payload, [FORMER_META_WEBHOOK]: payload } } as never,
+      });
+    });
+    return modern;
+  }
+
   /**
    * Room for a new session from `address`: 429 when this address holds its most already; when the
    * server holds its most, the longest-idle session of the heaviest address is closed to make room
    * (./session-cap.ts), and 503 only if there is none to close (every one answering a request).
    */
-  const admit = async (address: string | undefined): Promise<Response | null> => {
+  async admit(address: string | undefined): Promise<Response | null> {
+    const { sessions, limits } = this;
     if (address !== undefined) {
       let mine = 0;
       for (const s of sessions.values()) if (s.address === address) mine++;
@@ -194,59 +238,106 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
       await victim.close();
     }
     return null;
-  };
-
-  // 2026-07-28 era: one server per request, events on a subscriptions/listen stream.
-  const modern = createMcpHandler(() => createMcpServer(deps, null), { legacy: 'reject', onerror: () => undefined });
-  const unsubscribeModern = hub.onEvent((principal, payload) => {
-    if (!principal) return;
-    modern.bus.publish({
-      kind: 'resource_updated',
-      uri: hub.resourceUriOf(principal),
-      params: { ...payload, _meta: { [META_WEBHOOK]: payload, [FORMER_META_WEBHOOK]: payload } } as never,
-    });
-  });
-
-  const door = { sessions, hub };
-  /** The transport's DELETE (or its own close) ends the session: one function for every session. */
-  const onsessionclosed = (sid: string) => void sessions.get(sid)?.close();
+  }
 
   /**
    * One session, either transport: its own server instance, registered with the hub so events find
    * their way back (the server records on it the principals it acts for), closed once.
    */
-  const openSession = async (
+  async openSession(
     id: string,
     transport: LiveSession['transport'],
     address: string | undefined,
     messages: number,
     queue: LiveSession['queue'],
     scope: CallScope,
-  ): Promise<LiveSession> => {
-    const live = new LiveSession(id, transport, address, messages, queue, door);
+  ): Promise<LiveSession> {
+    const live = new LiveSession(id, transport, address, messages, queue, this.door);
     // A session serves the business of the request that opened it, for its whole life.
-    live.server = createMcpServer(deps, live, scope);
-    hub.register(live);
-    sessions.set(id, live);
+    live.server = createMcpServer(this.deps, live, scope);
+    this.hub.register(live);
+    this.sessions.set(id, live);
+    this.startReaper();
     await live.server.connect(guardSend(transport));
     return live;
+  }
+
+  /** Idle and unused sessions closed on a timer, started with the first session (a door without any keeps none). */
+  private startReaper(): void {
+    if (this.reaper || this.closed) return;
+    const idle = this.limits.idleTimeoutMs;
+    const unused = this.limits.unusedSessionTimeoutMs;
+    this.reaper = setInterval(
+      () => {
+        const now = Date.now();
+        for (const s of this.sessions.values()) {
+          // Opened and never come back to: closed after the short deadline, an open SSE stream included.
+          if (!s.used && s.lastSeen < now - unused) void s.close();
+          else if (s.lastSeen < now - idle && !(s.transport instanceof SseTransport && s.transport.open))
+            void s.close();
+        }
+      },
+      Math.max(10, Math.min(idle, unused, 60_000) / 2),
+    );
+    this.reaper.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.reaper) clearInterval(this.reaper);
+    this.unsubscribeModern?.();
+    await Promise.all([...this.sessions.values()].map((s) => s.close()));
+    await this.modernHandler?.close();
+  }
+}
+
+/** Where a request carries its door's state into the process's route table. */
+type McpEnv = { uspMcp: McpHttpState; mcpBody?: McpBody };
+const stateOf = (c: Context): McpHttpState => (c.env as McpEnv).uspMcp;
+const jsonError = (status: number, code: number, message: string, dataCode?: string) =>
+  jsonRpcErrorResponse(status, { code, message, ...(dataCode ? { data: { code: dataCode } } : {}) });
+
+/**
+ * MCP over HTTP as a door of its own; the host in src/server mounts it beside REST and the pages.
+ * Its routes are the process's (built once, as the REST door's are): a hosting process with many
+ * businesses keeps one route table, and each door's state rides in the request's env.
+ */
+export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpOptions = {}): McpHttpDoor {
+  const limits: Limits = {
+    maxSessions: opts.maxSessions ?? DEFAULT_SESSION_LIMITS.maxSessions,
+    maxSessionsPerAddress: opts.maxSessionsPerAddress ?? DEFAULT_SESSION_LIMITS.maxSessionsPerAddress,
+    unusedSessionTimeoutMs: opts.unusedSessionTimeoutMs ?? DEFAULT_SESSION_LIMITS.unusedSessionTimeoutMs,
+    idleTimeoutMs: opts.idleTimeoutMs ?? DEFAULT_SESSION_LIMITS.idleTimeoutMs,
   };
+  const state = new McpHttpState(deps, hub, limits, opts);
+  const table = routes();
+  return {
+    app: { fetch: async (req, env) => table.fetch(req, { ...(env as object | undefined), uspMcp: state }) },
+    sessionCount: () => state.sessions.size,
+    close: () => state.close(),
+  };
+}
+
+let shared: Hono | undefined;
+
+/** The MCP door's routes, built once per process. */
+function routes(): Hono {
+  if (shared) return shared;
+  const app = new Hono();
+  shared = app;
 
   app.all('/mcp', async (c) => {
+    const door = stateOf(c);
     // The body is read once, here: its exact bytes ride along as evidence (RFC 9421 signatures and
     // bearer keys are checked below the door, the same as on REST), and its parse is handed to the
     // SDK, which would otherwise read it twice more (the era check and the transport).
-    const { req, parsedBody, authInfo } = await readPost(
-      c.req.raw,
-      addressOf(c),
-      (c.env as { mcpBody?: McpBody } | undefined)?.mcpBody,
-    );
-    const scope = scopeOf(c.req.raw);
+    const { req, parsedBody, authInfo } = await readPost(c.req.raw, door.addressOf(c), (c.env as McpEnv).mcpBody);
+    const scope = door.scopeOf(c.req.raw);
     if (!(await isLegacyRequest(req, parsedBody))) {
       // A listen naming a webhook resource is the pipeline's to allow first: the SDK would serve anyone.
       const note = rateNoteOf(authInfo);
       const refused = await refusedListen(
-        deps,
+        door.deps,
         parsedBody,
         authInfo.extra?.evidence as HttpEvidence | undefined,
         scope,
@@ -255,12 +346,12 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
       if (refused) return finishPost(refused, note);
       // The stateless era's server reads the request's scope from its auth info (one server per request).
       authInfo.extra = { ...authInfo.extra, scope };
-      return finishPost(await modern.fetch(req, { authInfo, parsedBody }), note);
+      return finishPost(await door.modern().fetch(req, { authInfo, parsedBody }), note);
     }
 
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
-      const live = sessions.get(sid);
+      const live = door.sessions.get(sid);
       if (!live)
         return jsonError(404, SESSION_NOT_FOUND, 'Session not found; initialize a new session.', 'session_not_found');
       live.lastSeen = Date.now();
@@ -286,8 +377,8 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
       return req.method === 'POST' ? finishPost(res, rateNoteOf(authInfo)) : res;
     }
     if (req.method !== 'POST') return jsonError(400, JSON_RPC.invalid_request, 'Missing Mcp-Session-Id header.');
-    const address = addressOf(c);
-    const full = await admit(address);
+    const address = door.addressOf(c);
+    const full = await door.admit(address);
     if (full) return full;
     const id = randomUUID();
     // Responses to POSTs go out as one application/json body (the Streamable HTTP spec lets the
@@ -295,10 +386,10 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     // session is told unasked (notifications) goes on its GET stream, never on a POST's response.
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      onsessionclosed,
+      onsessionclosed: door.onsessionclosed,
       enableJsonResponse: true,
     });
-    const live = await openSession(id, transport, address, 1, [], scope);
+    const live = await door.openSession(id, transport, address, 1, [], scope);
     const res = await transport.handleRequest(req, { authInfo, parsedBody });
     if (!res.ok) await live.close();
     return finishPost(res, rateNoteOf(authInfo));
@@ -306,17 +397,19 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
 
   // Legacy HTTP+SSE (2024-11-05 transport): GET /sse opens the stream, POST /messages?sessionId= carries requests.
   app.get('/sse', async (c) => {
-    const address = addressOf(c);
-    const full = await admit(address);
+    const door = stateOf(c);
+    const address = door.addressOf(c);
+    const full = await door.admit(address);
     if (full) return full;
     const transport = new SseTransport(`/messages`);
-    const live = await openSession(transport.sessionId, transport, address, 0, null, scopeOf(c.req.raw));
+    const live = await door.openSession(transport.sessionId, transport, address, 0, null, door.scopeOf(c.req.raw));
     transport.onclose = () => void live.close();
     return transport.response();
   });
 
   app.post('/messages', async (c) => {
-    const live = sessions.get(c.req.query('sessionId') ?? '');
+    const door = stateOf(c);
+    const live = door.sessions.get(c.req.query('sessionId') ?? '');
     if (!live || !(live.transport instanceof SseTransport))
       return jsonError(404, SESSION_NOT_FOUND, 'Unknown sessionId.', 'session_not_found');
     live.lastSeen = Date.now();
@@ -329,7 +422,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     } catch {
       return jsonError(400, JSON_RPC.parse_error, 'Parse error');
     }
-    live.transport.receive(message, c.req.raw, authInfoFor(c.req.raw, raw, addressOf(c)));
+    live.transport.receive(message, c.req.raw, authInfoFor(c.req.raw, raw, door.addressOf(c)));
     return new Response('Accepted', { status: 202 });
   });
 
@@ -344,38 +437,13 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
     ),
   );
   app.onError((err, c) => {
-    opts.log?.error('unexpected MCP HTTP failure', { path: c.req.path, error: faultText(err) });
+    stateOf(c).opts.log?.error('unexpected MCP HTTP failure', { path: c.req.path, error: faultText(err) });
     return jsonRpcErrorResponse(
       500,
       new ProtocolError('server_error', `The business could not process the request to ${c.req.path}.`),
     );
   });
-
-  const idle = limits.idleTimeoutMs;
-  const unused = limits.unusedSessionTimeoutMs;
-  const reaper = setInterval(
-    () => {
-      const now = Date.now();
-      for (const s of sessions.values()) {
-        // Opened and never come back to: closed after the short deadline, an open SSE stream included.
-        if (!s.used && s.lastSeen < now - unused) void s.close();
-        else if (s.lastSeen < now - idle && !(s.transport instanceof SseTransport && s.transport.open)) void s.close();
-      }
-    },
-    Math.max(10, Math.min(idle, unused, 60_000) / 2),
-  );
-  reaper.unref();
-
-  return {
-    app,
-    sessionCount: () => sessions.size,
-    async close() {
-      clearInterval(reaper);
-      unsubscribeModern();
-      await Promise.all([...sessions.values()].map((s) => s.close()));
-      await modern.close();
-    },
-  };
+  return app;
 }
 
 /** A POST body as the MCP door reads it: its exact bytes, and its JSON (undefined when empty or not JSON). */
@@ -425,65 +493,4 @@ function authInfoFor(req: Request, body: Uint8Array, clientAddress: string | und
   const evidence: HttpEvidence = { method: req.method, url: req.url, headers, body, clientAddress };
   const rateNote: RateNote = {};
   return { token: '', clientId: '', scopes: [], extra: { evidence, rateNote } };
-}
-
-/** The server side of the legacy HTTP+SSE transport, written against the SDK's Transport interface. */
-export class SseTransport implements Transport {
-  readonly sessionId = randomUUID();
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: { request?: Request }) => void;
-  open = false;
-  private controller?: ReadableStreamDefaultController<Uint8Array>;
-  private readonly encoder = new TextEncoder();
-  private keepAlive?: NodeJS.Timeout;
-
-  constructor(private readonly endpoint: string) {}
-
-  response(): Response {
-    const stream = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        this.controller = controller;
-        this.open = true;
-        this.write(`event: endpoint\ndata: ${this.endpoint}?sessionId=${this.sessionId}\n\n`);
-        this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), 15_000);
-        this.keepAlive.unref();
-      },
-      cancel: () => void this.close(),
-    });
-    return new Response(stream, {
-      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' },
-    });
-  }
-
-  async start(): Promise<void> {}
-
-  receive(message: JSONRPCMessage, request: Request, authInfo?: AuthInfo): void {
-    this.onmessage?.(message, { request, authInfo } as never);
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (!this.open) throw new Error('SSE stream is closed');
-    this.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-  }
-
-  async close(): Promise<void> {
-    if (!this.open) return;
-    this.open = false;
-    if (this.keepAlive) clearInterval(this.keepAlive);
-    try {
-      this.controller?.close();
-    } catch {
-      /* already closed by the client */
-    }
-    this.onclose?.();
-  }
-
-  private write(s: string): void {
-    try {
-      this.controller?.enqueue(this.encoder.encode(s));
-    } catch {
-      void this.close();
-    }
-  }
 }

@@ -14,7 +14,7 @@ export {
   MCP_EXPOSED_HEADERS,
   MCP_MAX_BODY_BYTES,
 } from './http.js';
-export type { McpBody, McpHttpOptions, McpHttpDoor } from './http.js';
+export type { McpBody, McpHttpFetch, McpHttpOptions, McpHttpDoor } from './http.js';
 export { serveMcpStdio } from './stdio.js';
 export { connectMcpSession } from './session.js';
 export type { McpSessionHandle } from './session.js';

@@ -72,11 +72,15 @@ const optsOf = (c: Context): RestAppOptions => (c.env as RestEnv).uspRest;
  * the options, read per request. A process hosting many businesses builds the routes once instead
  * of once per business (about 84 KB of heap and the route compilation each; docs/SCALING.md).
  */
-export function createRestApp(opts: RestAppOptions): Hono {
+export function createRestApp(opts: RestAppOptions): RestApp {
   const routes = routeTable(opts.operations ?? OPERATIONS);
-  const front = new Hono();
-  front.all('*', (c) => routes.fetch(c.req.raw, { ...(c.env as object | undefined), uspRest: opts }));
-  return front;
+  // A plain function, not a Hono app of its own: a front app was one more router per business.
+  return { fetch: async (req, env) => routes.fetch(req, { ...(env as object | undefined), uspRest: opts }) };
+}
+
+/** The REST door's entry: the host hands it each request it claims, with the request's env. */
+export interface RestApp {
+  fetch(req: Request, env?: unknown): Promise<Response>;
 }
 
 const tables = new Map<readonly OperationDef[], Hono>();
