@@ -38,7 +38,7 @@ register('data:text/javascript,' + encodeURIComponent(hooks));
 `,
 );
 
-const OPTIONAL = ['stripe', 'tsdav', 'xml-js', 'sax', 'nodemailer', 'oidc-provider', 'pino-pretty'];
+const OPTIONAL = ['stripe', 'tsdav', 'xml-js', 'sax', 'ical.js', 'nodemailer', 'oidc-provider', 'pino-pretty'];
 
 /** The packages the child has loaded so far (by their folder under node_modules). */
 function loadedPackages(log: string): Set<string> {
