@@ -2,17 +2,19 @@
  * Libraries only some deployments need are loaded when they are used, not at start (issue 40, peak
  * memory): the demo server, at rest, has not loaded the Stripe SDK, the CalDAV client and its XML
  * parsers, nodemailer, oidc-provider or pino-pretty; a message mailed loads nodemailer, the OAuth
- * metadata loads oidc-provider, and `--payments stripe` loads the SDK. Through the built command
+ * metadata loads oidc-provider, `--payments stripe` loads the SDK, and a feed listed loads ical.js. Through the built command
  * line, with a module hook (`--import`, written into this test's folder) that records every package
  * file the child loads: ESM resolutions through `module.register`, CommonJS through `Module._load`.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/build.js';
-import { startServeCli } from '../support/cli.js';
+import { REPO_ROOT, startServeCli } from '../support/cli.js';
 import { BUYER, day, PLATFORM } from '../support/server.js';
+import { calendar, vevent } from '../calendars/fixtures.js';
 import { TEST_NOW, waitFor } from '../support/time.js';
 import { startStripeEmulator } from '../support/stripe-emulator.js';
 
@@ -139,6 +141,38 @@ describe('optional libraries are loaded when used', () => {
         }
       } finally {
         await stripe.close();
+      }
+    },
+    SLOW,
+  );
+
+  it(
+    'a calendar feed listed loads ical.js with its first read (tsdav stays out: no CalDAV calendar)',
+    async () => {
+      let reads = 0;
+      const ics = calendar([vevent({ UID: 'lazy-1', DTSTART: '20261203T150000Z', DTEND: '20261203T160000Z' })]);
+      const feed = createServer((_req, res) => {
+        reads++;
+        res.writeHead(200, { 'content-type': 'text/calendar' }).end(ics);
+      });
+      await new Promise<void>((r) => feed.listen(0, '127.0.0.1', () => r()));
+      const port = (feed.address() as { port: number }).port;
+      const def = JSON.parse(readFileSync(join(REPO_ROOT, 'src/server/demo-business.json'), 'utf8'));
+      def.resources[0].calendars = [{ type: 'ics', url: `http://127.0.0.1:${port}/staff.ics` }];
+      const file = join(dir, 'with-feed.json');
+      writeFileSync(file, JSON.stringify(def));
+      try {
+        const { s, loaded } = await serve('feed', ['--config', file, '--allow-loopback-profiles']);
+        try {
+          await waitFor(() => loaded().has('ical.js'), 30_000, 'ical.js loaded by the first read');
+          expect(reads).toBeGreaterThan(0);
+          expect(loaded().has('tsdav')).toBe(false);
+          expect(loaded().has('stripe')).toBe(false);
+        } finally {
+          await s.stop();
+        }
+      } finally {
+        await new Promise((r) => feed.close(r));
       }
     },
     SLOW,
