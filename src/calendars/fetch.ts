@@ -3,7 +3,6 @@
  * with a conditional GET (If-None-Match / If-Modified-Since), or a CalDAV collection through tsdav
  * with the same pinned request underneath. Every answer is capped in size and in time.
  */
-import { fetchCalendarObjects } from 'tsdav';
 import { pinnedRequest, type PinnedRequestOptions } from '../security/index.js';
 import type { CalendarFeed } from './sources.js';
 
@@ -94,6 +93,7 @@ export async function fetchCaldav(
   toMs: number,
   l: FetchLimits,
 ): Promise<FetchResult> {
+  const { fetchCalendarObjects } = await import('tsdav');
   const objects = await fetchCalendarObjects({
     calendar: { url: feed.url },
     timeRange: { start: new Date(fromMs).toISOString(), end: new Date(toMs).toISOString() },

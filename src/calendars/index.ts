@@ -1,11 +1,4 @@
-export {
-  countEvents,
-  expandBusy,
-  mergeIntervals,
-  subtractIntervals,
-  MalformedCalendar,
-  TooManyEvents,
-} from './expand.js';
+// The expander (ical.js) is not re-exported: the poller loads it with its first feed (expand.ts).
 export type { ExpandOptions } from './expand.js';
 export { DEFAULT_FETCH_LIMITS, FeedRefused, fetchCaldav, fetchIcs, pinnedFetch } from './fetch.js';
 export type { FetchLimits, FetchResult } from './fetch.js';

@@ -15,7 +15,6 @@
  */
 import { BackgroundLoop, type LoopLog } from '../outbox/index.js';
 import { CALENDAR_SLOT_KEY, type BusyInterval, type CalendarFeedState, type Store } from '../store/index.js';
-import { expandBusy, subtractIntervals } from './expand.js';
 import { DEFAULT_FETCH_LIMITS, fetchCaldav, fetchIcs, type FetchLimits } from './fetch.js';
 import { basicAuth, type CalendarFeed } from './sources.js';
 
@@ -171,6 +170,8 @@ export class CalendarPoller {
         );
         return { feed: feed.key, resource_id: feed.resourceId, outcome: 'unchanged', busy: state.busy_count };
       }
+      // ical.js (260 KB of source) is loaded by the first feed read, not with the server.
+      const { expandBusy, subtractIntervals } = await import('./expand.js');
       const busy = expandBusy(fetched.texts, {
         zone,
         fromMs,

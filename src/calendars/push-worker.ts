@@ -11,7 +11,6 @@
  * lease lapses), a few bookings pushed at once; this file is the queue's port.
  */
 import { createHash } from 'node:crypto';
-import { deleteCalendarObject, updateCalendarObject } from 'tsdav';
 import { bookingEventUid, calendarObject, isBookingEventUid, type BookingRecord } from '../domain/index.js';
 import { LeasedRunner, type LoopLog, type QueuePort } from '../outbox/index.js';
 import type { CalendarPushJob, Store } from '../store/index.js';
@@ -135,6 +134,7 @@ async function push(
     const wanted = rec !== null && rec.priv.resource_ids.includes(cal.resourceId) && rec.booking.status !== 'canceled';
     if (!wanted) {
       if (!existing) continue;
+      const { deleteCalendarObject } = await import('tsdav');
       const res = await deleteCalendarObject({
         calendarObject: { url: existing.href, etag: undefined },
         headers,
@@ -165,6 +165,7 @@ async function push(
       .digest('hex');
     if (existing?.fingerprint === fingerprint) continue;
     const href = existing?.href ?? new URL(`${encodeURIComponent(bookingId)}.ics`, cal.url).href;
+    const { updateCalendarObject } = await import('tsdav');
     const res = await updateCalendarObject({
       calendarObject: { url: href, data: body, etag: undefined },
       headers: { ...headers, 'content-type': 'text/calendar; charset=utf-8' },

@@ -5,18 +5,23 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { toNodemailer } from './smtp.js';
 import type { MailTransport } from './port.js';
 
 export function dirTransport(dir: string, now: () => number = Date.now): MailTransport {
   const path = resolve(dir);
   mkdirSync(path, { recursive: true });
-  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  // nodemailer is loaded by the first message (the demo composes none until a booking mails).
+  let composer: Promise<Transporter> | undefined;
+  const compose = () =>
+    (composer ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }),
+    ));
   return {
     description: `dir:${path}`,
     async send(m) {
-      const info = (await composer.sendMail(toNodemailer(m))) as { message: Buffer };
+      const info = (await (await compose()).sendMail(toNodemailer(m))) as { message: Buffer };
       const stamp = new Date(now()).toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
       const key = createHash('sha256').update(m.messageId).digest('hex').slice(0, 12);
       writeFileSync(join(path, `${stamp}-${key}.eml`), info.message);

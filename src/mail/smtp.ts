@@ -3,7 +3,7 @@
  * `smtps://` (TLS from the start). The URL's credentials go to nodemailer and nowhere else: the
  * transport describes itself without them, and its errors are reduced to the relay's code and text.
  */
-import nodemailer, { type SendMailOptions } from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
 import { MailSendError, type MailTransport, type OutgoingMail } from './port.js';
 
 /** The relay's URL without user or password, for logs. */
@@ -32,7 +32,7 @@ export function checkSmtpUrl(url: string): void {
 export function smtpTransport(url: string, opts: { tlsRejectUnauthorized?: boolean } = {}): MailTransport {
   checkSmtpUrl(url);
   const u = new URL(url);
-  const transport = nodemailer.createTransport({
+  const options = {
     host: u.hostname,
     port: u.port ? Number(u.port) : u.protocol === 'smtps:' ? 465 : 587,
     secure: u.protocol === 'smtps:',
@@ -42,12 +42,16 @@ export function smtpTransport(url: string, opts: { tlsRejectUnauthorized?: boole
     greetingTimeout: 15_000,
     socketTimeout: 30_000,
     logger: false,
-  });
+  };
+  // nodemailer is loaded by the first message, not at start: a server that sends none never loads it.
+  let transport: Promise<Transporter> | undefined;
+  const transporter = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(options)));
   return {
     description: redactSmtpUrl(url),
     async send(m) {
       try {
-        await transport.sendMail(toNodemailer(m));
+        await (await transporter()).sendMail(toNodemailer(m));
       } catch (err) {
         const e = err as { responseCode?: number; response?: string; code?: string; message?: string };
         const code = typeof e.responseCode === 'number' ? e.responseCode : undefined;
@@ -59,7 +63,7 @@ export function smtpTransport(url: string, opts: { tlsRejectUnauthorized?: boole
       }
     },
     async close() {
-      transport.close();
+      if (transport) (await transport).close();
     },
   };
 }

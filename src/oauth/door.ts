@@ -114,8 +114,6 @@ type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
  * The door never writes into the policy itself.
  */
 export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
-  // The library's module, once per process (not per business).
-  const lib = await loadOidcProvider();
   const base = () => o.baseUrl().replace(/\/$/, '');
   const mcpResource = () => canonicalResource(`${base()}/mcp`)!;
   const restResource = () => canonicalResource(`${base()}/`)!;
@@ -136,7 +134,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   // process has loaded are never asked, and a token is verified from the store without it.
   let built: Promise<AuthorizationServer> | undefined;
   const server = (): Promise<AuthorizationServer> =>
-    (built ??= authorizationServer(o, lib, { base, mcpResource, restResource }).catch((err: unknown) => {
+    (built ??= authorizationServer(o, { base, mcpResource, restResource }).catch((err: unknown) => {
       built = undefined;
       throw err;
     }));
@@ -230,9 +228,11 @@ interface AuthorizationServer {
 
 async function authorizationServer(
   o: OAuthDoorOptions,
-  lib: Awaited<ReturnType<typeof loadOidcProvider>>,
   at: { base: () => string; mcpResource: () => string; restResource: () => string },
 ): Promise<AuthorizationServer> {
+  // The library's module, once per process (not per business), loaded by the first request that
+  // needs the authorization server: a server nobody signs in to never loads it (about 600 files).
+  const lib = await loadOidcProvider();
   const { base, mcpResource, restResource } = at;
   const secrets = await loadOAuthSecrets(o.store);
   const accounts = new Accounts({

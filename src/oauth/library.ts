@@ -2,7 +2,7 @@
  * Loading oidc-provider. It declares Node 22 and prints `Unsupported runtime` on Node 20 (our
  * engine) when its module is evaluated; every API it uses exists on Node 20.20 and our suites run
  * its flows there, so that one line is held back (only that one) instead of reaching every
- * command's stderr. Loaded once, when the OAuth door is mounted.
+ * command's stderr. Loaded once, by the first request to the authorization server (src/oauth/door.ts).
  */
 type Library = typeof import('oidc-provider');
 

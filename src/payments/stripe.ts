@@ -5,7 +5,8 @@
  * and, checked here, in the future).
  * `apiUrl` points the SDK elsewhere (stripe-mock, the test emulator); keys never leave this file.
  */
-import Stripe from 'stripe';
+import { createRequire } from 'node:module';
+import type Stripe from 'stripe';
 import type { PaymentEvent } from '../operations/index.js';
 import {
   ProviderError,
@@ -98,6 +99,16 @@ export const stripeAdapter: PaymentAdapter<StripeOptions> = {
   },
 };
 
+/**
+ * The SDK (about 560 files), loaded when a Stripe provider or
+ * verifier is made, not when this module is: a server taking no payments through Stripe never loads
+ * it. A `require` of its CommonJS build, so that making a provider stays synchronous (composition and
+ * the deployment's Connect door call in without awaiting); cached by Node after the first.
+ */
+function stripeSdk(): typeof Stripe {
+  return createRequire(import.meta.url)('stripe') as typeof Stripe;
+}
+
 /** Stripe's dispute reasons in the spec's well-known words where one fits (spec 5.5.2); others pass through. */
 const DISPUTE_REASONS: Record<string, string> = {
   fraudulent: 'unauthorized',
@@ -119,7 +130,7 @@ const idOf = (v: unknown): string | undefined =>
 
 export function stripeProvider(o: StripeOptions): PaymentProvider {
   const url = new URL(o.apiUrl ?? 'https://api.stripe.com');
-  const stripe = new Stripe(o.secretKey, {
+  const stripe = new (stripeSdk())(o.secretKey, {
     host: url.hostname,
     port: url.port || (url.protocol === 'http:' ? 80 : 443),
     protocol: url.protocol === 'http:' ? 'http' : 'https',
@@ -237,7 +248,7 @@ export function stripeProvider(o: StripeOptions): PaymentProvider {
  */
 export function stripeEventVerifier(
   o: Pick<StripeOptions, 'secretKey' | 'webhookSecret' | 'toleranceS'>,
-  stripe: Stripe = new Stripe(o.secretKey, { telemetry: false }),
+  stripe: Stripe = new (stripeSdk())(o.secretKey, { telemetry: false }),
 ): (rawBody: string, signature: string | undefined, nowMs: number) => Stripe.Event {
   return (rawBody, signature, nowMs) => {
     if (!signature) throw new WebhookRejected('no Stripe-Signature header');

@@ -10,8 +10,9 @@
  * - every other string is scrubbed of anything shaped like an e-mail address or a phone number, for
  *   free text (notes, error messages, URLs) that may quote one.
  */
+import { createRequire } from 'node:module';
 import { pino, type Level, type Logger as PinoLogger } from 'pino';
-import pinoPretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import type { Logger } from '../operations/index.js';
 
 export type LogLevel = Level | 'silent';
@@ -107,12 +108,20 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
  */
 export const STDERR_BUFFER_BYTES = 4 * 1024 * 1024;
 
+/**
+ * pino-pretty (about 80 files) only for a terminal: a server logging JSON (a service, a container, a
+ * pipe) never loads it. A `require` of the CommonJS package, as making the logger is synchronous.
+ */
+function prettyStream(): typeof PinoPretty {
+  return createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+}
+
 export function createLogger(opts: LoggerOptions = {}): ServerLogger {
   const format = opts.format ?? (process.stderr.isTTY ? 'pretty' : 'json');
   const destination =
     opts.destination ??
     (format === 'pretty'
-      ? pinoPretty({
+      ? prettyStream()({
           destination: 2,
           sync: true,
           colorize: Boolean(process.stderr.isTTY),
