@@ -17,38 +17,15 @@ import { ensureBuilt } from '../support/build.js';
 import { runCli, startCliServer, type RunningCli } from '../support/cli.js';
 import { hostCall } from '../support/host-fetch.js';
 import { PG_URL, adminClient, noteSkipped, plainRoleUrl } from '../pg/helpers.js';
+import { bookFirstFree } from '../support/hosting.js';
 
 const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
 const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut' };
 const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim' };
 const AGENT = { 'USP-Agent': 'profile="https://platform.example/profiles/agent.json"' };
 const ROLE = 'usp_host_keyed_cli_app';
-const dayFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
-/** A booking of the first free slot of the coming days at `b`'s host name: its status and id. */
-async function book(port: string, b: typeof SALON): Promise<{ status: number; id?: string; text: string }> {
-  for (let n = 2; n < 12; n++) {
-    const q = await hostCall(`http://${b.host}:${port}/availability/query`, {
-      method: 'POST',
-      headers: AGENT,
-      body: { service_id: b.service, start_date: dayFromNow(n), end_date: dayFromNow(n), limit: 1 },
-    });
-    expect(q.status, q.text).toBe(200);
-    const slot = q.body?.slots?.[0];
-    if (!slot) continue;
-    const made = await hostCall(`http://${b.host}:${port}/bookings`, {
-      method: 'POST',
-      headers: AGENT,
-      body: {
-        service_id: b.service,
-        slot_id: slot.id,
-        buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
-      },
-    });
-    return { status: made.status, id: made.body?.booking?.id, text: made.text };
-  }
-  return { status: 0, text: 'no free slot in ten days' };
-}
+const book = bookFirstFree;
 
 if (!PG_URL)
   describe.skip(noteSkipped('host serve --pg-keyed'), () => {

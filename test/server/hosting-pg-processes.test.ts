@@ -16,40 +16,14 @@ import { runCli, startCliServer, type RunningCli } from '../support/cli.js';
 import { hostCall } from '../support/host-fetch.js';
 import { waitFor } from '../support/time.js';
 import { PG_URL, adminClient, noteSkipped } from '../pg/helpers.js';
+import { bookFirstFree } from '../support/hosting.js';
 
 const NORD_FILE = resolve(import.meta.dirname, '../fixtures/hosting/nord-studio.json');
 const OPERATOR_KEY = 'operator-key-0123456789abcdef';
 const SALON = { id: 'biz_maple_pine', host: 'salon.localhost', service: 'svc_haircut' };
 const NORD = { id: 'biz_nord_studio', host: 'nord.localhost', service: 'svc_nord_trim' };
-const AGENT = { 'USP-Agent': 'profile="https://platform.example/profiles/agent.json"' };
-const dayFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
-/** A booking at `port`'s process: the first free slot of the coming days (status 0 when none). */
-async function book(port: string, b: typeof SALON): Promise<{ status: number; text: string }> {
-  for (let n = 2; n < 12; n++) {
-    const q = await hostCall(`http://${b.host}:${port}/availability/query`, {
-      method: 'POST',
-      headers: AGENT,
-      body: { service_id: b.service, start_date: dayFromNow(n), end_date: dayFromNow(n), limit: 1 },
-    });
-    const slot = q.body?.slots?.[0];
-    if (!slot) {
-      if (q.status !== 200 || q.body?.suspended || /suspend/i.test(q.text)) return { status: q.status, text: q.text };
-      continue;
-    }
-    const made = await hostCall(`http://${b.host}:${port}/bookings`, {
-      method: 'POST',
-      headers: AGENT,
-      body: {
-        service_id: b.service,
-        slot_id: slot.id,
-        buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
-      },
-    });
-    return { status: made.status, text: made.text };
-  }
-  return { status: 0, text: 'no free slot in ten days' };
-}
+const book = bookFirstFree;
 
 if (!PG_URL)
   describe.skip(noteSkipped('two host serve processes on one PostgreSQL'), () => {

@@ -26,6 +26,7 @@ import { hostedMail } from '../../src/server/cli/host.js';
 import type { Flags } from '../../src/server/cli/flags.js';
 import { hashApiKey } from '../../src/security/index.js';
 import { dropSchema, schemaName } from '../pg/helpers.js';
+import { hostCall } from './host-fetch.js';
 import { recorder } from './log-recorder.js';
 import { TEST_NOW } from './time.js';
 
@@ -198,4 +199,41 @@ export async function undeploy(d: Deployment | undefined): Promise<void> {
   await d.hosting.close();
   for (const s of d.schemas) await dropSchema(s);
   rmSync(d.dir, { recursive: true, force: true });
+}
+
+const dayFromNow = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * A booking of the first free slot of the coming days at `b`'s host name on `port` (days from the real
+ * clock: for `host serve` children): its status and id; a refused query's status and text (a business
+ * suspended), or status 0 when no slot is free in ten days.
+ */
+export async function bookFirstFree(
+  port: string,
+  b: { id?: string; host: string; service: string },
+): Promise<{ status: number; id?: string; text: string }> {
+  const headers = { 'USP-Agent': 'profile="https://platform.example/profiles/agent.json"' };
+  for (let n = 2; n < 12; n++) {
+    const q = await hostCall(`http://${b.host}:${port}/availability/query`, {
+      method: 'POST',
+      headers,
+      body: { service_id: b.service, start_date: dayFromNow(n), end_date: dayFromNow(n), limit: 1 },
+    });
+    const slot = q.body?.slots?.[0];
+    if (!slot) {
+      if (q.status !== 200 || q.body?.suspended || /suspend/i.test(q.text)) return { status: q.status, text: q.text };
+      continue;
+    }
+    const made = await hostCall(`http://${b.host}:${port}/bookings`, {
+      method: 'POST',
+      headers,
+      body: {
+        service_id: b.service,
+        slot_id: slot.id,
+        buyer: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' },
+      },
+    });
+    return { status: made.status, id: made.body?.booking?.id, text: made.text };
+  }
+  return { status: 0, text: 'no free slot in ten days' };
 }
