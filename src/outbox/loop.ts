@@ -18,7 +18,10 @@ export interface BackgroundLoopOptions {
   /** One pass over the due work. */
   pass: () => Promise<void>;
   log: LoopLog;
-  /** Poll interval when idle (default 1 s). */
+  /**
+   * Poll interval when idle (default 1 s). 0: the loop never polls by itself, only nudges start a
+   * pass (`usp-server host serve`: the process's work hub asks each business what is due instead).
+   */
   pollMs?: number;
   /** How long a nudge waits, so that one pass serves a burst of commits (default 5 ms). */
   debounceMs?: number;
@@ -107,7 +110,8 @@ export class BackgroundLoop {
       }
     } finally {
       this.running = false;
-      this.schedule(this.o.pollMs ?? 1000);
+      const pollMs = this.o.pollMs ?? 1000;
+      if (pollMs > 0) this.schedule(pollMs);
     }
   }
 }

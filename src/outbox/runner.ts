@@ -77,8 +77,17 @@ export interface QueuePort<J extends LeasedRow, R = unknown> {
    * With lanes, `claim` is told the lanes in flight, and a pass does not wait for its attempts.
    */
   lane?(job: J): string;
-  /** Lease up to `limit` due rows until `leaseUntilMs` (none of the `busy` lanes). */
-  claim(tx: Tx, now: number, limit: number, leaseUntilMs: number, busy: readonly string[]): Promise<J[]>;
+  /**
+   * Lease up to `limit` due rows until `leaseUntilMs` (none of the `busy` lanes). With lanes, the
+   * rows may say `leftBehind: false` when no due row was left (a lane freed then needs no new pass).
+   */
+  claim(
+    tx: Tx,
+    now: number,
+    limit: number,
+    leaseUntilMs: number,
+    busy: readonly string[],
+  ): Promise<J[] & { leftBehind?: boolean }>;
   /** Do the row's work (send the message, call the provider); throws when it failed. */
   attempt(job: J): Promise<R>;
   failure(err: unknown, job: J): Failure;
@@ -113,6 +122,8 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
   private readonly leased = new Set<J>();
   /** Lanes only: the claim under way, if any (a stop waits for it). */
   private claiming: Promise<unknown> | undefined;
+  /** Lanes only: the latest claim left a due row behind (a lane freed then needs a pass). */
+  private rowsWaiting = true;
 
   constructor(
     private readonly port: QueuePort<J, R>,
@@ -221,21 +232,28 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
       if (this.claiming === claim) this.claiming = undefined;
     });
     if (!this.loop.isRunning) return 0;
+    // Rows may wait for an attempt's end: every lane's room taken, or the claim left a due row behind.
+    // The latest claim says (one made while a lane was busy saw what waits for it).
+    const capped = due.length === room;
+    this.rowsWaiting = capped || due.leftBehind !== false;
     for (const job of due) {
       const run = this.run(job)
         .then(
-          () => undefined,
-          (err) =>
+          (done) => (done ? this.rowsWaiting : capped),
+          (err) => {
             this.o.log.warn(`${p.noun} could not be recorded; it will be retried`, {
               ...p.describe(job),
               error: String(err),
-            }),
+            });
+            return true;
+          },
         )
-        .finally(() => {
+        .then((freed) => {
           this.leased.delete(job);
           this.inFlight.delete(job);
-          // A finished row may free its lane for the next one.
-          this.nudge();
+          // A row done frees its lane for a row left waiting, if any. A failed one's lane waits: its target
+          // just failed, and the retry it scheduled, the next commit or the next poll (a work hub's ask) takes the rest.
+          if (freed) this.nudge();
         });
       this.inFlight.set(job, run);
     }

@@ -52,6 +52,11 @@ export interface CalendarWiring {
   health(): CalendarHealth;
   /** When the poller next reads a feed (epoch ms); undefined when it does not run or no feed is listed. */
   nextPollAt(): number | undefined;
+  /**
+   * A write committed: wake the push worker, when the business has a calendar to write (a push job is
+   * queued by the store's trigger only then; a pass for none was a transaction per booking for nothing).
+   */
+  committed(): void;
 }
 
 /** Why a calendar of the business file cannot be read, by resource; empty when all can. */
@@ -78,6 +83,8 @@ type WiringDeps = {
   log: Logger;
   allowLoopback: boolean;
   refresh?: () => Promise<void>;
+  /** The push worker's idle poll (ms; default 1 s; 0: nudges only, a work hub asks). */
+  pushPollMs?: number;
 };
 
 export function wireCalendars(o: CalendarOptions | undefined, deps: WiringDeps): CalendarWiring {
@@ -92,6 +99,9 @@ export function wireCalendars(o: CalendarOptions | undefined, deps: WiringDeps):
     poller,
     pusher,
     health,
+    committed: () => {
+      if (feeds().some((f) => f.write)) pusher.nudge();
+    },
     async start() {
       // The push targets are written even when the workers are stepped by hand: the trigger needs them.
       await (run ? pusher.start() : pusher.prepare());
@@ -150,6 +160,7 @@ function calendarWorkers(
   });
   const pusher = new CalendarPushWorker({
     ...common,
+    pollMs: deps.pushPollMs,
     calendars: () => feeds().filter((f) => f.write),
     eventText: (rec) => {
       const { def } = deps.business();

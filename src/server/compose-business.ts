@@ -24,7 +24,7 @@ import { wirePayments } from './payments-wiring.js';
 import { wireMail, type MailWiring } from './mail-wiring.js';
 import { wireCalendars, type CalendarWiring } from './calendar-wiring.js';
 import { dashboardDoor, mcpDoor, oauthDoor, pagesDoor, restDoor } from './doors.js';
-import { adminEnvOf, callDoors, type ComposeOptions, type ComposedRole, type Core } from './compose-core.js';
+import { adminEnvOf, callDoors, polled, type ComposeOptions, type ComposedRole, type Core } from './compose-core.js';
 
 export async function composeBusiness(
   core: Core,
@@ -33,7 +33,13 @@ export async function composeBusiness(
 ): Promise<ComposedRole<BusinessScope>> {
   const { store, clock, ids, log, pipeline } = core;
   core.announce(await syncCatalog(store, () => live.current(), clock, ids));
-  const mail: MailWiring = wireMail(opts.mail, { business: () => live.current(), store, now: () => clock.now(), log });
+  const now = () => clock.now();
+  const mail: MailWiring = wireMail(polled(opts.mail, opts.workerPollMs), {
+    business: () => live.current(),
+    store,
+    now,
+    log,
+  });
   const oauth = await businessOAuth(core, opts, live, {
     mail,
     buyerData: buyerDataPort(pipeline, () => scope),
@@ -47,7 +53,7 @@ export async function composeBusiness(
     .channels()
     .register(mail.channel)
     .register({ name: 'payments', committed: () => payments.worker?.nudge() })
-    .register({ name: 'calendars', committed: () => calendars.pusher?.nudge() });
+    .register({ name: 'calendars', committed: () => calendars.committed() });
   // The scope: what each call runs against (the business's snapshot, its store, policy, services, workers).
   const scope: BusinessScope = Object.freeze({
     store,
@@ -62,7 +68,7 @@ export async function composeBusiness(
   // One business per deployment: every request is this business's, unless the embedder resolves otherwise.
   const resolveScope = opts.resolveScope;
   const scopeOf: ScopeResolver<BusinessScope> = resolveScope ? (req) => resolveScope(req, scope) : singleScope(scope);
-  const payments = wirePayments(opts.payments, { scope, scopeOf, pipeline, now: () => clock.now(), log });
+  const payments = wirePayments(polled(opts.payments, opts.workerPollMs), { scope, scopeOf, pipeline, now, log });
   if (opts.payments?.startWorker !== false) payments.worker?.start();
   // Mail is written with the public origin (its links, From and Message-ID): it is sent only once the
   // origin is final, at once when configured, else when the listener knows its address. A message left
@@ -76,10 +82,11 @@ export async function composeBusiness(
   const calendars = wireCalendars(opts.calendars, {
     business: () => live.current(),
     store,
-    now: () => clock.now(),
+    now,
     log,
     allowLoopback,
     refresh: () => live.refresh(),
+    pushPollMs: opts.workerPollMs,
   });
   await calendars.start();
   core.metrics.addCalendars(calendars.figures, calendars.staleMs);

@@ -131,7 +131,7 @@ export async function composeCore(opts: ComposeOptions, inputs: CoreInputs): Pro
   const metrics = shared ? shared.family.view(metricsDeps, shared.business) : createMetrics(metricsDeps);
   const pipeline = new Pipeline({ clock, ids, log, onCall: (call) => metrics.recordCall(call) });
   const allowLoopback = Boolean(opts.security?.allowLoopbackProfiles);
-  const webhooks = wireWebhooks(opts.webhooks ?? {}, {
+  const webhooks = wireWebhooks(polled(opts.webhooks ?? {}, opts.workerPollMs)!, {
     store,
     clock,
     keyring,
@@ -275,4 +275,9 @@ export interface ComposedRole<S extends CallScope = CallScope> {
   readonly stopWorkers: () => Promise<void>;
   /** Close the role's doors' sessions (last). */
   readonly closeDoors: () => Promise<void>;
+}
+
+/** A worker's options with the deployment's poll interval over its own, when one is set (`workerPollMs`). */
+export function polled<T extends { pollMs?: number }>(o: T | undefined, pollMs: number | undefined): T | undefined {
+  return o && pollMs !== undefined ? { ...o, pollMs } : o;
 }

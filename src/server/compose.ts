@@ -17,7 +17,7 @@ import { dispatcherState, probeHandler } from './probes.js';
 import { metricsHandler } from './metrics-endpoint.js';
 import { createLogger } from './logging.js';
 import { startSweeper, sweepOnce, type SweeperDeps } from './webhook-wiring.js';
-import { nextDueAt } from './due-work.js';
+import { nextDueAt, runDue, type DueParts } from './due-work.js';
 import { createHost } from './host.js';
 import { checkPaymentOptions } from './payments-wiring.js';
 import { checkMailOptions } from './mail-wiring.js';
@@ -100,7 +100,9 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
     log,
     retention: { eventRetentionMs: opts.eventRetentionMs, personalDataRetentionMs: opts.personalDataRetentionMs },
   };
-  const sweepMs = opts.sweepIntervalMs ?? 30_000;
+  // Asked by a work hub (workerPollMs 0), the business is swept when its hub finds an expiry due.
+  const asked = opts.workerPollMs === 0;
+  const sweepMs = asked ? 0 : (opts.sweepIntervalMs ?? 30_000);
   const stopSweeper = startSweeper(sweepMs, sweeper);
   // /healthz, /readyz and /metrics are answered before any door, so no door's rules apply to them.
   const probes = probeHandler(store, {
@@ -142,17 +144,11 @@ function serve(opts: ComposeOptions, core: Core, role: ComposedRole): RoleServer
       await store.close();
     },
   });
+  const due = dueParts(core, role, asked || sweepMs > 0);
+  const hubSweep = { lastMs: core.clock.now(), run: () => sweepOnce(sweeper) };
   const background = {
-    nextDueAt: () =>
-      nextDueAt({
-        store,
-        clock: core.clock,
-        dispatcher,
-        mailWorker: role.mailWorker,
-        paymentWorker: role.paymentWorker,
-        calendars: role.calendars,
-        sweeps: sweepMs > 0,
-      }),
+    nextDueAt: () => nextDueAt(due),
+    runDue: () => runDue(due, hubSweep),
     sweepNow: () => sweepOnce(sweeper),
   };
   return { ...roleServer(core, role, app, listener), ...background };
@@ -164,7 +160,7 @@ function roleServer(
   role: ComposedRole,
   app: RoleServer['app'],
   listener: ReturnType<typeof createListener>,
-): Omit<RoleServer, 'nextDueAt' | 'sweepNow'> {
+): Omit<RoleServer, 'nextDueAt' | 'sweepNow' | 'runDue'> {
   const { store, metrics, origin } = core;
   const { dispatcher } = core.webhooks;
   return {
@@ -190,5 +186,18 @@ function roleServer(
     listen: (port, host) => listener.listen(port, host),
     close: () => listener.close(),
     shutdown: (timeoutMs) => listener.shutdown(timeoutMs),
+  };
+}
+
+/** What `nextDueAt` and `runDue` read of a composed server: its store, clock and workers. */
+function dueParts(core: Core, role: ComposedRole, sweeps: boolean): DueParts {
+  return {
+    store: core.store,
+    clock: core.clock,
+    dispatcher: core.webhooks.dispatcher,
+    mailWorker: role.mailWorker,
+    paymentWorker: role.paymentWorker,
+    calendars: role.calendars,
+    sweeps,
   };
 }

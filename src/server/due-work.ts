@@ -16,6 +16,9 @@ import type { CalendarWiring } from './calendar-wiring.js';
 /** A business with nothing queued is still swept this often (retention, lapsed claims and credentials). */
 export const RETENTION_SWEEP_MS = 86_400_000;
 
+/** Asked by a work hub (`runDue`), a loaded business is swept at least this often (its purges), and when an expiry is due. */
+export const HUB_SWEEP_MS = 600_000;
+
 export interface DueParts {
   store: Store;
   clock: Clock;
@@ -44,3 +47,46 @@ export async function nextDueAt(p: DueParts): Promise<number> {
   ];
   return Math.min(...times.filter((t): t is number => typeof t === 'number'));
 }
+
+/** The sweep a work hub runs for a business: when it last ran (its clock), and running it. */
+export interface HubSweep {
+  lastMs: number;
+  run(): Promise<void>;
+}
+
+/**
+ * A work hub's ask (work-hub.ts, `UspServer.runDue`): nudge each running worker whose work is due
+ * now, sweep when an expiry is due or the last sweep is `HUB_SWEEP_MS` old, and say when the rest is
+ * next due. Its calendars' polls keep their own timer (one per business, every few minutes).
+ */
+export async function runDue(p: DueParts, sweep: HubSweep): Promise<{ ran: string[]; nextAt: number }> {
+  const now = p.clock.now();
+  const d = await p.store.nextDue();
+  const ran: string[] = [];
+  const later: number[] = [now + RETENTION_SWEEP_MS];
+  const take = (kind: string, at: number | null, start: () => void) => {
+    if (at === null) return;
+    if (at > now) later.push(at);
+    else {
+      start();
+      ran.push(kind);
+    }
+  };
+  const { dispatcher, mailWorker, paymentWorker, calendars } = p;
+  if (dispatcher.isRunning) take('webhooks', earliest(d.events, d.deliveries), () => dispatcher.nudge());
+  if (mailWorker?.isRunning) take('mail', d.mail, () => mailWorker.nudge());
+  if (paymentWorker?.isRunning) take('payments', d.payments, () => paymentWorker.nudge());
+  if (calendars?.pusher.isRunning) take('calendar pushes', d.pushes, () => calendars.pusher.nudge());
+  if (p.sweeps) {
+    const swept = sweep.lastMs + HUB_SWEEP_MS;
+    if ((d.expiries !== null && d.expiries <= now) || swept <= now) {
+      sweep.lastMs = now;
+      await sweep.run();
+      ran.push('sweep');
+    } else later.push(Math.min(swept, d.expiries ?? swept));
+  }
+  return { ran, nextAt: Math.min(...later) };
+}
+
+const earliest = (a: number | null, b: number | null): number | null =>
+  a === null ? b : b === null ? a : Math.min(a, b);

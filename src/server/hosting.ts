@@ -19,6 +19,7 @@ import { createUspServer, type ServerOptions, type UspServer } from './compose.j
 import { createListener, type Listener } from './listener.js';
 import { BusinessPool } from './hosted-pool.js';
 import { DEFAULT_WAKE_INTERVAL_MS, startWaker, type Waker } from './hosted-waker.js';
+import { WorkHub } from './work-hub.js';
 import { createOperatorDoor } from '../bindings/operator/index.js';
 import { DEFAULT_SUSPENSION, operatorDesk } from './operator-desk.js';
 import type { TxtResolver } from './operator-domains.js';
@@ -108,6 +109,13 @@ export interface HostingOptions {
    * `host serve` always gives it.
    */
   wake?: { intervalMs?: number; concurrency?: number; boundMs?: number };
+  /**
+   * The process's work hub (work-hub.ts): the one scheduler of every loaded business's background
+   * work, none of whose workers polls on its own. How long an idle business waits before it is asked
+   * again (ms; default 5 s), a busy one (default 1 s), how many are asked at once (default 4). False:
+   * each business's workers poll every second by themselves, as a single-business server's do.
+   */
+  workers?: { idleMs?: number; busyMs?: number; concurrency?: number } | false;
 }
 
 export interface Hosting {
@@ -118,6 +126,8 @@ export interface Hosting {
   pool: BusinessPool<UspServer>;
   /** The waker, once listening (unless turned off). */
   readonly waker: Waker | undefined;
+  /** The work hub (unless turned off). */
+  readonly hub: WorkHub | undefined;
   close(): Promise<void>;
   shutdown(timeoutMs: number): Promise<boolean>;
 }
@@ -152,7 +162,8 @@ export function createHosting(o: HostingOptions): Hosting {
   let waker: Waker | undefined;
   // One metrics registry for every business of the process, each series labelled with its id (metrics.ts).
   const metrics = createMetricsFamily({ labelled: true });
-  const pool = businessPool(o, originOf, now, () => waker, metrics);
+  const hub = o.workers === false ? undefined : new WorkHub({ ...o.workers, log: o.log });
+  const pool = businessPool(o, originOf, now, { waker: () => waker, hub, metrics });
   const operator = operatorDoorOf(o, pool, proxies);
   // /readyz and /metrics: a business's own at its host, the deployment's at any other name (hosted-probes.ts).
   const probes = hostedProbes({
@@ -204,6 +215,7 @@ export function createHosting(o: HostingOptions): Hosting {
     stopServices: async () => {
       await waker?.stop();
       await pool.closeAll();
+      await hub?.stop();
     },
     closeStore: async () => o.directory.close(),
   });
@@ -216,6 +228,7 @@ export function createHosting(o: HostingOptions): Hosting {
     get waker() {
       return waker;
     },
+    hub,
     close: () => listener.close(),
     shutdown: (ms) => listener.shutdown(ms),
   };
@@ -230,12 +243,12 @@ function businessPool(
   o: HostingOptions,
   originOf: (b: HostedBusiness) => string,
   now: () => number,
-  waker: () => Waker | undefined,
-  metrics: MetricsFamily,
+  { waker, hub, metrics }: { waker: () => Waker | undefined; hub: WorkHub | undefined; metrics: MetricsFamily },
 ): BusinessPool<UspServer> {
   return new BusinessPool<UspServer>({
     open: async (id) => {
       const server = await composeHosted(o, o.directory.get(id)!, originOf, metrics);
+      hub?.attach(id, server);
       // The request that opened it does not wait on (nor fail with) the directory's write.
       Promise.resolve()
         .then(() => o.directory.wake.set([id], now() + (waker()?.holdMs ?? HOLD_WITHOUT_WAKER_MS)))
@@ -250,6 +263,7 @@ function businessPool(
     log: o.log,
     // Closed (idle, evicted, woken and done, shut down): due again when its work is.
     closing: async (id, server) => {
+      hub?.detach(id, server);
       const w = waker();
       await o.directory.wake.set([id], await (w ? w.dueAt(id, server) : server.nextDueAt()));
     },
@@ -373,6 +387,8 @@ async function composeHosted(
     payments: connectedPayments(o.paymentConnect, b, own.payments ?? o.server.payments),
     settingsOverride: { ...o.server.settingsOverride, ...own.settingsOverride, public_url: originOf(b) },
     allowedHosts: b.hosts,
+    // Asked by the process's work hub: no worker of its own polls (work-hub.ts).
+    ...(o.workers === false ? {} : { workerPollMs: 0 }),
     ...(b.status === 'suspended' ? { suspended: { reason: suspensionReason(b) } } : {}),
     log,
     sharedMetrics: { family: metrics, business: b.id },

@@ -51,6 +51,12 @@ export interface ServerOptions {
   maxBodyBytes?: number;
   /** Run the housekeeping sweep this often (ms); 0 disables it. */
   sweepIntervalMs?: number;
+  /**
+   * Every background worker's idle poll (ms), over each worker's own (`webhooks.pollMs`, `mail.pollMs`...).
+   * 0: no worker polls and no sweep runs by itself: the embedder asks `runDue()` instead (`usp-server
+   * host serve`'s work hub, work-hub.ts), and the sweep's expiries count in `nextDueAt`.
+   */
+  workerPollMs?: number;
   /** Keep dispatched webhook events in the outbox this long after they were due (default 7 days; --event-retention-days). */
   eventRetentionMs?: number;
   /** Erase the people of bookings that ended longer ago than this (--retention-days; off by default). */
@@ -238,6 +244,11 @@ export interface ComposedServer {
   nextDueAt(): Promise<number>;
   /** Sweep now (expiries, reminders, retention), as the periodic sweep does; failures are logged. */
   sweepNow(): Promise<void>;
+  /**
+   * A work hub's ask (work-hub.ts): start each running worker whose work is due now, sweep when an
+   * expiry is due (or every 10 minutes); the kinds started and when the rest is next due (due-work.ts).
+   */
+  runDue(): Promise<{ ran: readonly string[]; nextAt: number }>;
   /** Listen on host:port (port 0 picks a free one); resolves with the base URL. */
   listen(port: number, host?: string): Promise<string>;
   /** Stop at once: in-flight HTTP requests are cut (tests, failed starts). */

@@ -247,7 +247,12 @@ export interface WebhookRepo {
    * Lease due deliveries: pending, due, not leased by another worker, and with no earlier pending
    * delivery of the same order key to the same target (causal order). Targets in `busy` are skipped.
    */
-  claimDue(nowMs: number, limit: number, leaseUntilMs: number, busy: readonly string[]): Promise<WebhookDelivery[]>;
+  claimDue(
+    nowMs: number,
+    limit: number,
+    leaseUntilMs: number,
+    busy: readonly string[],
+  ): Promise<WebhookDelivery[] & { leftBehind?: boolean }>;
   /** Give up the leases on these deliveries (a worker shutting down): another worker may claim them at once. */
   releaseLeases(ids: readonly number[]): Promise<void>;
   /** Record one attempt and the delivery's new state (clears the lease). */

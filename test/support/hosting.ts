@@ -84,7 +84,10 @@ export interface Deployment {
 }
 
 export interface HostingSetup
-  extends Pick<HostingOptions, 'route' | 'trustProxy' | 'metricsLabelled' | 'maxLoaded' | 'paymentConnect'> {
+  extends Pick<
+    HostingOptions,
+    'route' | 'trustProxy' | 'metricsLabelled' | 'maxLoaded' | 'paymentConnect' | 'workers'
+  > {
   /** A postgres:// URL: the directory and every business on it, in schemas of this deployment's own. */
   db?: string;
   /** The businesses the directory starts with (default the salon and Nord); given the temp folder. */
@@ -144,6 +147,7 @@ export async function deployHosting(o: HostingSetup = {}): Promise<Deployment> {
     metricsLabelled: o.metricsLabelled,
     maxLoaded: o.maxLoaded,
     paymentConnect: o.paymentConnect,
+    workers: o.workers,
   });
   const port = new URL(await hosting.listen(0, '127.0.0.1')).port;
   return {

@@ -1,0 +1,141 @@
+/**
+ * A queue with lanes (webhooks: one target each) after an attempt ends: a pass only when a due row
+ * may be waiting. A row done frees its lane for a row the latest claim left behind (same target, or
+ * no room); with none left behind, no pass follows (one per booking at each of many hosted
+ * businesses, for nothing, before). A failed row's lane waits for its retry, the next commit or the
+ * next poll instead of trying the target that just failed at once. The claims use the stores' own
+ * rule (`onePerTarget`), on rows held in memory; no worker polls here (`pollMs: 0`).
+ */
+import { describe, expect, test } from 'vitest';
+import { LeasedRunner, type QueuePort } from '../../src/outbox/index.js';
+import { onePerTarget } from '../../src/store/shared/deliveries.js';
+import type { Store, WebhookDelivery } from '../../src/store/index.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const until = async (cond: () => boolean, ms = 2_000) => {
+  for (const end = performance.now() + ms; !cond() && performance.now() < end; ) await sleep(5);
+};
+
+type Row = WebhookDelivery & { leased?: boolean };
+
+/** A lanes queue over `rows`: each attempt ends when `answer(row)` says (done, failed, or a promise of either). */
+function queue(answer: (row: Row) => Promise<'done' | 'failed'> | 'done' | 'failed') {
+  const rows: Row[] = [];
+  const attempted: number[] = [];
+  let claims = 0;
+  let nextId = 1;
+  const add = (target: string) =>
+    rows.push({
+      id: nextId,
+      event_id: `evt_${nextId}`,
+      event: 'booking.confirmed',
+      seq: nextId,
+      order_key: `bkg_${nextId++}`,
+      target_url: target,
+      subscription_id: null,
+      body: '{}',
+      status: 'pending',
+      attempts: 0,
+      next_attempt_ms: 0,
+      created_ms: 0,
+      delivered_ms: null,
+      last_status: null,
+      last_error: null,
+      last_latency_ms: null,
+    });
+  const port: QueuePort<Row, void> = {
+    name: 'test dispatcher',
+    noun: 'delivery',
+    leaseMs: 60_000,
+    batch: 10,
+    concurrency: 10,
+    retryAt: (_row, end) => end.now + 60_000,
+    describe: (row) => ({ id: row.id }),
+    lane: (row) => row.target_url,
+    async claim(_tx, now, limit, _until, busy) {
+      claims++;
+      const due = rows.filter((r) => r.status === 'pending' && !r.leased && r.next_attempt_ms <= now);
+      const out = onePerTarget(due, busy, limit);
+      for (const r of out as Row[]) r.leased = true;
+      return out as Row[] & { leftBehind?: boolean };
+    },
+    async attempt(row) {
+      attempted.push(row.id);
+      if ((await answer(row)) === 'failed') throw new Error('503');
+    },
+    failure: () => ({ permanent: false, error: '503' }),
+    async done(_tx, row) {
+      row.status = 'delivered';
+      row.leased = false;
+    },
+    async failed(_tx, row, end) {
+      row.next_attempt_ms = end.retryAtMs;
+      row.leased = false;
+    },
+  };
+  const store = { transaction: async (fn: (tx: never) => unknown) => fn({} as never) } as unknown as Store;
+  const runner = new LeasedRunner(port, {
+    store,
+    now: () => 1_000,
+    log: { info() {}, warn() {} },
+    pollMs: 0,
+  });
+  return { runner, add, attempted, claims: () => claims };
+}
+
+describe('a queue with lanes, after an attempt ends', () => {
+  test('a row done with nothing left behind starts no pass', async () => {
+    const q = queue(() => 'done');
+    q.add('https://a.example/hooks');
+    q.runner.start();
+    await until(() => q.attempted.length === 1);
+    await sleep(100);
+    expect(q.claims()).toBe(1);
+    await q.runner.stop();
+  });
+
+  test("a row done frees its lane for the target's next row, which the claim left behind", async () => {
+    const q = queue(() => 'done');
+    q.add('https://a.example/hooks');
+    q.add('https://a.example/hooks');
+    q.runner.start();
+    await until(() => q.attempted.length === 2);
+    expect(q.attempted).toEqual([1, 2]);
+    await sleep(50);
+    // The first claim (row 1, row 2 left behind), then the one the lane's end asked for (row 2, nothing left).
+    expect(q.claims()).toBe(2);
+    await q.runner.stop();
+  });
+
+  test("a failed row's lane waits: the target that just failed is not tried again at once with its next row", async () => {
+    const q = queue(() => 'failed');
+    q.add('https://down.example/hooks');
+    q.add('https://down.example/hooks');
+    q.runner.start();
+    await until(() => q.attempted.length === 1);
+    await sleep(100);
+    expect(q.attempted).toEqual([1]);
+    // A commit (or a poll, or a work hub's ask) takes it.
+    q.runner.nudge();
+    await until(() => q.attempted.length === 2);
+    expect(q.attempted).toEqual([1, 2]);
+    await q.runner.stop();
+  });
+
+  test('a row a later claim left behind, its lane busy, is taken once that lane frees', async () => {
+    let release: () => void = () => undefined;
+    const q = queue((row) => (row.id === 1 ? new Promise((r) => (release = () => r('done'))) : 'done'));
+    q.add('https://slow.example/hooks');
+    q.runner.start();
+    await until(() => q.attempted.length === 1);
+    // A booking commits while row 1 is in flight: its pass leaves row 2 behind (the lane is busy).
+    q.add('https://slow.example/hooks');
+    q.runner.nudge();
+    await until(() => q.claims() === 2);
+    expect(q.attempted).toEqual([1]);
+    release();
+    await until(() => q.attempted.length === 2);
+    expect(q.attempted).toEqual([1, 2]);
+    await q.runner.stop();
+  });
+});
