@@ -11,8 +11,9 @@
  * (a webhook target that never answers) is due again no sooner than six bounds later (a minute),
  * behind every business due longer: it holds one lane for the bound at most, never the others.
  *
- * Not yet the one set of workers per process the issue asks for: each business still runs its own
- * workers while composed; the waker bounds who is composed, when, and for how long (docs/DECISIONS.md).
+ * A loaded business's background work is the process's work hub's (work-hub.ts): one scheduler asks
+ * every loaded business when it is due, and none of their workers polls by itself. The waker is the
+ * same for those not loaded: it opens them when due (docs/DECISIONS.md).
  */
 import type { Logger } from '../operations/index.js';
 import type { DeploymentDirectory } from '../store/index.js';

@@ -1,10 +1,10 @@
 /**
  * Fair workers across hosted businesses (issue 39, item 4): one business whose platform's webhook
  * endpoint hangs, with a backlog of deliveries, delays neither another business's webhooks nor its
- * mail. Each hosted business runs its own dispatcher and mail runner (the first hosting step composes
- * each business whole), so a backlog stays the business's own; this test keeps it so when the
- * workers come to be shared. The same for businesses that are not loaded, woken by the deployment
- * when their work is due: test/server/hosting-wake.test.ts.
+ * mail. Each hosted business's dispatcher and mail runner are its own, started by the process's one
+ * scheduler (work-hub.ts), so a backlog stays the business's own. At 10,000 deliveries, with expiries
+ * and reminders: test/server/hosting-workers.test.ts. The same for businesses that are not loaded,
+ * woken by the deployment when their work is due: test/server/hosting-wake.test.ts.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
