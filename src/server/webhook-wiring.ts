@@ -54,6 +54,8 @@ export function wireWebhooks(
   });
   if (wh.enabled !== false) dispatcher.start();
   const unsubscribe = store.channel?.subscribe(function fanOut(seqs, tries = 0) {
+    // No MCP session or stream here: nobody to hand them to, so no read (one per announced batch, per process).
+    if (!hub.hasListeners()) return;
     store
       .read((tx) => tx.outbox.bySeq(seqs))
       .then(

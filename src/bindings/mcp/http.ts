@@ -185,14 +185,19 @@ class McpHttpState {
     const deps = this.deps;
     const modern = createMcpHandler(() => createMcpServer(deps, null), { legacy: 'reject', onerror: () => undefined });
     this.modernHandler = modern;
-    this.unsubscribeModern = this.hub.onEvent((principal, payload) => {
-      if (!principal) return;
-      modern.bus.publish({
-        kind: 'resource_updated',
-        uri: this.hub.resourceUriOf(principal),
-        params: { ...payload, _meta: { [META_WEBHOOK]: payload, [FORMER_META_WEBHOOK]: payload } } as never,
-      });
-    });
+    const bus = modern.bus as { listenerCount?: number };
+    this.unsubscribeModern = this.hub.onEvent(
+      (principal, payload) => {
+        if (!principal) return;
+        modern.bus.publish({
+          kind: 'resource_updated',
+          uri: this.hub.resourceUriOf(principal),
+          params: { ...payload, _meta: { [META_WEBHOOK]: payload, [FORMER_META_WEBHOOK]: payload } } as never,
+        });
+      },
+      // The SDK's in-process bus counts its open subscriptions/listen streams; another bus: assume some.
+      () => (typeof bus.listenerCount === 'number' ? bus.listenerCount > 0 : true),
+    );
     return modern;
   }
 

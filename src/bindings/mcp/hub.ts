@@ -23,6 +23,8 @@ export interface NotifiableSession {
 export class SessionHub {
   private readonly sessions = new Map<string, NotifiableSession>();
   private readonly modernListeners = new Set<(principal: string | null, payload: Record<string, unknown>) => void>();
+  /** Whether each stateless listener has a stream open now (absent: assumed so). */
+  private readonly listening = new Map<unknown, () => boolean>();
 
   /** `webhookResourceUri` names a principal's webhook resource (keyed by the business's secret; the pipeline's). */
   constructor(private readonly webhookResourceUri: (principal: string) => string) {}
@@ -41,10 +43,30 @@ export class SessionHub {
     if (this.sessions.get(s.id) === s) this.sessions.delete(s.id);
   }
 
-  /** Stateless (2026-era) delivery: called with every event, routed by the listener. */
-  onEvent(listener: (principal: string | null, payload: Record<string, unknown>) => void): () => void {
+  /**
+   * Stateless (2026-era) delivery: called with every event, routed by the listener. `listening` says
+   * whether it has a stream open now (its event bus's listeners), so that `hasListeners` can answer.
+   */
+  onEvent(
+    listener: (principal: string | null, payload: Record<string, unknown>) => void,
+    listening?: () => boolean,
+  ): () => void {
     this.modernListeners.add(listener);
-    return () => this.modernListeners.delete(listener);
+    if (listening) this.listening.set(listener, listening);
+    return () => {
+      this.modernListeners.delete(listener);
+      this.listening.delete(listener);
+    };
+  }
+
+  /**
+   * Whether any event could reach anyone here now: a session is registered, or a stateless listener
+   * has a stream open. With none, a process need not read announced events back (webhook-wiring.ts).
+   */
+  hasListeners(): boolean {
+    if (this.sessions.size > 0) return true;
+    for (const l of this.modernListeners) if (this.listening.get(l)?.() ?? true) return true;
+    return false;
   }
 
   get size(): number {
