@@ -78,9 +78,12 @@ const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/gu;
 // common national 3-3-4 shape; dates (2026-01-10) and epoch milliseconds do not match.
 const PHONE = /\+\d[\d ().-]{5,}\d|\(?\b\d{3}\)?[ .-]\d{3}[ .-]\d{4}\b/g;
 
-/** Replace e-mail addresses and phone numbers in free text. */
+/**
+ * Replace e-mail addresses and phone numbers in free text. An address needs an `@`: without one the
+ * Unicode-class scan is skipped (most strings of a call's line, ids and names, have none).
+ */
 function scrubText(s: string): string {
-  return s.replace(EMAIL, '[email]').replace(PHONE, '[phone]');
+  return (s.includes('@') ? s.replace(EMAIL, '[email]') : s).replace(PHONE, '[phone]');
 }
 
 /** A copy of `value` with personal data redacted (see the module comment); cycles and depth are bounded. */
