@@ -7,6 +7,7 @@
 import {
   amountDueAtBooking,
   bookingPrice,
+  deepFreeze,
   lateCancellationFee,
   noShowFee,
   parseDuration,
@@ -77,10 +78,27 @@ export function paymentWindowOf(biz: Business): PaymentWindowSettings {
   };
 }
 
+/**
+ * Each snapshot's service terms, made once: the MCP texts and view data of every call ask for them
+ * (a service card, an availability page, a booking), and a snapshot never changes (a new definition
+ * is a new snapshot, which starts its own). Frozen, as they are shared.
+ */
+const termsOf = new WeakMap<Business, Map<string, Readonly<ServiceTerms>>>();
+
 /** The terms of one service of the business; null for an unknown id. */
-export function serviceTerms(biz: Business, serviceId: string): ServiceTerms | null {
+export function serviceTerms(biz: Business, serviceId: string): Readonly<ServiceTerms> | null {
+  let known = termsOf.get(biz);
+  const kept = known?.get(serviceId);
+  if (kept) return kept;
   const s = biz.services.get(serviceId);
   if (!s) return null;
+  const terms = deepFreeze(termsOfService(biz, s));
+  if (!known) termsOf.set(biz, (known = new Map()));
+  known.set(serviceId, terms);
+  return terms;
+}
+
+function termsOfService(biz: Business, s: ServiceDef): ServiceTerms {
   const pol = s.policies;
   const c = pol.cancellation;
   const r = pol.rescheduling;

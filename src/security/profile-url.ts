@@ -39,7 +39,22 @@ export function outboundUrlProblem(
   return 'not_https';
 }
 
+/** Profile URLs already checked, by whether loopback http is allowed: a platform sends the same one on every call. */
+const checked = [new Map<string, string | null>(), new Map<string, string | null>()];
+/** Past this many URLs a memo starts over (the check is pure: forgetting costs one parse). */
+const CHECKED_MAX = 1_000;
+
+/**
+ * What is wrong with `raw` as a platform profile URL, in words, or null. Every public call checks
+ * its caller's profile URL; each URL is parsed once (issue 40 item 3) and its answer kept.
+ */
 export function checkProfileUrl(raw: string, allowLoopbackHttp: boolean): string | null {
+  const memo = checked[allowLoopbackHttp ? 1 : 0];
+  const known = memo.get(raw);
+  if (known !== undefined) return known;
   const p = outboundUrlProblem(raw, allowLoopbackHttp);
-  return p === null ? null : p === 'not_absolute' ? 'is not an absolute URL' : 'must use https';
+  const answer = p === null ? null : p === 'not_absolute' ? 'is not an absolute URL' : 'must use https';
+  if (memo.size >= CHECKED_MAX) memo.clear();
+  memo.set(raw, answer);
+  return answer;
 }

@@ -10,6 +10,7 @@
  * - every other string is scrubbed of anything shaped like an e-mail address or a phone number, for
  *   free text (notes, error messages, URLs) that may quote one.
  */
+import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pino, type Level, type Logger as PinoLogger } from 'pino';
 import type PinoPretty from 'pino-pretty';
@@ -77,9 +78,12 @@ const EMAIL = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.[\p{L}]{2,}/gu;
 // common national 3-3-4 shape; dates (2026-01-10) and epoch milliseconds do not match.
 const PHONE = /\+\d[\d ().-]{5,}\d|\(?\b\d{3}\)?[ .-]\d{3}[ .-]\d{4}\b/g;
 
-/** Replace e-mail addresses and phone numbers in free text. */
+/**
+ * Replace e-mail addresses and phone numbers in free text. An address needs an `@`: without one the
+ * Unicode-class scan is skipped (most strings of a call's line, ids and names, have none).
+ */
 function scrubText(s: string): string {
-  return s.replace(EMAIL, '[email]').replace(PHONE, '[phone]');
+  return (s.includes('@') ? s.replace(EMAIL, '[email]') : s).replace(PHONE, '[phone]');
 }
 
 /** A copy of `value` with personal data redacted (see the module comment); cycles and depth are bounded. */
@@ -109,6 +113,57 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
 export const STDERR_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /**
+ * Lines logged within this many milliseconds of the first of them leave stderr in one write. Each
+ * write is a trip to libuv's thread pool and back; one per line was the largest cost of the stdio
+ * door's own (a tools/call writes one line): the trips are now one per batch, after the answers
+ * rather than before them (docs/DECISIONS.md, "One stderr write per batch of log lines").
+ */
+export const STDERR_BATCH_MS = 20;
+
+/** A batch this long leaves at once, without waiting for the rest of its window. */
+const STDERR_BATCH_BYTES = 16 * 1024;
+
+/**
+ * Stderr through pino's asynchronous destination (bounded: see STDERR_BUFFER_BYTES), lines held up
+ * to STDERR_BATCH_MS first. At exit, pino writes what its destination holds and then this writes
+ * the held lines after it, synchronously, so no line is lost or reordered by the batching.
+ */
+function batchedStderr(): pino.DestinationStream {
+  const dest = pino.destination({ fd: 2, sync: false, maxLength: STDERR_BUFFER_BYTES });
+  const open = () => !(dest as { destroyed?: boolean }).destroyed;
+  let held = '';
+  let timer: NodeJS.Timeout | undefined;
+  const release = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    const lines = held;
+    held = '';
+    if (lines && open()) dest.write(lines);
+  };
+  // Registered after pino's own exit hook (made with the destination): runs after it.
+  process.once('exit', () => {
+    if (timer) clearTimeout(timer);
+    if (held && open()) writeSync(2, held);
+    held = '';
+  });
+  return {
+    write(line: string) {
+      held += line;
+      if (held.length >= STDERR_BATCH_BYTES) release();
+      else if (!timer) {
+        timer = setTimeout(release, STDERR_BATCH_MS);
+        timer.unref();
+      }
+    },
+    // pino.flush() (a signal's exit path) flushes the held lines too.
+    flush(cb?: (err?: Error) => void) {
+      release();
+      dest.flush(cb);
+    },
+  } as pino.DestinationStream;
+}
+
+/**
  * pino-pretty (about 80 files) only for a terminal: a server logging JSON (a service, a container, a
  * pipe) never loads it. A `require` of the CommonJS package, as making the logger is synchronous.
  */
@@ -128,7 +183,7 @@ export function createLogger(opts: LoggerOptions = {}): ServerLogger {
           translateTime: 'SYS:HH:MM:ss.l',
           ignore: 'pid,hostname',
         })
-      : pino.destination({ fd: 2, sync: false, maxLength: STDERR_BUFFER_BYTES }));
+      : batchedStderr());
   const p = pino(
     {
       level: opts.level ?? 'info',

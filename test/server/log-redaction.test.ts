@@ -3,7 +3,7 @@
  * writes about themselves, their health, their plans) never reach the log, at any level, in the
  * server's own lines or in the debug line that echoes a call's input.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createLogger, scrub } from '../../src/server/logging.js';
 import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 
@@ -53,5 +53,20 @@ describe('buyer notes and cancellation reasons are redacted at every log level',
       booking: { cancellation: { reason: '[redacted]' } },
     });
     expect(scrub({ reason: 'connection refused' })).toEqual({ reason: 'connection refused' });
+  });
+});
+
+test('strings without an @ skip the e-mail scan; addresses and phone numbers are still scrubbed', () => {
+  const replace = vi.spyOn(String.prototype, 'replace');
+  try {
+    scrub({ correlation_id: 'f1994d51-62eb-4d3d-8d9b-303bddff586b', operation: 'get_service', door: 'mcp' });
+    const emailScans = replace.mock.calls.filter(([pattern]) => pattern instanceof RegExp && pattern.unicode);
+    expect(emailScans).toHaveLength(0);
+  } finally {
+    replace.mockRestore();
+  }
+  expect(scrub({ note: 'x', text: 'write to ana@example.com or call +1 212 555 0100' })).toEqual({
+    note: '[redacted]',
+    text: 'write to [email] or call [phone]',
   });
 });

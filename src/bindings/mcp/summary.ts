@@ -181,13 +181,30 @@ function heldPayment(h: Record<string, any>, ctx: SummaryContext): string {
 
 /** One service: its terms from the business definition when known, else what the published service says. */
 function serviceText(s: Record<string, any>, ctx: SummaryContext, business: boolean): string {
-  const terms = ctx.business ? serviceTerms(ctx.business, String(s.id)) : null;
+  const biz = ctx.business;
+  const id = String(s.id);
+  const terms = biz ? serviceTerms(biz, id) : null;
+  if (!biz || !terms)
+    return `${s.name} [${s.id}]: ${s.pricing?.model === 'free' ? 'free' : money(s.pricing?.amount, s.pricing?.currency)}.`;
+  // From the snapshot's terms alone: written once per snapshot, service and form.
+  const key = `${business ? 'card' : 'line'} ${id}`;
+  let texts = serviceTexts.get(biz);
+  const kept = texts?.get(key);
+  if (kept !== undefined) return kept;
   // One service asked by id gets its full card; a list keeps one line each.
-  if (terms && business)
-    return `${serviceWords(String(s.id), terms, { business })} ${serviceCard(ctx.business!, String(s.id), terms)}`;
-  if (terms) return serviceWords(String(s.id), terms, { business });
-  return `${s.name} [${s.id}]: ${s.pricing?.model === 'free' ? 'free' : money(s.pricing?.amount, s.pricing?.currency)}.`;
+  const text = business
+    ? `${serviceWords(id, terms, { business })} ${serviceCard(biz, id, terms)}`
+    : serviceWords(id, terms, { business });
+  if (!texts) serviceTexts.set(biz, (texts = new Map()));
+  texts.set(key, text);
+  return text;
 }
+
+/**
+ * A service's words and card, by snapshot: every usp_services_get and usp_services_list call wrote
+ * them again from the same terms. A new definition is a new snapshot and starts its own.
+ */
+const serviceTexts = new WeakMap<object, Map<string, string>>();
 
 function servicesText(services: Array<Record<string, any>>, ctx: SummaryContext): string {
   if (services.length === 0) return 'No matching services.';
