@@ -160,10 +160,12 @@ export class WorkHub {
       const { ran, nextAt } = await e.member.runDue();
       if (ran.length === 0) delay = Math.min(this.idleMs, Math.max(MIN_DELAY_MS, nextAt - e.member.clock.now()));
     } catch (err) {
-      this.o.log.warn('could not ask a business what work is due; it is asked again', {
-        business: e.id,
-        error: String(err),
-      });
+      // Closed while being asked (its store with it): nothing to say.
+      if (this.entries.get(e.id) === e)
+        this.o.log.warn('could not ask a business what work is due; it is asked again', {
+          business: e.id,
+          error: String(err),
+        });
     }
     // Detached, replaced or asked by hand meanwhile: that owner schedules it.
     if (this.entries.get(e.id) === e && e.gen === gen && !this.stopped) this.schedule(e, delay);
