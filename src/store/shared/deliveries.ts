@@ -30,7 +30,8 @@ export function onePerTarget(
       break;
     }
   }
-  return Object.assign(out, { leftBehind: skipped });
+  // Not enumerable: the rows read (and compare) as the plain list they are.
+  return Object.defineProperty(out, 'leftBehind', { value: skipped, enumerable: false }) as ClaimedDeliveries;
 }
 
 /** Deliveries claimed, and whether a due one was left behind (onePerTarget). */
