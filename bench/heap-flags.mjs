@@ -7,7 +7,10 @@
  *
  *   node bench/heap-flags.mjs [rounds] [seconds] 'label=--flag --flag' ...
  *
- * With no settings given: the plain build, and the ones tried for DECISIONS "V8 heap growing".
+ * A setting with no flags starts as the product does (src/server/heap.ts: 1.5×, set by the child);
+ * `--heap-growing-percent=0` leaves V8 its own factor. With no settings given: those two. The
+ * figures of DECISIONS "V8 heap growing factor" and docs/BENCHMARKS.md "V8 heap growing" came from
+ * `node bench/heap-flags.mjs 4 5 'v8default=--heap-growing-percent=0' 'product=' 'hgp70=--heap-growing-percent=70' ...`.
  */
 import autocannon from 'autocannon';
 import { routes } from './rest.mjs';
@@ -16,7 +19,7 @@ import { sleep, startChild } from './lib.mjs';
 const [roundsArg, secondsArg, ...specs] = process.argv.slice(2);
 const ROUNDS = Number(roundsArg ?? 3);
 const SECONDS = Number(secondsArg ?? 8);
-const settings = (specs.length ? specs : ['plain=', 'hgp20=--heap-growing-percent=20']).map((s) => {
+const settings = (specs.length ? specs : ['v8default=--heap-growing-percent=0', 'product=']).map((s) => {
   const i = s.indexOf('=');
   return {
     label: s.slice(0, i),
