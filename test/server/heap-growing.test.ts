@@ -2,7 +2,8 @@
  * The command line runs with the server's V8 heap growing factor (src/server/heap.ts; issue 40, peak
  * RSS): set from inside the process, it must reach the collector. V8 prints the factor it used for
  * each new old-generation limit under `--trace-gc-verbose` ("[HeapController] Limit: old size: …,
- * new limit: … (1.5)"); on V8's default the factor is its own (4.0 on a large machine). `validate`
+ * new limit: … (1.5)" on Node 20, "[HeapController] factor 1.5 based on …" on Node 24); on V8's
+ * default the factor is its own (4.0 on a large machine). `validate`
  * runs two or more full collections while it loads the server's modules. An operator's own factor
  * (node's flag, or USP_HEAP_GROWING_PERCENT where node's flags cannot be given) wins.
  */
@@ -28,7 +29,11 @@ function factorsUsed(nodeFlags: string[], env: Record<string, string> = {}): Pro
     child.on('error', reject);
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`validate exited ${code}`));
-      resolve([...out.matchAll(/\[HeapController\] Limit: .*\((\d+\.\d)\)$/gm)].map((m) => m[1]!));
+      // Node 20 (V8 11) writes the factor used at the end of each limit's line, and its "factor"
+      // line before a flag's override; Node 22 and later write the factor used on the "factor" line only.
+      const limits = [...out.matchAll(/\[HeapController\] Limit: .*\((\d+\.\d)\)$/gm)].map((m) => m[1]!);
+      const factors = [...out.matchAll(/\[HeapController\] factor (\d+\.\d) based on/g)].map((m) => m[1]!);
+      resolve(limits.length > 0 ? limits : factors);
     });
   });
 }
