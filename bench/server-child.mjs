@@ -9,7 +9,7 @@
  *                            the same-payload tools (results set over IPC with `set-payloads`)
  *
  * A usp server starts as bin/usp-server.js starts the product: the heap growing factor of
- * src/server/heap.ts set first (docs/DECISIONS.md, "V8 heap growing").
+ * src/server/heap.ts set first (docs/DECISIONS.md, "V8 heap growing factor").
  * It reports over IPC: `ready` with its URL, and answers `memory` (peak RSS since the last
  * `reset-peak`: the kernel's VmHWM on Linux, the kernel's lifetime peak, CPU time used so far, the
  * heap growing percent in effect), `audit`
