@@ -9,8 +9,9 @@
  *
  * A setting with no flags starts as the product does (src/server/heap.ts: 1.5×, set by the child);
  * `--heap-growing-percent=0` leaves V8 its own factor. With no settings given: those two. The
- * figures of DECISIONS "V8 heap growing factor" and docs/BENCHMARKS.md "V8 heap growing" came from
- * `node bench/heap-flags.mjs 4 5 'v8default=--heap-growing-percent=0' 'product=' 'hgp70=--heap-growing-percent=70' ...`.
+ * figures of DECISIONS "V8 heap growing factor" and docs/BENCHMARKS.md "V8 heap growing" came
+ * from runs such as `node bench/heap-flags.mjs 4 5 'v8default=--heap-growing-percent=0' 'product='
+ * 'hgp70=--heap-growing-percent=70'`.
  */
 import autocannon from 'autocannon';
 import { routes } from './rest.mjs';
