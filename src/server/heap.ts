@@ -3,9 +3,9 @@
  * process (docs/DECISIONS.md, "V8 heap growing factor"). By default V8 picks the factor from the
  * GC's speed against the program's allocation rate, up to 4× once the heap may grow to 2 GB
  * (the 24 GB bench machine's limit is 4 GB): a server with 25–35 MB alive then let 100–140 MB of
- * dead request objects pile up between full collections, and its RSS at 64 connections peaked at 159–246 MB. A fixed 1.5× kept
- * it at 143–158 MB for 2–5% more main-thread CPU in full collections (docs/BENCHMARKS.md, "V8 heap
- * growing"; the whole cost is still to be measured on a quiet machine).
+ * dead request objects pile up between full collections, and its RSS at 64 connections peaked at
+ * 159–246 MB. A fixed 1.5× kept it at 143–158 MB for 2–5% more main-thread CPU in full collections
+ * (docs/BENCHMARKS.md, "V8 heap growing"; the whole cost is still to be measured on a quiet machine).
  *
  * Set from inside the process (`v8.setFlagsFromString`) before the server's modules load, so every
  * way the command starts gets it (`npx usp-server`, `npm start`, `node bin/usp-server.js`); V8
