@@ -8,8 +8,11 @@
  *   { kind: 'mcp-floor' }    the bare SDK floors over Streamable HTTP (bench/mcp-floor.mjs): echo, and
  *                            the same-payload tools (results set over IPC with `set-payloads`)
  *
+ * A usp server starts as bin/usp-server.js starts the product: the heap growing factor of
+ * src/server/heap.ts set first (docs/DECISIONS.md, "V8 heap growing factor").
  * It reports over IPC: `ready` with its URL, and answers `memory` (peak RSS since the last
- * `reset-peak`: the kernel's VmHWM on Linux, the kernel's lifetime peak, and CPU time used so far), `audit`
+ * `reset-peak`: the kernel's VmHWM on Linux, the kernel's lifetime peak, CPU time used so far, the
+ * heap growing percent in effect), `audit`
  * (double bookings, usp only), `seed` (existing bookings written straight to the store, usp only), `stop`. The usp server runs with the clock pinned to BENCH_NOW, sandbox, no sweeper.
  * USP_BENCH_DIST=path/to/another/dist (relative to bench/) loads another build, for A/B runs.
  */
@@ -73,6 +76,8 @@ function cpuMs() {
 
 let usp = null;
 let http = null;
+/** The V8 heap growing percent the usp server runs with (null: V8's own choice). */
+let heapGrowingPercent = null;
 let floorBodies = {};
 const handlers = {
   'reset-peak': () => {
@@ -90,6 +95,7 @@ const handlers = {
       arrayBuffers: m.arrayBuffers,
       lifetimePeak: lifetimePeak(),
       cpuMs: cpuMs(),
+      heapGrowingPercent,
     };
   },
   'set-bodies': (msg) => {
@@ -327,6 +333,10 @@ function listen(fetch) {
 async function main() {
   let url;
   if (config.kind === 'usp') {
+    // As bin/usp-server.js starts the product: the heap growing factor before the server loads. A
+    // build from before src/server/heap.ts (USP_BENCH_DIST) has none and runs on V8's default.
+    const heap = await import(`${DIST}server/heap.js`).catch(() => null);
+    heapGrowingPercent = heap?.tuneHeap() ?? null;
     const { createUspServer } = await import(`${DIST}server/compose.js`);
     const { ManualClock, silentLogger } = await import(`${DIST}operations/index.js`);
     const lib = await import('./lib.mjs');
