@@ -39,7 +39,22 @@ export function outboundUrlProblem(
   return 'not_https';
 }
 
+/** Verdicts on profile URLs already checked, by URL and loopback rule: a platform sends the same one on every call. */
+const checked = new Map<string, string | null>();
+/** Distinct profile URLs remembered (the oldest is forgotten first), as USP-Agent values are (src/web/agent.ts). */
+const MAX_CHECKED = 256;
+
+/**
+ * What is wrong with `raw` as a platform profile URL, or null. A pure function of its arguments,
+ * asked on every call that names a profile: the verdict is kept, so the URL is parsed once per value.
+ */
 export function checkProfileUrl(raw: string, allowLoopbackHttp: boolean): string | null {
+  const key = allowLoopbackHttp ? `1${raw}` : `0${raw}`;
+  const known = checked.get(key);
+  if (known !== undefined) return known;
   const p = outboundUrlProblem(raw, allowLoopbackHttp);
-  return p === null ? null : p === 'not_absolute' ? 'is not an absolute URL' : 'must use https';
+  const verdict = p === null ? null : p === 'not_absolute' ? 'is not an absolute URL' : 'must use https';
+  if (checked.size >= MAX_CHECKED) checked.delete(checked.keys().next().value!);
+  checked.set(key, verdict);
+  return verdict;
 }
