@@ -112,6 +112,9 @@ export async function chooseDefinition(
   return { def: file, version: summary.version, source: 'imported' };
 }
 
+/** What `refresh` answers when the stored version is the one compiled. */
+const UNCHANGED: Promise<void> = Promise.resolve();
+
 export class LiveBusiness implements BusinessSource {
   private refreshing?: Promise<void>;
   private snapshot?: Business;
@@ -171,6 +174,17 @@ export class LiveBusiness implements BusinessSource {
    * leaves the business as it is (calls answered from memory go on working).
    */
   refresh(): Promise<void> {
+    // A store that reads the version at once (SQLite): the same read on every call, and an unchanged
+    // version is answered without the promises of `check` (a read call's commonest case).
+    if (!this.refreshing && this.store.definitionVersionNow && this.snapshot) {
+      let version: number | undefined;
+      try {
+        version = this.store.definitionVersionNow();
+      } catch {
+        // `check` reads it again and reports the fault.
+      }
+      if (version === this.snapshot.definitionVersion) return UNCHANGED;
+    }
     return (this.refreshing ??= this.check().finally(() => (this.refreshing = undefined)));
   }
 

@@ -13,6 +13,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { getPath } from 'hono/utils/url';
 import { cors } from 'hono/cors';
 import { ProtocolError, correlationIdOf } from '../operations/index.js';
 import { viaTrustedProxy, type TrustedProxies } from '../security/index.js';
@@ -73,7 +74,7 @@ export function underPaths(...roots: readonly string[]): (req: Request, path: st
   return (_req, path) => roots.some((r) => path === r || path.startsWith(`${r}/`));
 }
 
-type HostEnv = { Bindings: { uspHost: HostState }; Variables: { door: Door; correlationId: string } };
+type HostEnv = { Bindings: { uspHost: HostState; uspDoor?: Door }; Variables: { door: Door; correlationId: string } };
 
 /**
  * The host as an app: `app.fetch(Request, env)` answers for every door (`request` as Hono's, for
@@ -121,10 +122,115 @@ export function createHost(opts: HostOptions): HostApp {
   if (opts.doors.length === 0) throw new Error('the host needs at least one door');
   const state = new HostState(opts);
   const app = hostRoutes();
-  return {
-    fetch: (req, env, ctx) => app.fetch(req, { ...(env as object | undefined), uspHost: state }, ctx),
-    request: (input, init, env) => app.request(input, init, { ...(env as object | undefined), uspHost: state }),
+  const fetch = (req: Request, env?: unknown, ctx?: ExecutionContext): Response | Promise<Response> => {
+    const path = getPath(req);
+    const door = state.pick(req, path);
+    const hostEnv = { ...(env as object | undefined), uspHost: state, uspDoor: door };
+    // A door browsers' scripts call (Host, Origin, CORS) or a body whose length is not declared takes
+    // the host's Hono routes, with their middlewares; anything else is answered the same way directly.
+    if (door.cors || door.browsers || !declaredBody(req)) return app.fetch(req, hostEnv, ctx);
+    return direct(state, door, req, path, hostEnv);
   };
+  return {
+    fetch,
+    // As Hono's `app.request`: a path is on http://localhost.
+    request: (input, init, env) => {
+      if (input instanceof Request) return fetch(init ? new Request(input, init) : input, env);
+      const url = input.toString();
+      return fetch(
+        new Request(/^https?:\/\//.test(url) ? url : `http://localhost${url.startsWith('/') ? '' : '/'}${url}`, init),
+        env,
+      );
+    },
+  };
+}
+
+/** No body, or one of a declared length (the body limit needs no counting stream). */
+function declaredBody(req: Request): boolean {
+  const method = req.method;
+  if (method === 'GET' || method === 'HEAD') return true;
+  return req.headers.get('content-length') !== null && !req.headers.has('transfer-encoding');
+}
+
+/**
+ * A request answered without a Hono context of the host's (the door has its own): the very steps of
+ * the host's routes below for a door without browser checks and a body of declared length, in their
+ * order (HTTPS refusal, body limit, the door), with the same headers on the answer and the same
+ * answer to a fault. One context and one chain of middlewares less per request (docs/DECISIONS.md,
+ * "REST door cost per request").
+ */
+async function direct(
+  state: HostState,
+  door: Door,
+  req: Request,
+  path: string,
+  env: HostEnv['Bindings'] & Record<string, unknown>,
+): Promise<Response> {
+  const correlationId = correlationIdOf(req.headers.get('usp-correlation-id') ?? undefined);
+  const proxies = state.opts.proxies;
+  let res: Response;
+  try {
+    const max = door.maxBodyBytes ?? state.opts.maxBodyBytes;
+    const length = req.method === 'GET' || req.method === 'HEAD' ? null : req.headers.get('content-length');
+    if (proxies?.any && !forwardedHttps(req, env, proxies) && !isHttps(req.url))
+      res = door.refuse(req, 400, httpsRequired());
+    else if (length !== null && parseInt(length || '0', 10) > max) res = door.refuse(req, 413, payloadTooLarge(max));
+    else {
+      const { uspHost: _, uspDoor: __, ...doorEnv } = env;
+      res = await door.fetch(req, { ...doorEnv, correlationId });
+    }
+  } catch (err) {
+    res = hostFault(state, door, req, path, err);
+  }
+  try {
+    answered(res, req, env, proxies, correlationId);
+  } catch (err) {
+    return hostFault(state, door, req, path, err);
+  }
+  return res;
+}
+
+/** What every answer carries, whichever door gave it. */
+function answered(
+  res: Response,
+  req: Request,
+  env: unknown,
+  proxies: TrustedProxies | undefined,
+  correlationId: string,
+): void {
+  res.headers.set('X-Content-Type-Options', 'nosniff');
+  res.headers.set('USP-Correlation-Id', correlationId);
+  // Over https (served directly, or by a trusted proxy that says so), browsers are told to stay on
+  // https (RFC 6797; spec 10.2.1 transport security). Never on plain http, where it means nothing.
+  if (isHttps(req.url) || forwardedHttps(req, env, proxies)) {
+    res.headers.set('Strict-Transport-Security', 'max-age=31536000');
+  }
+}
+
+/** A request URL (absolute, its scheme lower-cased by the Request) is https. */
+const isHttps = (url: string): boolean => url.startsWith('https:');
+
+const httpsRequired = () =>
+  new ProtocolError('invalid_request', 'Use HTTPS: this business does not accept plaintext requests.', {
+    detailCode: 'https_required',
+  });
+
+const payloadTooLarge = (max: number) =>
+  new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`);
+
+/** A fault no door answered: a form that does not parse is the sender's (400), anything else a 500, in the door's format. */
+function hostFault(state: HostState, door: Door, req: Request, path: string, err: unknown): Response {
+  const log = state.opts.log;
+  if (err instanceof MalformedBody) {
+    const fields = { door: door.name, path, error: String(err.cause) };
+    (log?.warn ?? log?.error)?.call(log, 'malformed request body', fields);
+    const malformed = new ProtocolError('invalid_request', 'The form could not be read. Go back and send it again.', {
+      detailCode: 'malformed_body',
+    });
+    return door.refuse(req, 400, malformed);
+  }
+  log?.error('unexpected HTTP failure', { error: String(err), path });
+  return door.refuse(req, 500, new ProtocolError('server_error', 'The business could not process the request.'));
 }
 
 /** The host's routes: every door's shared concerns, built once per process. */
@@ -133,68 +239,38 @@ function hostRoutes(): Hono<HostEnv> {
   const app = new Hono<HostEnv>();
   shared = app;
   app.use('*', async (c, next) => {
-    const door = c.env.uspHost.pick(c.req.raw, c.req.path);
+    const door = c.env.uspDoor ?? c.env.uspHost.pick(c.req.raw, c.req.path);
     // The caller's id (or a fresh one) answers every response, whichever door gave it.
     const correlationId = correlationIdOf(c.req.header('usp-correlation-id'));
     c.set('door', door);
     c.set('correlationId', correlationId);
     await next();
-    c.res.headers.set('X-Content-Type-Options', 'nosniff');
-    c.res.headers.set('USP-Correlation-Id', correlationId);
-    // Over https (served directly, or by a trusted proxy that says so), browsers are told to stay on
-    // https (RFC 6797; spec 10.2.1 transport security). Never on plain http, where it means nothing.
-    if (new URL(c.req.url).protocol === 'https:' || forwardedHttps(c, c.env.uspHost.opts.proxies)) {
-      c.res.headers.set('Strict-Transport-Security', 'max-age=31536000');
-    }
+    answered(c.res, c.req.raw, c.env, c.env.uspHost.opts.proxies, correlationId);
   });
   // Plaintext only where nobody can listen in: behind --trust-proxy, a trusted proxy must say it was
   // https (anyone else's X-Forwarded-Proto is not believed).
   app.use('*', async (c, next) => {
     const proxies = c.env.uspHost.opts.proxies;
-    if (proxies?.any && !forwardedHttps(c, proxies) && new URL(c.req.url).protocol !== 'https:') {
-      const https = new ProtocolError(
-        'invalid_request',
-        'Use HTTPS: this business does not accept plaintext requests.',
-        {
-          detailCode: 'https_required',
-        },
-      );
-      return c.get('door').refuse(c.req.raw, 400, https);
+    if (proxies?.any && !forwardedHttps(c.req.raw, c.env, proxies) && !isHttps(c.req.url)) {
+      return c.get('door').refuse(c.req.raw, 400, httpsRequired());
     }
     await next();
   });
   app.use('*', (c, next) => c.env.uspHost.browserChecks()(c, next));
   app.use('*', (c, next) => c.env.uspHost.limitOf(c.get('door'))(c, next));
   app.all('*', (c) => {
-    const { uspHost: _, ...env } = c.env as HostEnv['Bindings'] & Record<string, unknown>;
+    const { uspHost: _, uspDoor: __, ...env } = c.env as HostEnv['Bindings'] & Record<string, unknown>;
     return c.get('door').fetch(c.req.raw, { ...(env as object), correlationId: c.get('correlationId') });
   });
-  app.onError((err, c) => {
-    const host = c.env.uspHost;
-    const door = c.get('door') ?? host.fallback;
-    const log = host.opts.log;
-    // A form that does not parse is the sender's mistake: 400 in the door's format, and a line for the operator.
-    if (err instanceof MalformedBody) {
-      const fields = { door: door.name, path: c.req.path, error: String(err.cause) };
-      (log?.warn ?? log?.error)?.call(log, 'malformed request body', fields);
-      const malformed = new ProtocolError('invalid_request', 'The form could not be read. Go back and send it again.', {
-        detailCode: 'malformed_body',
-      });
-      return door.refuse(c.req.raw, 400, malformed);
-    }
-    log?.error('unexpected HTTP failure', { error: String(err), path: c.req.path });
-    return door.refuse(
-      c.req.raw,
-      500,
-      new ProtocolError('server_error', 'The business could not process the request.'),
-    );
-  });
+  app.onError((err, c) =>
+    hostFault(c.env.uspHost, c.get('door') ?? c.env.uspHost.fallback, c.req.raw, c.req.path, err),
+  );
   return app;
 }
 
 /** A trusted proxy forwarded the request and says it came over https. */
-function forwardedHttps(c: Context<HostEnv>, proxies: TrustedProxies | undefined): boolean {
-  return proxies ? viaTrustedProxy(c.env, proxies) && c.req.header('x-forwarded-proto') === 'https' : false;
+function forwardedHttps(req: Request, env: unknown, proxies: TrustedProxies | undefined): boolean {
+  return proxies ? viaTrustedProxy(env, proxies) && req.headers.get('x-forwarded-proto') === 'https' : false;
 }
 
 /**
@@ -250,8 +326,7 @@ function browserChecks(opts: HostOptions): MiddlewareHandler<HostEnv> {
 
 /** A door's body limit: `max` bytes, 413 in the door's format above it. */
 function bodyLimitOf(d: Door, max: number): MiddlewareHandler {
-  const tooLarge = (c: Context) =>
-    d.refuse(c.req.raw, 413, new ProtocolError('payload_too_large', `Request bodies are limited to ${max} bytes.`));
+  const tooLarge = (c: Context) => d.refuse(c.req.raw, 413, payloadTooLarge(max));
   const counted = bodyLimit({ maxSize: max, onError: tooLarge });
   return async (c, next) => {
     // Hono's bodyLimit asks for `req.body` first, which makes @hono/node-server build a whole

@@ -383,6 +383,11 @@ export interface Store {
    * any transaction: every call compares it with the version its process compiled.
    */
   definitionVersion(): Promise<number>;
+  /**
+   * The same read, answered at once, by a store that reads without waiting (SQLite's prepared
+   * statement): a call whose version did not move then costs no promise. Absent on PostgreSQL.
+   */
+  definitionVersionNow?(): number;
   /** When each kind of background work is next due (shared/due.ts): one statement of indexed MIN() reads, outside any transaction. */
   nextDue(): Promise<DueTimes>;
   close(): Promise<void>;

@@ -54,8 +54,42 @@ const WAITLIST = 'dev.usp-protocol.services.waitlist';
  * answers share their objects between calls).
  */
 export function prunedData(data: Record<string, unknown>, shared: ReadonlySet<string>): Record<string, unknown> {
-  if (sharesCapability(shared, WAITLIST) || !JSON.stringify(data).includes('waitlist')) return data;
+  if (sharesCapability(shared, WAITLIST) || !namesWaitlist(data)) return data;
   return withoutWaitlist(data) as Record<string, unknown>;
+}
+
+/**
+ * Whether a frozen value's text names the waitlist, by value. The core freezes what it shares between
+ * answers all the way down (a service with its hint, presented slots: src/web/json.ts), so such a
+ * value's text, and the answer to this, cannot change.
+ */
+const waitlistNamed = new WeakMap<object, boolean>();
+
+/**
+ * `JSON.stringify(data).includes('waitlist')`, with frozen members (or lists of frozen items) looked
+ * at once per value. The word cannot span two members' texts (quotes, colons and commas lie between).
+ */
+function namesWaitlist(data: Record<string, unknown>): boolean {
+  for (const key of Object.keys(data)) {
+    const v = data[key];
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    if (key.includes('waitlist')) return true;
+    if (v === null || typeof v !== 'object') {
+      if (JSON.stringify(v).includes('waitlist')) return true;
+      continue;
+    }
+    const items = Array.isArray(v) ? v : [v];
+    if (!items.every((x) => x !== null && typeof x === 'object' && Object.isFrozen(x)))
+      return JSON.stringify(data).includes('waitlist');
+    if (items.some((x: object) => frozenNamesWaitlist(x))) return true;
+  }
+  return false;
+}
+
+function frozenNamesWaitlist(v: object): boolean {
+  let named = waitlistNamed.get(v);
+  if (named === undefined) waitlistNamed.set(v, (named = JSON.stringify(v).includes('waitlist')));
+  return named;
 }
 
 function withoutWaitlist(v: unknown, key = ''): unknown {

@@ -290,6 +290,10 @@ class SqliteStore implements Store {
   private definitionVersionStmt?: Database.Statement;
 
   async definitionVersion(): Promise<number> {
+    return this.definitionVersionNow();
+  }
+
+  definitionVersionNow(): number {
     // One prepared statement on the read connection (the last commit), outside every queue: microseconds.
     try {
       this.definitionVersionStmt ??= (this.reader ?? this.db).prepare(
