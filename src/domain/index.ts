@@ -179,4 +179,5 @@ export type { Person } from './personal-data.js';
 export { negotiateLocale } from './locale.js';
 export { idFrom, uniqueIdFrom } from './id-from-name.js';
 export { deepFreeze } from './freeze.js';
+export { memoByString, memoPerObject } from './memo.js';
 export { shareEqualHours } from './shared-hours.js';

@@ -1,9 +1,9 @@
 /** The language a person asked for, as an HTTP header states it (RFC 9110 section 12.5.4). */
 
-/** Languages found by Accept-Language value (null: none Intl can format): asked on every call, most often with one value. */
-const found = new Map<string, string | null>();
-/** Distinct values remembered (the oldest is forgotten first). */
-const MAX_FOUND = 256;
+import { memoByString } from './memo.js';
+
+/** The language found for an Accept-Language value (null: none Intl can format), 256 values kept: asked on every call. */
+const found = memoByString(256, firstFormattable);
 
 /** The first language of Accept-Language that Intl can format (by weight, then order), else the fallback. */
 export function negotiateLocale<F extends string | null | undefined>(
@@ -11,14 +11,7 @@ export function negotiateLocale<F extends string | null | undefined>(
   fallback: F,
 ): string | F {
   if (!acceptLanguage) return fallback;
-  const header = acceptLanguage.slice(0, 500);
-  let language = found.get(header);
-  if (language === undefined) {
-    language = firstFormattable(header);
-    if (found.size >= MAX_FOUND) found.delete(found.keys().next().value!);
-    found.set(header, language);
-  }
-  return language ?? fallback;
+  return found(acceptLanguage.slice(0, 500)) ?? fallback;
 }
 
 function firstFormattable(header: string): string | null {

@@ -89,6 +89,8 @@ export {
   negotiateLocale,
   moneyFacts,
   bookingDeadline,
+  memoByString,
+  memoPerObject,
 } from '../domain/index.js';
 export type { MoneyFacts, BookingFactsInput } from '../domain/index.js';
 /** The start a slot id carries: a hold names its slot only by id, and the doors say when it starts. */

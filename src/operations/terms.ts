@@ -9,6 +9,7 @@ import {
   bookingPrice,
   deepFreeze,
   lateCancellationFee,
+  memoPerObject,
   noShowFee,
   parseDuration,
   type PaymentWindowSettings,
@@ -83,19 +84,14 @@ export function paymentWindowOf(biz: Business): PaymentWindowSettings {
  * (a service card, an availability page, a booking), and a snapshot never changes (a new definition
  * is a new snapshot, which starts its own). Frozen, as they are shared.
  */
-const termsOf = new WeakMap<Business, Map<string, Readonly<ServiceTerms>>>();
+const termsOf = memoPerObject((biz: Business, serviceId: string): Readonly<ServiceTerms> | null => {
+  const s = biz.services.get(serviceId);
+  return s ? deepFreeze(termsOfService(biz, s)) : null;
+});
 
 /** The terms of one service of the business; null for an unknown id. */
 export function serviceTerms(biz: Business, serviceId: string): Readonly<ServiceTerms> | null {
-  let known = termsOf.get(biz);
-  const kept = known?.get(serviceId);
-  if (kept) return kept;
-  const s = biz.services.get(serviceId);
-  if (!s) return null;
-  const terms = deepFreeze(termsOfService(biz, s));
-  if (!known) termsOf.set(biz, (known = new Map()));
-  known.set(serviceId, terms);
-  return terms;
+  return termsOf(biz, serviceId);
 }
 
 function termsOfService(biz: Business, s: ServiceDef): ServiceTerms {

@@ -2,6 +2,7 @@
  * Where this server will fetch from or post to (platform profiles spec 8.2.3, webhook and feed
  * callback URLs): absolute https URLs; plain http only to loopback, in development.
  */
+import { memoByString } from '../domain/index.js';
 import { isLoopbackAddress } from './ssrf.js';
 
 /** This machine's loopback interface by the names a URL's hostname usually spells it with. */
@@ -39,22 +40,18 @@ export function outboundUrlProblem(
   return 'not_https';
 }
 
-/** Profile URLs already checked, by whether loopback http is allowed: a platform sends the same one on every call. */
-const checked = [new Map<string, string | null>(), new Map<string, string | null>()];
-/** Past this many URLs a memo starts over (the check is pure: forgetting costs one parse). */
-const CHECKED_MAX = 1_000;
+/** The words for a profile URL's problem, or null, 1,000 URLs kept per loopback rule: a platform sends the same one on every call. */
+const checked = [false, true].map((loopback) =>
+  memoByString(1_000, (raw) => {
+    const p = outboundUrlProblem(raw, loopback);
+    return p === null ? null : p === 'not_absolute' ? 'is not an absolute URL' : 'must use https';
+  }),
+);
 
 /**
  * What is wrong with `raw` as a platform profile URL, in words, or null. Every public call checks
  * its caller's profile URL; each URL is parsed once (issue 40 item 3) and its answer kept.
  */
 export function checkProfileUrl(raw: string, allowLoopbackHttp: boolean): string | null {
-  const memo = checked[allowLoopbackHttp ? 1 : 0];
-  const known = memo.get(raw);
-  if (known !== undefined) return known;
-  const p = outboundUrlProblem(raw, allowLoopbackHttp);
-  const answer = p === null ? null : p === 'not_absolute' ? 'is not an absolute URL' : 'must use https';
-  if (memo.size >= CHECKED_MAX) memo.clear();
-  memo.set(raw, answer);
-  return answer;
+  return checked[allowLoopbackHttp ? 1 : 0](raw);
 }

@@ -7,7 +7,7 @@
  * wakes the business then (hosted-waker.ts).
  */
 import type { Clock } from '../operations/index.js';
-import type { Store } from '../store/index.js';
+import type { DueTimes, Store } from '../store/index.js';
 import type { WebhookDispatcher } from '../webhooks/index.js';
 import type { MailWorker } from '../mail/index.js';
 import type { PaymentWorker } from '../payments/index.js';
@@ -30,18 +30,25 @@ export interface DueParts {
   sweeps: boolean;
 }
 
+/** Each running worker's queue: when its work is next due (null: none queued), and how to wake it. */
+type WorkerDue = { kind: string; at: number | null; nudge: () => void };
+
+function workersDue(p: DueParts, d: DueTimes): WorkerDue[] {
+  const { dispatcher, mailWorker, paymentWorker, calendars } = p;
+  return [
+    dispatcher.isRunning && { kind: 'webhooks', at: earliest(d.events, d.deliveries), nudge: () => dispatcher.nudge() },
+    mailWorker?.isRunning && { kind: 'mail', at: d.mail, nudge: () => mailWorker.nudge() },
+    paymentWorker?.isRunning && { kind: 'payments', at: d.payments, nudge: () => paymentWorker.nudge() },
+    calendars?.pusher.isRunning && { kind: 'calendar pushes', at: d.pushes, nudge: () => calendars.pusher.nudge() },
+  ].filter((w): w is WorkerDue => Boolean(w));
+}
+
 /** The earliest instant (epoch ms, on the server's clock) at which something here is due. */
 export async function nextDueAt(p: DueParts): Promise<number> {
-  const now = p.clock.now();
   const d = await p.store.nextDue();
-  const webhooks = p.dispatcher.isRunning;
   const times = [
-    now + RETENTION_SWEEP_MS,
-    p.mailWorker?.isRunning ? d.mail : null,
-    webhooks ? d.events : null,
-    webhooks ? d.deliveries : null,
-    p.paymentWorker?.isRunning ? d.payments : null,
-    p.calendars?.pusher.isRunning ? d.pushes : null,
+    p.clock.now() + RETENTION_SWEEP_MS,
+    ...workersDue(p, d).map((w) => w.at),
     p.sweeps ? d.expiries : null,
     p.calendars?.nextPollAt(),
   ];
@@ -64,19 +71,14 @@ export async function runDue(p: DueParts, sweep: HubSweep): Promise<{ ran: strin
   const d = await p.store.nextDue();
   const ran: string[] = [];
   const later: number[] = [now + RETENTION_SWEEP_MS];
-  const take = (kind: string, at: number | null, start: () => void) => {
-    if (at === null) return;
-    if (at > now) later.push(at);
+  for (const w of workersDue(p, d)) {
+    if (w.at === null) continue;
+    if (w.at > now) later.push(w.at);
     else {
-      start();
-      ran.push(kind);
+      w.nudge();
+      ran.push(w.kind);
     }
-  };
-  const { dispatcher, mailWorker, paymentWorker, calendars } = p;
-  if (dispatcher.isRunning) take('webhooks', earliest(d.events, d.deliveries), () => dispatcher.nudge());
-  if (mailWorker?.isRunning) take('mail', d.mail, () => mailWorker.nudge());
-  if (paymentWorker?.isRunning) take('payments', d.payments, () => paymentWorker.nudge());
-  if (calendars?.pusher.isRunning) take('calendar pushes', d.pushes, () => calendars.pusher.nudge());
+  }
   if (p.sweeps) {
     const swept = sweep.lastMs + HUB_SWEEP_MS;
     if ((d.expiries !== null && d.expiries <= now) || swept <= now) {

@@ -172,8 +172,7 @@ async function direct(
   try {
     const max = door.maxBodyBytes ?? state.opts.maxBodyBytes;
     const length = req.method === 'GET' || req.method === 'HEAD' ? null : req.headers.get('content-length');
-    if (proxies?.any && !forwardedHttps(req, env, proxies) && !isHttps(req.url))
-      res = door.refuse(req, 400, httpsRequired());
+    if (plaintextRefused(req, env, proxies)) res = door.refuse(req, 400, httpsRequired());
     else if (length !== null && parseInt(length || '0', 10) > max) res = door.refuse(req, 413, payloadTooLarge(max));
     else {
       const { uspHost: _, uspDoor: __, ...doorEnv } = env;
@@ -250,8 +249,7 @@ function hostRoutes(): Hono<HostEnv> {
   // Plaintext only where nobody can listen in: behind --trust-proxy, a trusted proxy must say it was
   // https (anyone else's X-Forwarded-Proto is not believed).
   app.use('*', async (c, next) => {
-    const proxies = c.env.uspHost.opts.proxies;
-    if (proxies?.any && !forwardedHttps(c.req.raw, c.env, proxies) && !isHttps(c.req.url)) {
+    if (plaintextRefused(c.req.raw, c.env, c.env.uspHost.opts.proxies)) {
       return c.get('door').refuse(c.req.raw, 400, httpsRequired());
     }
     await next();
@@ -266,6 +264,11 @@ function hostRoutes(): Hono<HostEnv> {
     hostFault(c.env.uspHost, c.get('door') ?? c.env.uspHost.fallback, c.req.raw, c.req.path, err),
   );
   return app;
+}
+
+/** Behind trusted proxies, a request that is neither https nor forwarded as https by one of them. */
+function plaintextRefused(req: Request, env: unknown, proxies: TrustedProxies | undefined): boolean {
+  return Boolean(proxies?.any) && !forwardedHttps(req, env, proxies) && !isHttps(req.url);
 }
 
 /** A trusted proxy forwarded the request and says it came over https. */

@@ -47,8 +47,6 @@ const MIN_DELAY_MS = 10;
 interface Entry {
   id: string;
   member: HubMember;
-  /** When it is asked next (performance.now() ms); NaN while being asked. */
-  at: number;
   /** Bumped on every reschedule and detach: heap items of an older generation are stale. */
   gen: number;
 }
@@ -74,7 +72,7 @@ export class WorkHub {
 
   /** Ask this business soon, and from then on when it is due. Attaching an id again replaces the member. */
   attach(id: string, member: HubMember): void {
-    const e: Entry = { id, member, at: 0, gen: 0 };
+    const e: Entry = { id, member, gen: 0 };
     this.entries.set(id, e);
     this.schedule(e, 0);
   }
@@ -111,8 +109,7 @@ export class WorkHub {
 
   private schedule(e: Entry, delayMs: number): void {
     e.gen++;
-    e.at = performance.now() + Math.max(0, delayMs);
-    this.heap.push({ at: e.at, id: e.id, gen: e.gen });
+    this.heap.push({ at: performance.now() + Math.max(0, delayMs), id: e.id, gen: e.gen });
     this.arm();
   }
 
@@ -152,7 +149,6 @@ export class WorkHub {
   }
 
   private async run(e: Entry): Promise<void> {
-    e.at = Number.NaN;
     const gen = ++e.gen;
     this.asks++;
     let delay = this.busyMs;

@@ -3,22 +3,15 @@
  * MCP when a listener presents no profile in its metadata.
  */
 import { parseDictionary } from 'structured-headers';
-import { ProtocolError } from '../operations/index.js';
+import { ProtocolError, memoByString } from '../operations/index.js';
 
-/** Parsed USP-Agent values by header string: a platform sends the same one on every call. */
-const agents = new Map<string, string | null>();
-/** Distinct USP-Agent strings remembered (the oldest is forgotten first); a refused one is never kept. */
-const MAX_AGENTS = 256;
+/** Parsed USP-Agent values by header string, 256 kept (a refused one never is): a platform sends the same one on every call. */
+const agents = memoByString(256, parseAgentOnce);
 
 /** USP-Agent is an RFC 8941 dictionary: `profile="https://..."`. */
 export function parseAgent(header: string | undefined): string | null {
   if (header === undefined) return null;
-  const known = agents.get(header);
-  if (known !== undefined) return known;
-  const profile = parseAgentOnce(header);
-  if (agents.size >= MAX_AGENTS) agents.delete(agents.keys().next().value!);
-  agents.set(header, profile);
-  return profile;
+  return agents(header);
 }
 
 function parseAgentOnce(header: string): string | null {

@@ -8,7 +8,7 @@ import { bookingText, bookingsText, entryText, type BookingTextContext } from '.
 import { paymentWindowWords, serviceWords } from './terms-text.js';
 import { serviceCard } from './service-card.js';
 import { contactWords, laterAccess, nextStep } from './next-steps.js';
-import { decodeSlotId, serviceTerms } from '../../operations/index.js';
+import { decodeSlotId, memoPerObject, serviceTerms, type Business } from '../../operations/index.js';
 
 /** The zone and currency texts are written in; with the business and its clock, terms and places are said too. */
 export type SummaryContext = BookingTextContext & {
@@ -183,28 +183,27 @@ function heldPayment(h: Record<string, any>, ctx: SummaryContext): string {
 function serviceText(s: Record<string, any>, ctx: SummaryContext, business: boolean): string {
   const biz = ctx.business;
   const id = String(s.id);
-  const terms = biz ? serviceTerms(biz, id) : null;
-  if (!biz || !terms)
-    return `${s.name} [${s.id}]: ${s.pricing?.model === 'free' ? 'free' : money(s.pricing?.amount, s.pricing?.currency)}.`;
   // From the snapshot's terms alone: written once per snapshot, service and form.
-  const key = `${business ? 'card' : 'line'} ${id}`;
-  let texts = serviceTexts.get(biz);
-  const kept = texts?.get(key);
-  if (kept !== undefined) return kept;
-  // One service asked by id gets its full card; a list keeps one line each.
-  const text = business
-    ? `${serviceWords(id, terms, { business })} ${serviceCard(biz, id, terms)}`
-    : serviceWords(id, terms, { business });
-  if (!texts) serviceTexts.set(biz, (texts = new Map()));
-  texts.set(key, text);
-  return text;
+  const text = biz && (business ? serviceCardText(biz, id) : serviceLineText(biz, id));
+  return (
+    text ||
+    `${s.name} [${s.id}]: ${s.pricing?.model === 'free' ? 'free' : money(s.pricing?.amount, s.pricing?.currency)}.`
+  );
 }
 
 /**
- * A service's words and card, by snapshot: every usp_services_get and usp_services_list call wrote
- * them again from the same terms. A new definition is a new snapshot and starts its own.
+ * A service's words and card, by snapshot (null: no terms): every usp_services_get and
+ * usp_services_list call wrote them again from the same terms. A new definition is a new snapshot.
+ * One service asked by id gets its full card; a list keeps one line each.
  */
-const serviceTexts = new WeakMap<object, Map<string, string>>();
+const serviceCardText = memoPerObject((biz: Business, id: string): string | null => {
+  const terms = serviceTerms(biz, id);
+  return terms && `${serviceWords(id, terms, { business: true })} ${serviceCard(biz, id, terms)}`;
+});
+const serviceLineText = memoPerObject((biz: Business, id: string): string | null => {
+  const terms = serviceTerms(biz, id);
+  return terms && serviceWords(id, terms, { business: false });
+});
 
 function servicesText(services: Array<Record<string, any>>, ctx: SummaryContext): string {
   if (services.length === 0) return 'No matching services.';
