@@ -126,6 +126,12 @@ const handlers = {
       arrayBuffers: m.arrayBuffers,
     };
   },
+  /** A heap snapshot written to `file` (for analysis: what a session or a business holds). */
+  'heap-snapshot': async (msg) => {
+    globalThis.gc?.();
+    const { writeHeapSnapshot } = await import('node:v8');
+    return { file: writeHeapSnapshot(msg.file) };
+  },
   audit: async () => auditBookings(),
   seed: async (msg) => seedBookings(msg),
   stop: async () => {
