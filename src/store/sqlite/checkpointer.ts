@@ -12,6 +12,17 @@
  * checkpoints only the files written since their last complete checkpoint: a commit raises the
  * file's flag in memory shared with the worker (no message per commit), and an idle file costs it
  * nothing. It starts with the first file and ends with the last, as a single store's worker did.
+ *
+ * The worker alone never let the log start over while writes did not pause. SQLite writes from the
+ * log's beginning again only when a write transaction begins with every frame already copied back;
+ * under load the writer commits every turn of the event loop and begins the next transaction at once,
+ * so a checkpoint begun before the last commit is never complete then, and the log grew by all that
+ * was written (14 MB/s at 200 bookings/s), without end. So once a checkpoint finds the log past
+ * `restartFrames`, the worker asks the writer to wait after its next COMMIT (`wrote()` answers a
+ * promise) while it copies the few frames committed since, off the event loop; the writer's next
+ * transaction then begins with everything copied, and writes from the log's beginning. Reads and
+ * everything else go on meanwhile; the writes wait for that copy (a few milliseconds) once per
+ * `restartFrames` written, at most `FINISH_WAIT_MS`.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -21,37 +32,47 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const flags = new Int32Array(workerData.flags);
+// Per file: 1 once a checkpoint found the log past restartFrames (the writer then waits for a finish).
+const wants = new Int32Array(workerData.wants);
 const files = new Map();
+const checkpoint = (slot, { db, restartFrames }, ask) => {
+  try {
+    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (ask && r.log >= restartFrames) Atomics.store(wants, slot, 1);
+    // A reader on an older snapshot kept some frames: try again at the next tick.
+    if (r.busy !== 0 || r.checkpointed < r.log) Atomics.store(flags, slot, 1);
+  } catch {
+    // The file is busy, moved or gone: the writer reports faults; try again at the next tick.
+    Atomics.store(flags, slot, 1);
+  }
+};
 parentPort.on('message', (m) => {
   if (m.add !== undefined) {
     // fileMustExist: a file deleted before the worker reached it must not be created empty in its
     // place (the writer would then see a different file). The writer takes its own checkpoints back.
     try {
-      files.set(m.add, new Database(m.path, { fileMustExist: true }));
+      files.set(m.add, { db: new Database(m.path, { fileMustExist: true }), restartFrames: m.restartFrames });
     } catch {
       parentPort.postMessage({ failed: m.add });
     }
+  } else if (m.finish !== undefined) {
+    // The writer has no transaction open and waits: what it committed since the last tick is copied.
+    const file = files.get(m.finish);
+    if (file) checkpoint(m.finish, file, false);
+    parentPort.postMessage({ finished: m.finish });
   } else if (m.remove !== undefined) {
-    files.get(m.remove)?.close();
+    files.get(m.remove)?.db.close();
     files.delete(m.remove);
     parentPort.postMessage({ removed: m.remove });
   } else if (m === 'stop') {
     clearInterval(timer);
-    for (const db of files.values()) db.close();
+    for (const file of files.values()) file.db.close();
     parentPort.close();
   }
 });
 const timer = setInterval(() => {
-  for (const [slot, db] of files) {
-    if (Atomics.exchange(flags, slot, 0) === 0) continue;
-    try {
-      const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-      // A reader on an older snapshot kept some frames: try again at the next tick.
-      if (r.busy !== 0 || r.checkpointed < r.log) Atomics.store(flags, slot, 1);
-    } catch {
-      // The file is busy, moved or gone: the writer reports faults; try again at the next tick.
-      Atomics.store(flags, slot, 1);
-    }
+  for (const [slot, file] of files) {
+    if (Atomics.exchange(flags, slot, 0) !== 0) checkpoint(slot, file, true);
   }
 }, workerData.intervalMs);
 `;
@@ -62,10 +83,22 @@ const CHECKPOINT_INTERVAL_MS = 100;
 const AUTO_CHECKPOINT_PAGES = 1000;
 /** Files the worker serves at once; a file beyond them keeps SQLite's own checkpoints. */
 const MAX_FILES = 16_384;
+/**
+ * Log length (frames, a page each: 16 MB at 4 KB pages) from which the writer waits, after a
+ * commit, for the worker to copy the rest so that the log starts over: about its longest, once the
+ * worker keeps up (it grows by one tick's writes past it).
+ */
+export const RESTART_FRAMES = 4096;
+/** The longest the writer waits for the worker's finishing copy before it writes on (the log then goes on growing). */
+const FINISH_WAIT_MS = 100;
 
 export interface Checkpointer {
-  /** A commit wrote to the log: the worker checkpoints the file at its next tick. */
-  wrote(): void;
+  /**
+   * A commit wrote to the log: the worker checkpoints the file at its next tick. With the log past
+   * `restartFrames`, a promise: the writer begins no transaction before it settles (the worker's
+   * copy of what is left, so that the next write starts the log over).
+   */
+  wrote(): Promise<void> | undefined;
   stop(): Promise<void>;
 }
 
@@ -73,6 +106,10 @@ export interface Checkpointer {
 interface SharedWorker {
   worker: Worker;
   flags: Int32Array;
+  /** Per file: the worker found its log long and asks the writer to wait for a finishing copy. */
+  wants: Int32Array;
+  /** The writers waiting for the worker's finishing copy, by slot. */
+  finishes: Map<number, () => void>;
   /** The writer connection of each file served, to give its own checkpoints back if the worker cannot. */
   writers: Map<number, Db>;
   removals: Map<number, () => void>;
@@ -95,11 +132,17 @@ function fallBack(db: Db): void {
 function startWorker(intervalMs: number): SharedWorker {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const flags = new Int32Array(new SharedArrayBuffer(MAX_FILES * 4));
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, flags: flags.buffer, intervalMs } });
+  const wants = new Int32Array(new SharedArrayBuffer(MAX_FILES * 4));
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { driver, flags: flags.buffer, wants: wants.buffer, intervalMs },
+  });
   worker.unref();
   const w: SharedWorker = {
     worker,
     flags,
+    wants,
+    finishes: new Map(),
     writers: new Map(),
     removals: new Map(),
     exited: new Promise<void>((resolve) => worker.once('exit', () => resolve())),
@@ -110,10 +153,12 @@ function startWorker(intervalMs: number): SharedWorker {
     if (w.stopping) return;
     for (const db of w.writers.values()) fallBack(db);
     for (const done of w.removals.values()) done();
+    for (const done of w.finishes.values()) done();
   };
   worker.on('error', lost);
   worker.on('exit', lost);
-  worker.on('message', (m: { failed?: number; removed?: number }) => {
+  worker.on('message', (m: { failed?: number; removed?: number; finished?: number }) => {
+    if (m.finished !== undefined) w.finishes.get(m.finished)?.();
     if (m.failed !== undefined) {
       const db = w.writers.get(m.failed);
       if (db) fallBack(db);
@@ -123,18 +168,28 @@ function startWorker(intervalMs: number): SharedWorker {
   return w;
 }
 
-export function startCheckpointer(db: Db, path: string, intervalMs = CHECKPOINT_INTERVAL_MS): Checkpointer | undefined {
+/** Serve `path` (its writer `db`) from the process's worker; the first file sets the worker's interval. */
+export function startCheckpointer(
+  db: Db,
+  path: string,
+  { intervalMs = CHECKPOINT_INTERVAL_MS, restartFrames = RESTART_FRAMES } = {},
+): Checkpointer | undefined {
   const slot = freeSlots.pop() ?? (nextSlot < MAX_FILES ? nextSlot++ : undefined);
   if (slot === undefined) return undefined;
   if (!shared) shared = startWorker(intervalMs);
   const w = shared;
   w.writers.set(slot, db);
   Atomics.store(w.flags, slot, 1);
-  w.worker.postMessage({ add: slot, path });
+  Atomics.store(w.wants, slot, 0);
+  w.worker.postMessage({ add: slot, path, restartFrames });
   db.pragma('wal_autocheckpoint = 0');
   let stopped: Promise<void> | undefined;
   return {
-    wrote: () => Atomics.store(w.flags, slot, 1),
+    wrote() {
+      Atomics.store(w.flags, slot, 1);
+      if (Atomics.exchange(w.wants, slot, 0) === 0 || shared !== w || w.finishes.has(slot)) return undefined;
+      return finish(w, slot);
+    },
     stop() {
       stopped ??= removeFile(w, slot);
       return stopped;
@@ -142,8 +197,23 @@ export function startCheckpointer(db: Db, path: string, intervalMs = CHECKPOINT_
   };
 }
 
+/** Ask the worker for its finishing copy of the file; settles when it is done, or after FINISH_WAIT_MS. */
+function finish(w: SharedWorker, slot: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      w.finishes.delete(slot);
+      resolve();
+    };
+    const timer = setTimeout(done, FINISH_WAIT_MS);
+    w.finishes.set(slot, done);
+    w.worker.postMessage({ finish: slot });
+  });
+}
+
 /** The worker lets the file go (its connection closed before the writer's); the last file ends the worker. */
 async function removeFile(w: SharedWorker, slot: number): Promise<void> {
+  w.finishes.get(slot)?.();
   if (w.writers.delete(slot) && shared === w) {
     // Unref'd so that it never keeps a process alive by itself; waiting for an answer must.
     w.worker.ref();

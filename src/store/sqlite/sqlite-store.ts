@@ -31,6 +31,11 @@ export interface SqliteStoreOptions {
    * tests and benchmarks that count statements; without it the driver reports nothing.
    */
   onStatement?: (sql: string) => void;
+  /**
+   * Log length, in frames, from which the writer waits after a commit for the checkpoint that lets
+   * the log start over (checkpointer.ts; default `RESTART_FRAMES`, 16 MB at 4 KB pages). For tests.
+   */
+  walRestartFrames?: number;
 }
 
 /**
@@ -118,7 +123,8 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       throw sqliteFault(err) ?? err;
     }
   }
-  return new SqliteStore(db, file, reader, file ? startCheckpointer(db, file.path) : undefined);
+  const checkpointer = file ? startCheckpointer(db, file.path, { restartFrames: opts.walRestartFrames }) : undefined;
+  return new SqliteStore(db, file, reader, checkpointer);
 }
 
 /** The file the connection opened: SQLite keeps writing to it even after it is deleted or replaced. */
@@ -234,25 +240,29 @@ class SqliteStore implements Store {
     this.checkFile();
     this.begin.run();
     this.batch = [];
-    // Behind whatever is queued now: bodies that arrived in this turn join the batch first.
+    // Behind whatever is queued now: bodies that arrived in this turn join the batch first. The next
+    // body waits while the checkpointer finishes a copy that lets the log start over (checkpointer.ts).
     setImmediate(() => void this.serialize(async () => this.flush()).catch(() => undefined));
   }
 
-  /** Commit the open batch and settle its callers; on failure none of them was committed. */
-  private flush(): void {
+  /**
+   * Commit the open batch and settle its callers; on failure none of them was committed. Answers the
+   * checkpointer's wait, when it asks the writer to begin nothing before its copy is done.
+   */
+  private flush(): Promise<void> | undefined {
     const batch = this.batch;
-    if (!batch) return;
+    if (!batch) return undefined;
     this.batch = undefined;
     try {
       this.commit.run();
-      this.checkpointer?.wrote();
     } catch (err) {
       this.abort();
       const fault = sqliteFault(err) ?? err;
       for (const w of batch) w.reject(fault);
-      return;
+      return undefined;
     }
     for (const w of batch) w.resolve();
+    return this.checkpointer?.wrote();
   }
 
   /**
@@ -319,8 +329,8 @@ class SqliteStore implements Store {
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.reader) return this.readOnReader(fn);
     return this.serialize(async () => {
-      // A read sees committed data only: commit the open batch first.
-      this.flush();
+      // A read sees committed data only: commit the open batch first (a memory database: no checkpoints).
+      void this.flush();
       try {
         this.checkFile();
         this.beginRead.run();
@@ -413,7 +423,7 @@ class SqliteStore implements Store {
     this.closed = true;
     await this.queue.catch(() => undefined);
     await this.readQueue.catch(() => undefined);
-    this.flush();
+    void this.flush();
     await this.checkpointer?.stop();
     this.reader?.close();
     this.db.close();
