@@ -35,10 +35,12 @@ const flags = new Int32Array(workerData.flags);
 // Per file: 1 once a checkpoint found the log past restartFrames (the writer then waits for a finish).
 const wants = new Int32Array(workerData.wants);
 const files = new Map();
-const checkpoint = (slot, { db, restartFrames }, ask) => {
+const checkpoint = (slot, file, ask) => {
   try {
-    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (ask && r.log >= restartFrames) Atomics.store(wants, slot, 1);
+    const [r] = file.db.pragma('wal_checkpoint(PASSIVE)');
+    // Not again for a log that has not moved since the finishing copy: the writer has not written yet.
+    if (ask && r.log >= file.restartFrames && r.log !== file.finished) Atomics.store(wants, slot, 1);
+    if (!ask) file.finished = r.log;
     // A reader on an older snapshot kept some frames: try again at the next tick.
     if (r.busy !== 0 || r.checkpointed < r.log) Atomics.store(flags, slot, 1);
   } catch {
