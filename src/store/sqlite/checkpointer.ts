@@ -18,11 +18,13 @@
  * under load the writer commits every turn of the event loop and begins the next transaction at once,
  * so a checkpoint begun before the last commit is never complete then, and the log grew by all that
  * was written (14 MB/s at 200 bookings/s), without end. So once a checkpoint finds the log past
- * `restartFrames`, the worker asks the writer to wait after its next COMMIT (`wrote()` answers a
- * promise) while it copies the few frames committed since, off the event loop; the writer's next
- * transaction then begins with everything copied, and writes from the log's beginning. Reads and
- * everything else go on meanwhile; the writes wait for that copy (a few milliseconds) once per
- * `restartFrames` written, at most `FINISH_WAIT_MS`.
+ * `restartFrames`, the worker asks for a finishing copy: after its next COMMIT the writer tells the
+ * worker to copy the few frames committed since, and its next BEGIN waits for that copy (on memory
+ * shared with the worker, `Atomics.wait`, at most `FINISH_WAIT_MS`); that transaction then begins
+ * with everything copied, and writes from the log's beginning. The event loop stands still for
+ * the copy and its two fsyncs, a few milliseconds once per `restartFrames` written, instead of a
+ * turn: a wait on a message (an awaited promise) was answered only at the next turn of a loop busy
+ * with the requests of this one (tens of milliseconds under load).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -32,14 +34,15 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const flags = new Int32Array(workerData.flags);
-// Per file: 1 once a checkpoint found the log past restartFrames (the writer then waits for a finish).
-const wants = new Int32Array(workerData.wants);
+// Per file, the finishing copy: 0 none, 1 asked by the worker, 2 asked of the worker by the writer, 3 done.
+const finishes = new Int32Array(workerData.finishes);
 const files = new Map();
 const checkpoint = (slot, file, ask) => {
   try {
     const [r] = file.db.pragma('wal_checkpoint(PASSIVE)');
     // Not again for a log that has not moved since the finishing copy: the writer has not written yet.
-    if (ask && r.log >= file.restartFrames && r.log !== file.finished) Atomics.store(wants, slot, 1);
+    if (ask && r.log >= file.restartFrames && r.log !== file.finished)
+      if (Atomics.compareExchange(finishes, slot, 0, 1) !== 0) Atomics.compareExchange(finishes, slot, 3, 1);
     if (!ask) file.finished = r.log;
     // A reader on an older snapshot kept some frames: try again at the next tick.
     if (r.busy !== 0 || r.checkpointed < r.log) Atomics.store(flags, slot, 1);
@@ -58,10 +61,11 @@ parentPort.on('message', (m) => {
       parentPort.postMessage({ failed: m.add });
     }
   } else if (m.finish !== undefined) {
-    // The writer has no transaction open and waits: what it committed since the last tick is copied.
+    // The writer has no transaction open and its next BEGIN waits: copy what it committed since the last tick.
     const file = files.get(m.finish);
     if (file) checkpoint(m.finish, file, false);
-    parentPort.postMessage({ finished: m.finish });
+    Atomics.store(finishes, m.finish, 3);
+    Atomics.notify(finishes, m.finish);
   } else if (m.remove !== undefined) {
     files.get(m.remove)?.db.close();
     files.delete(m.remove);
@@ -86,21 +90,22 @@ const AUTO_CHECKPOINT_PAGES = 1000;
 /** Files the worker serves at once; a file beyond them keeps SQLite's own checkpoints. */
 const MAX_FILES = 16_384;
 /**
- * Log length (frames, a page each: 16 MB at 4 KB pages) from which the writer waits, after a
- * commit, for the worker to copy the rest so that the log starts over: about its longest, once the
- * worker keeps up (it grows by one tick's writes past it).
+ * Log length (frames, a page each: 16 MB at 4 KB pages) from which the worker asks for a finishing
+ * copy so that the log starts over: about its longest, once the worker keeps up (it grows by one
+ * tick's writes past it).
  */
 export const RESTART_FRAMES = 4096;
-/** The longest the writer waits for the worker's finishing copy before it writes on (the log then goes on growing). */
-const FINISH_WAIT_MS = 100;
+/** The longest a BEGIN waits for the worker's finishing copy before it writes on (the log then grows on). */
+const FINISH_WAIT_MS = 50;
 
 export interface Checkpointer {
   /**
-   * A commit wrote to the log: the worker checkpoints the file at its next tick. With the log past
-   * `restartFrames`, a promise: the writer begins no transaction before it settles (the worker's
-   * copy of what is left, so that the next write starts the log over).
+   * A commit wrote to the log: the worker checkpoints the file at its next tick; and, when the
+   * worker asked for it, it copies now what the writer committed since (see `beforeWrite`).
    */
-  wrote(): Promise<void> | undefined;
+  wrote(): void;
+  /** The writer is about to begin a transaction: first wait for a finishing copy asked of the worker. */
+  beforeWrite(): void;
   stop(): Promise<void>;
 }
 
@@ -108,10 +113,8 @@ export interface Checkpointer {
 interface SharedWorker {
   worker: Worker;
   flags: Int32Array;
-  /** Per file: the worker found its log long and asks the writer to wait for a finishing copy. */
-  wants: Int32Array;
-  /** The writers waiting for the worker's finishing copy, by slot. */
-  finishes: Map<number, () => void>;
+  /** Per file, the finishing copy (WORKER_SOURCE): 0 none, 1 asked by the worker, 2 asked of it, 3 done. */
+  finishes: Int32Array;
   /** The writer connection of each file served, to give its own checkpoints back if the worker cannot. */
   writers: Map<number, Db>;
   removals: Map<number, () => void>;
@@ -134,17 +137,16 @@ function fallBack(db: Db): void {
 function startWorker(intervalMs: number): SharedWorker {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const flags = new Int32Array(new SharedArrayBuffer(MAX_FILES * 4));
-  const wants = new Int32Array(new SharedArrayBuffer(MAX_FILES * 4));
+  const finishes = new Int32Array(new SharedArrayBuffer(MAX_FILES * 4));
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { driver, flags: flags.buffer, wants: wants.buffer, intervalMs },
+    workerData: { driver, flags: flags.buffer, finishes: finishes.buffer, intervalMs },
   });
   worker.unref();
   const w: SharedWorker = {
     worker,
     flags,
-    wants,
-    finishes: new Map(),
+    finishes,
     writers: new Map(),
     removals: new Map(),
     exited: new Promise<void>((resolve) => worker.once('exit', () => resolve())),
@@ -155,12 +157,10 @@ function startWorker(intervalMs: number): SharedWorker {
     if (w.stopping) return;
     for (const db of w.writers.values()) fallBack(db);
     for (const done of w.removals.values()) done();
-    for (const done of w.finishes.values()) done();
   };
   worker.on('error', lost);
   worker.on('exit', lost);
-  worker.on('message', (m: { failed?: number; removed?: number; finished?: number }) => {
-    if (m.finished !== undefined) w.finishes.get(m.finished)?.();
+  worker.on('message', (m: { failed?: number; removed?: number }) => {
     if (m.failed !== undefined) {
       const db = w.writers.get(m.failed);
       if (db) fallBack(db);
@@ -182,15 +182,24 @@ export function startCheckpointer(
   const w = shared;
   w.writers.set(slot, db);
   Atomics.store(w.flags, slot, 1);
-  Atomics.store(w.wants, slot, 0);
+  Atomics.store(w.finishes, slot, 0);
   w.worker.postMessage({ add: slot, path, restartFrames });
   db.pragma('wal_autocheckpoint = 0');
   let stopped: Promise<void> | undefined;
+  /** A finishing copy was asked of the worker since the last BEGIN. */
+  let finishing = false;
   return {
     wrote() {
       Atomics.store(w.flags, slot, 1);
-      if (Atomics.exchange(w.wants, slot, 0) === 0 || shared !== w || w.finishes.has(slot)) return undefined;
-      return finish(w, slot);
+      if (shared !== w || Atomics.compareExchange(w.finishes, slot, 1, 2) !== 1) return;
+      finishing = true;
+      w.worker.postMessage({ finish: slot });
+    },
+    beforeWrite() {
+      if (!finishing) return;
+      finishing = false;
+      // Once: a copy that takes longer (the worker busy, or gone) is not waited for again.
+      if (shared === w) Atomics.wait(w.finishes, slot, 2, FINISH_WAIT_MS);
     },
     stop() {
       stopped ??= removeFile(w, slot);
@@ -199,23 +208,8 @@ export function startCheckpointer(
   };
 }
 
-/** Ask the worker for its finishing copy of the file; settles when it is done, or after FINISH_WAIT_MS. */
-function finish(w: SharedWorker, slot: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      w.finishes.delete(slot);
-      resolve();
-    };
-    const timer = setTimeout(done, FINISH_WAIT_MS);
-    w.finishes.set(slot, done);
-    w.worker.postMessage({ finish: slot });
-  });
-}
-
 /** The worker lets the file go (its connection closed before the writer's); the last file ends the worker. */
 async function removeFile(w: SharedWorker, slot: number): Promise<void> {
-  w.finishes.get(slot)?.();
   if (w.writers.delete(slot) && shared === w) {
     // Unref'd so that it never keeps a process alive by itself; waiting for an answer must.
     w.worker.ref();

@@ -32,8 +32,8 @@ export interface SqliteStoreOptions {
    */
   onStatement?: (sql: string) => void;
   /**
-   * Log length, in frames, from which the writer waits after a commit for the checkpoint that lets
-   * the log start over (checkpointer.ts; default `RESTART_FRAMES`, 16 MB at 4 KB pages). For tests.
+   * Log length, in frames, from which the checkpointer has the writer wait for a copy that lets the
+   * log start over (checkpointer.ts; default `RESTART_FRAMES`, 16 MB at 4 KB pages). For tests.
    */
   walRestartFrames?: number;
 }
@@ -238,31 +238,29 @@ class SqliteStore implements Store {
   /** BEGIN IMMEDIATE (the write lock) and schedule the COMMIT for the end of this turn of the event loop. */
   private openBatch(): void {
     this.checkFile();
+    // A copy that lets the write-ahead log start over, when one was asked for (checkpointer.ts).
+    this.checkpointer?.beforeWrite();
     this.begin.run();
     this.batch = [];
-    // Behind whatever is queued now: bodies that arrived in this turn join the batch first. The next
-    // body waits while the checkpointer finishes a copy that lets the log start over (checkpointer.ts).
+    // Behind whatever is queued now: bodies that arrived in this turn join the batch first.
     setImmediate(() => void this.serialize(async () => this.flush()).catch(() => undefined));
   }
 
-  /**
-   * Commit the open batch and settle its callers; on failure none of them was committed. Answers the
-   * checkpointer's wait, when it asks the writer to begin nothing before its copy is done.
-   */
-  private flush(): Promise<void> | undefined {
+  /** Commit the open batch and settle its callers; on failure none of them was committed. */
+  private flush(): void {
     const batch = this.batch;
-    if (!batch) return undefined;
+    if (!batch) return;
     this.batch = undefined;
     try {
       this.commit.run();
+      this.checkpointer?.wrote();
     } catch (err) {
       this.abort();
       const fault = sqliteFault(err) ?? err;
       for (const w of batch) w.reject(fault);
-      return undefined;
+      return;
     }
     for (const w of batch) w.resolve();
-    return this.checkpointer?.wrote();
   }
 
   /**
@@ -329,8 +327,8 @@ class SqliteStore implements Store {
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.reader) return this.readOnReader(fn);
     return this.serialize(async () => {
-      // A read sees committed data only: commit the open batch first (a memory database: no checkpoints).
-      void this.flush();
+      // A read sees committed data only: commit the open batch first.
+      this.flush();
       try {
         this.checkFile();
         this.beginRead.run();
@@ -423,7 +421,7 @@ class SqliteStore implements Store {
     this.closed = true;
     await this.queue.catch(() => undefined);
     await this.readQueue.catch(() => undefined);
-    void this.flush();
+    this.flush();
     await this.checkpointer?.stop();
     this.reader?.close();
     this.db.close();
