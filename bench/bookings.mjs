@@ -77,7 +77,12 @@ function client(urls) {
     new Promise((resolve, reject) => {
       const url = targets[w % targets.length];
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const headers = { 'usp-agent': `profile="${profile}"`, 'idempotency-key': randomUUID() };
+      // x-bench-sent: when the client sent it, on the clock both processes share (bench/write-path-tail.mjs).
+      const headers = {
+        'usp-agent': `profile="${profile}"`,
+        'idempotency-key': randomUUID(),
+        'x-bench-sent': String(performance.timeOrigin + performance.now()),
+      };
       if (payload) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(payload.length);
@@ -176,7 +181,7 @@ function scratch(engine) {
   };
 }
 
-async function startSetup({ name, engine, processes = 1, dist, execArgv = [], seed = 0 }) {
+export async function startSetup({ name, engine, processes = 1, dist, execArgv = [], seed = 0 }) {
   const { db, cleanup } = scratch(engine);
   const children = [];
   try {
@@ -205,6 +210,7 @@ async function startSetup({ name, engine, processes = 1, dist, execArgv = [], se
     name,
     processes,
     seed,
+    children,
     client: c,
     next: {
       uncontended: slotSource(DAYS.uncontended),
@@ -234,7 +240,7 @@ async function startSetup({ name, engine, processes = 1, dist, execArgv = [], se
 }
 
 /** Accumulated figures of one setup over its interleaved rounds. */
-const newStats = () => ({
+export const newStats = () => ({
   booked: 0,
   refused: 0,
   attempts: 0,
@@ -248,7 +254,7 @@ const newStats = () => ({
 });
 
 /** Uncontended: `clients` workers book distinct slots for `ms`. */
-async function uncontendedBurst(setup, st, ms, { clients = CLIENTS, record = true } = {}) {
+export async function uncontendedBurst(setup, st, ms, { clients = CLIENTS, record = true } = {}) {
   const cpu0 = await setup.cpuMs();
   const req0 = setup.client.latencies.length;
   const deadline = Date.now() + ms;
