@@ -230,6 +230,15 @@ export async function startSetup({ name, engine, processes = 1, dist, execArgv =
       for (const ch of children) m = Math.max(m, (await ch.memory()).peakRss);
       return m;
     },
+    /** The peak RSS of the process that peaked highest, and what its highest sample was made of. */
+    async peak() {
+      let best = { peakRss: 0 };
+      for (const ch of children) {
+        const m = await ch.memory();
+        if (m.peakRss > best.peakRss) best = m;
+      }
+      return { peakRss: best.peakRss, atPeak: best.atPeak ?? undefined };
+    },
     audit: () => children[0].rpc('audit'),
     async stop() {
       c.close();
@@ -459,11 +468,11 @@ export async function run({ quick, cpuProf }) {
       for (const s of setups) await s.resetPeak();
       const u = await interleave(setups, rounds, (s, st) => uncontendedBurst(s, st, burstMs));
       for (const s of setups)
-        memory.push({ load: `${s.name} bookings, ${CLIENTS} clients uncontended`, peakRss: await s.peakRss() });
+        memory.push({ load: `${s.name} bookings, ${CLIENTS} clients uncontended`, ...(await s.peak()) });
       for (const s of setups) await s.resetPeak();
       const k = await interleave(setups, rounds, (s, st) => contendedBurst(s, st, t.fight));
       for (const s of setups)
-        memory.push({ load: `${s.name} bookings, ${CLIENTS} clients on one slot`, peakRss: await s.peakRss() });
+        memory.push({ load: `${s.name} bookings, ${CLIENTS} clients on one slot`, ...(await s.peak()) });
       for (let i = 0; i < setups.length; i++) {
         const audit = await setups[i].audit();
         const doubles = auditDoubles(audit) + k[i].overbooked;

@@ -56,9 +56,24 @@ function lifetimePeak() {
   return process.resourceUsage().maxRSS * 1024;
 }
 
+/**
+ * What the RSS was made of at its highest sample since the last reset (every 20 ms): the V8 heap
+ * reserved (heapTotal), memory outside it that V8 knows of (external: buffers), and the rest (code,
+ * native libraries' own memory such as SQLite's page caches, sockets). A sample, not the kernel's
+ * exact peak: it tells what the peak is made of.
+ */
+let atPeak = null;
+const composition = setInterval(() => {
+  const m = process.memoryUsage();
+  if (!atPeak || m.rss > atPeak.rss)
+    atPeak = { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external };
+}, 20);
+composition.unref();
+
 function resetPeak() {
   if (procPeak) writeFileSync('/proc/self/clear_refs', '5');
   sampledPeak = process.memoryUsage.rss();
+  atPeak = null;
 }
 
 function peak() {
@@ -94,6 +109,7 @@ const handlers = {
       external: m.external,
       arrayBuffers: m.arrayBuffers,
       lifetimePeak: lifetimePeak(),
+      atPeak,
       cpuMs: cpuMs(),
       heapGrowingPercent,
     };
