@@ -2,6 +2,7 @@ export { BackgroundLoop, type BackgroundLoopOptions, type LoopLog } from './loop
 export {
   LeasedRunner,
   backoff,
+  type ClaimExtra,
   type Failed,
   type Failure,
   type Finished,

@@ -70,8 +70,18 @@ export interface QueuePort<J extends LeasedRow, R = unknown> {
   retryAt(job: J, end: Finished): number | null;
   /** What a log line about a row says (its key and kind; never a recipient or contents). */
   describe(job: J): Record<string, unknown>;
-  /** Before each pass (webhooks: expand due events into deliveries); false: nothing to lease this pass. */
+  /** Before each pass (calendar pushes: plan what is due); false: nothing to lease this pass. */
   beforePass?(): Promise<boolean | undefined>;
+  /**
+   * Lanes only: work done in the claim's own transaction, before the claim sees the rows (webhooks:
+   * expand due events into deliveries, so that a pass is one transaction, not two). `after` runs
+   * once it committed; `more` says work was left for another pass. `standalone` does the same
+   * work in a transaction of its own, for a pass that has no room to claim.
+   */
+  readonly withClaim?: {
+    run(tx: Tx, now: number): Promise<ClaimExtra>;
+    standalone(): Promise<void>;
+  };
   /**
    * Rows of one lane never run side by side (webhooks: one target, so its events arrive in order).
    * With lanes, `claim` is told the lanes in flight, and a pass does not wait for its attempts.
@@ -103,6 +113,12 @@ export interface QueuePort<J extends LeasedRow, R = unknown> {
   readonly doneMessage?: string;
   /** Release what the port holds (a transport's connections) once the runner stopped. */
   close?(): Promise<void>;
+}
+
+/** What a queue's `withClaim` work leaves for after the claim commits. */
+export interface ClaimExtra {
+  after?: () => Promise<void>;
+  more?: boolean;
 }
 
 export interface RunnerOptions {
@@ -216,21 +232,30 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
   private async launch(laneOf: (job: J) => string): Promise<number> {
     const p = this.port;
     const room = Math.min(p.batch, p.concurrency - this.inFlight.size);
-    if (room <= 0 || !this.loop.isRunning) return 0;
+    if (room <= 0 || !this.loop.isRunning) {
+      // Nothing to claim (every lane's room taken, or stopped), but the work done with a claim still is.
+      await p.withClaim?.standalone();
+      return 0;
+    }
     const now = this.o.now();
     const busy = [...new Set([...this.inFlight.keys()].map(laneOf))];
     // The claimed rows count as leased the moment the claim commits, and stop() waits for a claim
     // under way: a stop that lands meanwhile releases them with the rest.
     const claim = this.o.store
-      .transaction((tx) => p.claim(tx, now, room, now + p.leaseMs, busy))
-      .then((due) => {
+      .transaction(async (tx) => {
+        const extra = p.withClaim ? await p.withClaim.run(tx, now) : undefined;
+        return { due: await p.claim(tx, now, room, now + p.leaseMs, busy), extra };
+      })
+      .then(({ due, extra }) => {
         for (const job of due) this.leased.add(job);
-        return due;
+        return { due, extra };
       });
     this.claiming = claim;
-    const due = await claim.finally(() => {
+    const { due, extra } = await claim.finally(() => {
       if (this.claiming === claim) this.claiming = undefined;
     });
+    await extra?.after?.();
+    if (extra?.more) this.nudge();
     if (!this.loop.isRunning) return 0;
     // Rows may wait for an attempt's end: every lane's room taken, or the claim left a due row behind.
     // The latest claim says (one made while a lane was busy saw what waits for it).

@@ -13,12 +13,13 @@
  * database is unavailable the dispatcher pauses (one log line), keeps polling, and resumes when a pass
  * succeeds; a delivery sent but not recorded keeps its lease and is sent again after it lapses.
  */
-import { LeasedRunner, type Failed, type QueuePort } from '../outbox/index.js';
+import { LeasedRunner, type ClaimExtra, type Failed, type QueuePort } from '../outbox/index.js';
 import {
   eventBody,
   type OutboxEvent,
   type Store,
   type SubscriptionRepo,
+  type Tx,
   type WebhookDelivery,
   type WebhookRepo,
 } from '../store/index.js';
@@ -149,9 +150,11 @@ function webhookQueue(o: DispatcherOptions): QueuePort<WebhookDelivery, Attempte
     // The spec's schedule, from the delivery's first attempt (its creation, for later ones).
     retryAt: (d, end) => nextAttempt(o.retry, end.attempts, end.attempts === 1 ? end.startedMs : d.created_ms, end.now),
     describe: (d) => ({ event_id: d.event_id, target: d.target_url }),
-    beforePass: async () => {
-      await expand(o);
-      return true;
+    // Due events become deliveries in the claim's own transaction: a pass after a booking is one
+    // transaction, not two (docs/DECISIONS.md, "Deliveries expanded in the claim's transaction").
+    withClaim: {
+      run: (tx, now) => expandIn(tx, o, now),
+      standalone: () => expand(o),
     },
     lane: (d) => d.target_url,
     claim: (tx, now, limit, leaseUntilMs, busy) => tx.webhooks.claimDue(now, limit, leaseUntilMs, busy),
@@ -223,34 +226,51 @@ export class WebhookDispatcher extends LeasedRunner<WebhookDelivery, Attempted> 
   }
 }
 
-/** Turn due events into their deliveries, and hand each to the MCP sessions. */
+/** Due events expanded by one transaction at most. */
+const EXPAND_BATCH = 50;
+
+/** Turn due events into their deliveries, and hand each to the MCP sessions (transactions of their own). */
 async function expand(o: DispatcherOptions): Promise<void> {
   for (;;) {
     const now = o.now();
-    const { events, moved } = await o.store.transaction(async (tx) => {
-      // One expansion at a time across every process on the database: a process waiting here then
-      // reads what the one before it left pending, instead of all of them reading the same events
-      // and racing to expand them (the losers' work thrown away, and more passes the more processes).
-      await tx.lock([EXPAND_LOCK]);
-      const due = await tx.outbox.due(now, 50);
-      if (due.length === 0) return { events: due, moved: [] };
-      const subscriptions = due.some((e) => e.principal === null) ? await tx.subscriptions.active() : [];
-      for (const r of deliveryRows(due, subscriptions, now, o.allowLoopback)) await tx.webhooks.add(r);
-      return { events: due, moved: await tx.outbox.markDispatched(due.map((e) => e.seq)) };
-    });
-    if (events.length === 0) return;
-    // Only the worker that moved an event announces it: several processes may race on one outbox.
-    const mine = new Set(moved);
-    const announced = events.filter((e) => mine.has(e.seq));
-    if (announced.length > 0 && o.onAnnounce) await o.onAnnounce(announced.map((e) => e.seq));
-    for (const e of announced) {
-      try {
-        o.onDue?.(e);
-      } catch (err) {
-        o.log.warn('MCP fan-out failed', { error: String(err) });
-      }
+    const expanded = await o.store.transaction((tx) => expandIn(tx, o, now));
+    await expanded.after?.();
+    if (!expanded.more) return;
+  }
+}
+
+/**
+ * One batch of due events turned into deliveries inside `tx`; `after` (once it committed) announces
+ * them and hands them to the MCP sessions; `more` when a full batch was read.
+ */
+async function expandIn(tx: Tx, o: DispatcherOptions, now: number): Promise<ClaimExtra> {
+  // One expansion at a time across every process on the database: a process waiting here then
+  // reads what the one before it left pending, instead of all of them reading the same events
+  // and racing to expand them (the losers' work thrown away, and more passes the more processes).
+  await tx.lock([EXPAND_LOCK]);
+  const due = await tx.outbox.due(now, EXPAND_BATCH);
+  if (due.length === 0) return {};
+  const subscriptions = due.some((e) => e.principal === null) ? await tx.subscriptions.active() : [];
+  for (const r of deliveryRows(due, subscriptions, now, o.allowLoopback)) await tx.webhooks.add(r);
+  const moved = await tx.outbox.markDispatched(due.map((e) => e.seq));
+  return { after: () => announce(o, due, moved), more: due.length === EXPAND_BATCH };
+}
+
+/** Only the worker that moved an event announces it: several processes may race on one outbox. */
+async function announce(
+  o: DispatcherOptions,
+  events: ReadonlyArray<OutboxEvent & { seq: number }>,
+  moved: readonly number[],
+): Promise<void> {
+  const mine = new Set(moved);
+  const announced = events.filter((e) => mine.has(e.seq));
+  if (announced.length > 0 && o.onAnnounce) await o.onAnnounce(announced.map((e) => e.seq));
+  for (const e of announced) {
+    try {
+      o.onDue?.(e);
+    } catch (err) {
+      o.log.warn('MCP fan-out failed', { error: String(err) });
     }
-    if (events.length < 50) return;
   }
 }
 

@@ -19,7 +19,8 @@ function heldAfterClaim(real: Store) {
     get(target, key) {
       if (key === 'transaction') {
         return <T>(fn: (tx: any) => Promise<T>) => {
-          let claims = false;
+          // What the claim in this transaction leased (whatever else the transaction returns).
+          let claims: Promise<unknown[]> | undefined;
           const watch = (tx: any) =>
             new Proxy(tx, {
               get(t, k) {
@@ -27,7 +28,7 @@ function heldAfterClaim(real: Store) {
                 return new Proxy(t.webhooks, {
                   get(w, m) {
                     const v = w[m];
-                    if (m === 'claimDue') return (...a: unknown[]) => ((claims = true), v.apply(w, a));
+                    if (m === 'claimDue') return (...a: unknown[]) => (claims = v.apply(w, a));
                     return typeof v === 'function' ? v.bind(w) : v;
                   },
                 });
@@ -36,7 +37,7 @@ function heldAfterClaim(real: Store) {
           return target
             .transaction((tx) => fn(watch(tx)))
             .then(async (out) => {
-              if (claims && (out as unknown[]).length > 0) {
+              if (claims && (await claims).length > 0) {
                 claimed();
                 await gate;
               }

@@ -1,0 +1,78 @@
+/**
+ * What a committed event costs the dispatcher in transactions: its expansion into deliveries and
+ * the claim of those deliveries share one, and the attempt's record is the other. Before, the
+ * expansion committed alone first, so each booking's events took three transactions; a business
+ * hosted beside many others commits each of them alone (no group commit with its neighbours'), so
+ * every transaction saved is a COMMIT saved per booking (docs/DECISIONS.md, "Deliveries expanded in
+ * the claim's transaction").
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RETRY, WebhookDispatcher } from '../../src/webhooks/index.js';
+import { openSqliteStore, type Store } from '../../src/store/index.js';
+import { outboxEvent } from '../support/records.js';
+
+const NOW = Date.parse('2026-12-01T17:00:00Z');
+
+/** The store, counting its write transactions. */
+function counted(real: Store) {
+  const count = { transactions: 0 };
+  const store = new Proxy(real, {
+    get(target, key) {
+      if (key === 'transaction')
+        return <T>(fn: (tx: never) => Promise<T>) => {
+          count.transactions++;
+          return target.transaction(fn as never);
+        };
+      const v = Reflect.get(target, key);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { store, count };
+}
+
+describe('the dispatcher’s transactions per event', () => {
+  it('one event to one platform: expanded and claimed in one transaction, its attempt recorded in another', async () => {
+    const real = openSqliteStore({ path: ':memory:' });
+    try {
+      await real.transaction((tx) =>
+        tx.outbox.add(outboxEvent('evt_1', { profile: 'https://agents.salon-partners.com/usp.json' })),
+      );
+      const { store, count } = counted(real);
+      const sent: string[] = [];
+      const due: string[] = [];
+      const dispatcher = new WebhookDispatcher({
+        store,
+        now: () => NOW,
+        keyring: { active: () => ({}) } as never,
+        sender: {
+          send: async (url) => {
+            sent.push(url);
+            return { status: 200, latencyMs: 1, error: null };
+          },
+        },
+        retry: DEFAULT_RETRY,
+        resolveProfile: async () => ({ webhook_url: 'https://hooks.salon-partners.com/usp' }) as never,
+        allowLoopback: false,
+        onDue: (e) => void due.push(e.event_id),
+        log: { info: () => undefined, warn: () => undefined },
+        pollMs: 60_000,
+      });
+      // The loop's first pass (start schedules it at once); nothing else nudges it.
+      dispatcher.start();
+      for (let i = 0; i < 200 && sent.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await dispatcher.idle();
+      await dispatcher.stop(0);
+      expect(sent).toEqual(['https://hooks.salon-partners.com/usp']);
+      // The MCP sessions were handed the event once its expansion committed.
+      expect(due).toEqual(['evt_1']);
+      const delivered = await real.read((tx) => tx.webhooks.list({ limit: 10 }));
+      expect(delivered.map((d) => d.status)).toEqual(['delivered']);
+      // One pass: the event expanded and its delivery claimed in one transaction, the attempt
+      // recorded in a second (three before: the expansion committed alone first).
+      expect(count.transactions).toBe(2);
+      expect(await real.read((tx) => tx.outbox.due(NOW, 10))).toEqual([]);
+    } finally {
+      await real.close();
+    }
+  });
+});
