@@ -12,8 +12,11 @@
  *   USP_BENCH_SIDES='before=/tmp/before;quiet=/tmp/before=--log-level warn;after=.'  other sides than those two
  *   USP_BENCH_TOOL=name     only that tool
  *   USP_BENCH_CPU_PROF=dir  adds --cpu-prof to every server (profiles land in dir)
+ *   USP_BENCH_FLOOR=1       adds the SDK's floors (bench/mcp-floor.mjs, one process): `echo` and the
+ *                           same payload (the first build's answer), so CPU per call compares like with like
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -31,11 +34,12 @@ function cpuUs(pid, task) {
   return (Number(fields[11]) + Number(fields[12])) * TICK_US;
 }
 
-async function start(root, extra = []) {
+async function start(root, extra = [], script = ['bin/usp-server.js', 'mcp', '--demo', '--db', ':memory:']) {
   const prof = process.env.USP_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.USP_BENCH_CPU_PROF}`] : [];
+  const [file, ...args] = script;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...prof, join(root, 'bin/usp-server.js'), 'mcp', '--demo', '--db', ':memory:', ...extra],
+    args: [...prof, join(root, file), ...args, ...extra],
     cwd: root,
     env: process.env,
     stderr: 'pipe',
@@ -68,10 +72,22 @@ const rows = [];
 for (let round = 1; round <= ROUNDS; round++) {
   const servers = [];
   for (const b of builds) servers.push({ ...b, ...(await start(b.root, b.extra)) });
+  if (process.env.USP_BENCH_FLOOR) {
+    // The floors answer what the first build answered (its content, structuredContent and _meta).
+    const payloads = {};
+    for (const { tool, args } of TOOLS) {
+      const { content, structuredContent, _meta } = await servers[0].client.callTool({ name: tool, arguments: args });
+      payloads[tool] = { content, structuredContent, _meta };
+    }
+    const file = join(tmpdir(), `usp-bench-ab-payloads-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify(payloads));
+    const floor = await start(ROOT, [], ['bench/mcp-floor.mjs', 'stdio', file]);
+    servers.push({ name: 'floor echo', ...floor, as: 'echo' }, { name: 'floor same', ...floor });
+  }
   for (const { tool, args } of TOOLS) {
     for (const s of servers) {
       for (let i = 0; i < 300; i++) {
-        const r = await s.client.callTool({ name: tool, arguments: args });
+        const r = await s.client.callTool({ name: s.as ?? tool, arguments: args });
         if (r.isError) throw new Error(`${s.name}: ${tool}: ${JSON.stringify(r).slice(0, 300)}`);
       }
       s.lat = [];
@@ -84,7 +100,7 @@ for (let round = 1; round <= ROUNDS; round++) {
         const mainBefore = cpuUs(s.pid, s.pid);
         for (let i = 0; i < CHUNK; i++) {
           const t0 = performance.now();
-          await s.client.callTool({ name: tool, arguments: args });
+          await s.client.callTool({ name: s.as ?? tool, arguments: args });
           s.lat.push(performance.now() - t0);
         }
         s.cpu += cpuUs(s.pid) - before;
@@ -101,6 +117,6 @@ for (let round = 1; round <= ROUNDS; round++) {
       );
     }
   }
-  for (const s of servers) await s.client.close();
+  for (const s of new Set(servers.map((x) => x.client))) await s.close();
 }
 console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);

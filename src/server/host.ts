@@ -323,7 +323,19 @@ function browserChecks(opts: HostOptions): MiddlewareHandler<HostEnv> {
     if (!door.browsers) return next();
     const refused = foreign(c.req.raw);
     if (refused) return door.refuse(c.req.raw, 403, refused);
-    return corsFor.get(door)!(c, next);
+    if (c.req.method === 'OPTIONS') return corsFor.get(door)!(c, next);
+    // Any other request: the headers Hono's cors gives it, set on the door's own answer once it is made.
+    // Set before it (as Hono's cors does), they made Hono copy each answer twice, its body into a
+    // stream the listener then read back: about a tenth of an MCP call over HTTP (docs/DECISIONS.md,
+    // "The MCP door's answer leaves the host as the door made it").
+    const origin = c.req.header('origin');
+    const allowOrigin = origin && originAllowed(origin, c.req.header('host') ?? '') ? origin : null;
+    await next();
+    const headers = c.res.headers;
+    if (allowOrigin) headers.set('Access-Control-Allow-Origin', allowOrigin);
+    if (door.browsers.exposeHeaders.length > 0)
+      headers.set('Access-Control-Expose-Headers', door.browsers.exposeHeaders.join(','));
+    headers.append('Vary', 'Origin');
   };
 }
 

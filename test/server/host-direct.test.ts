@@ -84,3 +84,60 @@ describe('the host hands a plain door its request without a Hono context of its 
     expect(boom.headers.get('usp-correlation-id')).toMatch(/.+/);
   });
 });
+
+describe('a door browsers call gets its own answer back, the CORS headers set on it', () => {
+  const exposed = ['Mcp-Session-Id', 'USP-Correlation-Id'];
+  let made: Response | undefined;
+  function browserHost() {
+    const d: Door = {
+      name: 'browser',
+      claims: underPaths('/mcp'),
+      fetch: async (req) => {
+        if (new URL(req.url).pathname === '/mcp/boom') throw new Error('boom');
+        made = new Response('{"jsonrpc":"2.0","id":1,"result":{}}', {
+          headers: { 'Content-Type': 'application/json' },
+        });
+        return made;
+      },
+      refuse: (_req, status, err) => Response.json({ code: err.code }, { status }),
+      browsers: { allowMethods: ['GET', 'POST', 'OPTIONS'], exposeHeaders: exposed },
+    };
+    return createHost({ doors: [d], allowedHosts: [], allowedOrigins: ['http://h.example'], maxBodyBytes: 1000 });
+  }
+
+  it('not copied (Hono copied it, body and all, once for the headers set before it and once for Vary)', async () => {
+    const h = browserHost();
+    const res = await h.request('/mcp', { method: 'POST', body: '{}', headers: { 'content-length': '2' } });
+    expect(res).toBe(made);
+    expect(res.headers.get('access-control-expose-headers')).toBe(exposed.join(','));
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.headers.get('vary')).toBe('Origin');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await res.text()).toBe('{"jsonrpc":"2.0","id":1,"result":{}}');
+  });
+
+  it("the same headers as Hono's cors: the allowed origin named, a preflight answered by it, a fault's 500 included", async () => {
+    const h = browserHost();
+    const origin = 'http://h.example';
+    const res = await h.fetch(new Request('http://h.example/mcp', { headers: { origin } }));
+    expect(res.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(res.headers.get('vary')).toBe('Origin');
+    const pre = await h.fetch(
+      new Request('http://h.example/mcp', {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST' },
+      }),
+    );
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(pre.headers.get('access-control-allow-methods')).toBe('GET,POST,OPTIONS');
+    expect(pre.headers.get('access-control-max-age')).toBe('600');
+    const boom = await h.request('/mcp/boom');
+    expect(boom.status).toBe(500);
+    expect(boom.headers.get('access-control-expose-headers')).toBe(exposed.join(','));
+    expect(boom.headers.get('vary')).toBe('Origin');
+    const foreign = await h.fetch(new Request('http://h.example/mcp', { headers: { origin: 'https://evil.example' } }));
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});

@@ -17,8 +17,6 @@ import {
   isLegacyRequest,
   type AuthInfo,
   type JSONRPCMessage,
-  type Server,
-  type Transport,
 } from '@modelcontextprotocol/server';
 import { META_WEBHOOK, ProtocolError, type CallScope, type HttpEvidence, type Logger } from '../../operations/index.js';
 import { faultText } from '../../web/index.js';
@@ -30,11 +28,12 @@ export { SseTransport } from './sse-transport.js';
 /** The notification's key until usp-server 0.2.0: it was in the spec's own namespace; ours is META_WEBHOOK. */
 const FORMER_META_WEBHOOK = 'dev.usp-protocol/webhook';
 import { JSON_RPC, SESSION_NOT_FOUND, toJsonRpcError } from './errors.js';
-import type { NotifiableSession, SessionHub } from './hub.js';
+import type { SessionHub } from './hub.js';
 import { createMcpServer, type McpDoorDeps } from './server.js';
 import { finishPost, guardSend, withDataCode } from './wire-fix.js';
 import { refusedListen } from './listen.js';
 import { sessionToEvict } from './session-cap.js';
+import { LiveSession } from './live-session.js';
 
 export interface McpHttpOptions {
   /** Sessions idle longer than this are closed (the SDK never expires them). Default 30 min. */
@@ -89,46 +88,6 @@ export function jsonRpcErrorResponse(
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (err instanceof ProtocolError && err.retryAfter !== undefined) headers['Retry-After'] = String(err.retryAfter);
   return new Response(JSON.stringify({ jsonrpc: '2.0', error, id: null }), { status, headers });
-}
-
-/**
- * One open session of either transport: what routes events to it, its transport and server, and
- * the reaper's bookkeeping. A class, so that an idle session holds its fields and no closures.
- */
-class LiveSession implements NotifiableSession {
-  principals?: Set<string>;
-  resources?: Set<string>;
-  subscriptions?: Set<string>;
-  catalogSubscriber = false;
-  lastSeen = Date.now();
-  /** Streamable HTTP POSTs of this session being answered right now (such a session is never evicted). */
-  busy = 0;
-  /** The client came back after initialize (a follow-up request or the GET stream). */
-  used = false;
-  server!: Server;
-
-  constructor(
-    readonly id: string,
-    readonly transport: Transport & { close(): Promise<void> },
-    /** The client address that opened it (per-address cap). */
-    readonly address: string | undefined,
-    /** Messages received (SSE: the first is initialize). */
-    public messages: number,
-    /** Notifications wait here until the client's GET stream is open; sending earlier loses them. */
-    public queue: Array<{ method: string; params: Record<string, unknown> }> | null,
-    private readonly door: { sessions: Map<string, LiveSession>; hub: SessionHub },
-  ) {}
-
-  notify(method: string, params: Record<string, unknown>): void {
-    if (this.queue) this.queue.push({ method, params });
-    else this.server.notification({ method, params } as never).catch(() => undefined);
-  }
-
-  async close(): Promise<void> {
-    if (!this.door.sessions.delete(this.id)) return;
-    this.door.hub.unregister(this);
-    await this.server.close().catch(() => undefined);
-  }
 }
 
 /** What answers a request: the door's own `fetch` (the host hands it the request and its env). */
@@ -263,7 +222,9 @@ class McpHttpState {
     this.hub.register(live);
     this.sessions.set(id, live);
     this.startReaper();
-    await live.server.connect(guardSend(transport));
+    // A Streamable HTTP session's errors are watched: a POST whose answer holds none is not rewritten (finishPost).
+    const watch = transport instanceof WebStandardStreamableHTTPServerTransport ? live : undefined;
+    await live.server.connect(guardSend(transport, watch));
     return live;
   }
 
@@ -379,7 +340,7 @@ function routes(): Hono {
         live.queue = null;
         setImmediate(() => pending.forEach((n) => live.notify(n.method, n.params)));
       }
-      return req.method === 'POST' ? finishPost(res, rateNoteOf(authInfo)) : res;
+      return post ? finishPost(res, rateNoteOf(authInfo), !live.erredFor(parsedBody)) : res;
     }
     if (req.method !== 'POST') return jsonError(400, JSON_RPC.invalid_request, 'Missing Mcp-Session-Id header.');
     const address = door.addressOf(c);

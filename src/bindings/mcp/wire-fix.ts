@@ -7,7 +7,8 @@
  * JSON-RPC code. The one exception is an unknown tool, which carries none (spec-next 9.2.1).
  *
  * Streams (stdio, SSE, a session's GET) are repaired message by message (`guardSend`); an HTTP
- * answer to a POST is rewritten once (`finishPost`), codes, token status and rate fields together.
+ * answer to a POST is rewritten once (`finishPost`), codes, token status and rate fields together,
+ * unless the session's guardSend saw no error go into it (then only the rate fields are added).
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { rateLimitFields } from '../../security/index.js';
@@ -39,12 +40,22 @@ export function restoreUspCodes<T>(message: T): T {
   return message;
 }
 
-/** Wrap a transport's send so that every outgoing error keeps its USP code. */
+/** Told the id of every error response a guarded transport sends (a Streamable HTTP session: see `finishPost`). */
+export interface ErrorWatch {
+  answeredWithError(id: unknown): void;
+}
+
+/** Wrap a transport's send so that every outgoing error keeps its USP code (and `watch` hears of it). */
 export function guardSend<T extends { send(message: JSONRPCMessage, options?: unknown): Promise<void> }>(
   transport: T,
+  watch?: ErrorWatch,
 ): T {
   const send = transport.send.bind(transport);
-  transport.send = (message: JSONRPCMessage, options?: unknown) => send(restoreUspCodes(message), options as never);
+  transport.send = (message: JSONRPCMessage, options?: unknown) => {
+    const m = message as { id?: unknown; error?: unknown };
+    if (watch && m.error !== undefined && m.id !== undefined) watch.answeredWithError(m.id);
+    return send(restoreUspCodes(message), options as never);
+  };
   return transport;
 }
 
@@ -54,7 +65,18 @@ export function guardSend<T extends { send(message: JSONRPCMessage, options?: un
  * status and challenge (./http-status.ts); the RateLimit fields and Retry-After the call's answer
  * noted (./rate-note.ts) go on the headers. Any other answer (an SSE stream) keeps its body.
  */
-export async function finishPost(res: Response, note: RateNote | undefined): Promise<Response> {
+export async function finishPost(res: Response, note: RateNote | undefined, noError = false): Promise<Response> {
+  // An answer known to carry no error (`noError`: every message in it went out through a watched
+  // guardSend, none an error) has nothing to repair: its own headers take the rate fields. Reading
+  // and rewriting its body made the listener's Response whole and decoded it back (docs/DECISIONS.md,
+  // "The MCP door's answer leaves the host as the door made it").
+  if (noError && res.status === 200) {
+    if (note?.quota) {
+      for (const [name, value] of Object.entries(rateLimitFields(note.quota))) res.headers.set(name, value);
+      if (note.retryAfter !== undefined) res.headers.set('Retry-After', String(note.retryAfter));
+    }
+    return res;
+  }
   const headers = new Headers(res.headers);
   if (note?.quota) {
     for (const [name, value] of Object.entries(rateLimitFields(note.quota))) headers.set(name, value);
