@@ -76,7 +76,9 @@ export interface HostOptions {
 
 /** `path` is `root` or below it: the claim of a door that owns whole paths. */
 export function underPaths(...roots: readonly string[]): (req: Request, path: string) => boolean {
-  return (_req, path) => roots.some((r) => path === r || path.startsWith(`${r}/`));
+  // Asked on every request: the prefixes are made once.
+  const below = roots.map((r) => `${r}/`);
+  return (_req, path) => roots.some((r, i) => path === r || path.startsWith(below[i]));
 }
 
 type HostEnv = { Bindings: { uspHost: HostState; uspDoor?: Door }; Variables: { door: Door; correlationId: string } };

@@ -78,12 +78,12 @@ const optsOf = (c: Context): RestAppOptions => (c.env as RestEnv).uspRest;
 export function createRestApp(opts: RestAppOptions): RestApp {
   const routes = routeTable(opts.operations ?? OPERATIONS);
   // A plain function, not a Hono app of its own: a front app was one more router per business.
-  return { fetch: async (req, env) => routes.fetch(req, { ...(env as object | undefined), uspRest: opts }) };
+  return { fetch: (req, env) => routes.fetch(req, { ...(env as object | undefined), uspRest: opts }) };
 }
 
 /** The REST door's entry: the host hands it each request it claims, with the request's env. */
 export interface RestApp {
-  fetch(req: Request, env?: unknown): Promise<Response>;
+  fetch(req: Request, env?: unknown): Response | Promise<Response>;
 }
 
 const tables = new Map<readonly OperationDef[], Hono>();

@@ -339,7 +339,8 @@ export class Pipeline {
         messages: res.messages ?? [],
       };
       for (const e of events) await tx.outbox.add(e);
-      await scope.channels.write(tx, { biz, events, now, created });
+      // Channels write only for raised events: a call that raised none (a read) skips the step.
+      if (events.length > 0) await scope.channels.write(tx, { biz, events, now, created });
       // Every state-changing call the business makes is recorded: who, what, on which resource, when.
       if (caller.business && op.mutating) {
         await tx.admin.addAudit({
