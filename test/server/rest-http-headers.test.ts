@@ -8,6 +8,7 @@
  * fields in it): not one `Headers` method is called on the server's side of a call, and the answer
  * carries the same fields as before.
  */
+import { createHook } from 'node:async_hooks';
 import { request as httpRequest } from 'node:http';
 import { afterEach, expect, test, vi } from 'vitest';
 import { Pipeline, silentLogger } from '../../src/operations/index.js';
@@ -78,6 +79,8 @@ async function listening(rateLimits: boolean): Promise<string> {
 }
 
 const agent = { 'usp-agent': `profile="${PROFILE}"` };
+/** Promises made per GET /services/{id}, server and client together (50 before this work). */
+const PROMISES_PER_GET = 40;
 
 test('a GET and a POST over HTTP call no Headers method on the server, and answer with the host and door fields', async () => {
   const url = await listening(true);
@@ -164,4 +167,23 @@ test('a call matches one route: Hono calls its handler directly, without composi
   expect(res.status).toBe(200);
   expect(stacks.length).toBe(1);
   expect(stacks[0]).not.toMatch(/hono\/dist\/compose\.js/);
+});
+
+test('a GET over HTTP makes no more promises than it did after this work (50 before)', async () => {
+  const url = await listening(false);
+  for (let i = 0; i < 20; i++) await call(url, 'GET', '/services/svc_haircut', agent);
+  let promises = 0;
+  const hook = createHook({
+    init(_id, type) {
+      if (type === 'PROMISE') promises++;
+    },
+  });
+  hook.enable();
+  try {
+    for (let i = 0; i < 20; i++) await call(url, 'GET', '/services/svc_haircut', agent);
+  } finally {
+    hook.disable();
+  }
+  // The server's and this client's (one each, and its await): listener, host, door, pipeline, store, handler.
+  expect(promises / 20).toBeLessThanOrEqual(PROMISES_PER_GET);
 });

@@ -192,7 +192,8 @@ async function answer(
 ): Promise<Response | { status: number; text: string | null }> {
   let req: OperationRequest;
   try {
-    req = await readRequest(c, op, opts);
+    const read = readRequest(c, op, opts);
+    req = read instanceof Promise ? await read : read;
   } catch (err) {
     if (err instanceof ProtocolError) return problem(c, err);
     throw err;
@@ -208,37 +209,47 @@ async function answer(
   return { status: res.status, text: jsonText(body) };
 }
 
-async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): Promise<OperationRequest> {
-  let input: Record<string, unknown> = {};
-  let raw = new Uint8Array(0);
+/** The call as the pipeline takes it; read at once when the route takes no body (no promise to wait on). */
+function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): OperationRequest | Promise<OperationRequest> {
   if (op.rest.input === 'body' || (op.rest.input === 'none' && op.rest.method !== 'GET')) {
     // The host has already refused bodies over its limit (413).
-    raw = new Uint8Array(await c.req.arrayBuffer());
-    if (raw.byteLength > 0 && op.rest.input === 'body') {
-      const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
-      if (type !== JSON_TYPE && !type.endsWith('+json')) {
-        throw new ProtocolError('unsupported_media_type', 'Send the request body as application/json.');
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
-      } catch {
-        throw new ProtocolError('invalid_request', 'The request body is not valid JSON.', {
-          errors: [{ field: '(body)', message: 'malformed JSON' }],
-        });
-      }
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        throw new ProtocolError('invalid_request', 'The request body must be a JSON object.', {
-          errors: [{ field: '(body)', message: 'not an object' }],
-        });
-      }
-      input = parsed as Record<string, unknown>;
-    }
-  } else if (op.rest.input === 'query') {
-    input = { ...c.req.query() };
+    return c.req.arrayBuffer().then((bytes) => {
+      const raw = new Uint8Array(bytes);
+      return requestOf(c, opts, raw.byteLength > 0 && op.rest.input === 'body' ? jsonInput(c, raw) : {}, raw);
+    });
   }
-  Object.assign(input, c.req.param());
+  return requestOf(c, opts, op.rest.input === 'query' ? { ...c.req.query() } : {}, new Uint8Array(0));
+}
 
+/** A JSON object body as the call's input, or the problem it is. */
+function jsonInput(c: Context, raw: Uint8Array): Record<string, unknown> {
+  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== JSON_TYPE && !type.endsWith('+json')) {
+    throw new ProtocolError('unsupported_media_type', 'Send the request body as application/json.');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+  } catch {
+    throw new ProtocolError('invalid_request', 'The request body is not valid JSON.', {
+      errors: [{ field: '(body)', message: 'malformed JSON' }],
+    });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ProtocolError('invalid_request', 'The request body must be a JSON object.', {
+      errors: [{ field: '(body)', message: 'not an object' }],
+    });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function requestOf(
+  c: Context,
+  opts: RestAppOptions,
+  input: Record<string, unknown>,
+  raw: Uint8Array,
+): OperationRequest {
+  Object.assign(input, c.req.param());
   const headers = headerRecord(c);
   return {
     input,
