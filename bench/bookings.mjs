@@ -77,7 +77,12 @@ function client(urls) {
     new Promise((resolve, reject) => {
       const url = targets[w % targets.length];
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const headers = { 'usp-agent': `profile="${profile}"`, 'idempotency-key': randomUUID() };
+      // x-bench-sent: when the client sent it, on the clock both processes share (bench/write-path-tail.mjs).
+      const headers = {
+        'usp-agent': `profile="${profile}"`,
+        'idempotency-key': randomUUID(),
+        'x-bench-sent': String(performance.timeOrigin + performance.now()),
+      };
       if (payload) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(payload.length);
@@ -176,7 +181,7 @@ function scratch(engine) {
   };
 }
 
-async function startSetup({ name, engine, processes = 1, dist, execArgv = [], seed = 0 }) {
+export async function startSetup({ name, engine, processes = 1, dist, execArgv = [], seed = 0 }) {
   const { db, cleanup } = scratch(engine);
   const children = [];
   try {
@@ -205,6 +210,7 @@ async function startSetup({ name, engine, processes = 1, dist, execArgv = [], se
     name,
     processes,
     seed,
+    children,
     client: c,
     next: {
       uncontended: slotSource(DAYS.uncontended),
@@ -224,6 +230,15 @@ async function startSetup({ name, engine, processes = 1, dist, execArgv = [], se
       for (const ch of children) m = Math.max(m, (await ch.memory()).peakRss);
       return m;
     },
+    /** The peak RSS of the process that peaked highest, and what its highest sample was made of. */
+    async peak() {
+      let best = { peakRss: 0 };
+      for (const ch of children) {
+        const m = await ch.memory();
+        if (m.peakRss > best.peakRss) best = m;
+      }
+      return { peakRss: best.peakRss, atPeak: best.atPeak ?? undefined };
+    },
     audit: () => children[0].rpc('audit'),
     async stop() {
       c.close();
@@ -234,7 +249,7 @@ async function startSetup({ name, engine, processes = 1, dist, execArgv = [], se
 }
 
 /** Accumulated figures of one setup over its interleaved rounds. */
-const newStats = () => ({
+export const newStats = () => ({
   booked: 0,
   refused: 0,
   attempts: 0,
@@ -248,7 +263,7 @@ const newStats = () => ({
 });
 
 /** Uncontended: `clients` workers book distinct slots for `ms`. */
-async function uncontendedBurst(setup, st, ms, { clients = CLIENTS, record = true } = {}) {
+export async function uncontendedBurst(setup, st, ms, { clients = CLIENTS, record = true } = {}) {
   const cpu0 = await setup.cpuMs();
   const req0 = setup.client.latencies.length;
   const deadline = Date.now() + ms;
@@ -453,11 +468,11 @@ export async function run({ quick, cpuProf }) {
       for (const s of setups) await s.resetPeak();
       const u = await interleave(setups, rounds, (s, st) => uncontendedBurst(s, st, burstMs));
       for (const s of setups)
-        memory.push({ load: `${s.name} bookings, ${CLIENTS} clients uncontended`, peakRss: await s.peakRss() });
+        memory.push({ load: `${s.name} bookings, ${CLIENTS} clients uncontended`, ...(await s.peak()) });
       for (const s of setups) await s.resetPeak();
       const k = await interleave(setups, rounds, (s, st) => contendedBurst(s, st, t.fight));
       for (const s of setups)
-        memory.push({ load: `${s.name} bookings, ${CLIENTS} clients on one slot`, peakRss: await s.peakRss() });
+        memory.push({ load: `${s.name} bookings, ${CLIENTS} clients on one slot`, ...(await s.peak()) });
       for (let i = 0; i < setups.length; i++) {
         const audit = await setups[i].audit();
         const doubles = auditDoubles(audit) + k[i].overbooked;

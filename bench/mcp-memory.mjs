@@ -21,7 +21,7 @@ const PROTOCOL = '2025-06-18';
 const ACCEPT = 'application/json, text/event-stream';
 
 /** One idle session: initialize, the initialized notification, and with `stream` the GET stream an SDK client opens; returns its id. */
-async function openSession(url, stream) {
+export async function openSession(url, stream) {
   const init = await fetch(`${url}/mcp`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: ACCEPT },
@@ -71,7 +71,7 @@ async function openSession(url, stream) {
 /** The open GET streams, by session id. */
 const streams = new Map();
 
-async function endSession(url, id) {
+export async function endSession(url, id) {
   const res = await fetch(`${url}/mcp`, {
     method: 'DELETE',
     headers: { 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL },
@@ -150,6 +150,8 @@ export async function run({ quick }) {
   builds.push({ name: 'SDK floor', floor: true, rounds: 1 });
   // What an SDK client leaves open: the GET stream too (its socket, the SSE stream and keep-alive timer).
   builds.push({ name: 'this build, GET stream open', stream: true, rounds: 1 });
+  // The SDK's own cost of the same open stream: what this build's streamed figure is measured against.
+  builds.push({ name: 'SDK floor, GET stream open', floor: true, stream: true, rounds: 1 });
   // Rounds interleaved across the builds; each build's figures are from its median round (by the
   // marginal heap at the largest count), as a heap figure moves by about 1 KB a session between runs.
   // Three rounds when there is a before/after to tell apart, one otherwise (npm run bench).

@@ -178,7 +178,8 @@ export async function run({ quick, cpuProf }) {
         await usp.resetPeak();
         const [r, f, p] = await race(sidesFor(real, floor, tool, args), opts);
         results.push({ transport: 'Streamable HTTP', tool, real: r, floor: f, same: p });
-        memory.push({ load: `MCP Streamable HTTP ${tool}, sequential`, peakRss: (await usp.memory()).peakRss });
+        const { peakRss, atPeak } = await usp.memory();
+        memory.push({ load: `MCP Streamable HTTP ${tool}, sequential`, peakRss, atPeak });
       }
     } finally {
       await real.close().catch(() => undefined);

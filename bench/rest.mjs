@@ -96,6 +96,7 @@ export async function run({ quick, cpuProf }) {
       memory.push({
         load: `REST ${r.name}, ${CONNECTIONS} connections`,
         peakRss: mem.peakRss,
+        atPeak: mem.atPeak,
         lifetimePeak: mem.lifetimePeak,
       });
       if (!quick) await load(floor.url, r, warm);

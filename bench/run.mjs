@@ -88,12 +88,18 @@ if (memoryRows.length > 0) {
     sections: [
       {
         caption: 'Peak RSS',
-        header: ['load', 'peak RSS'],
-        rows: memoryRows.map((m) => [m.load, m.peakRss ? fmtMb(m.peakRss) : 'n/a']),
+        header: ['load', 'peak RSS', 'at the highest sample: V8 heap (used / reserved)', 'outside the V8 heap'],
+        rows: memoryRows.map((m) => [
+          m.load,
+          m.peakRss ? fmtMb(m.peakRss) : 'n/a',
+          m.atPeak ? `${fmtMb(m.atPeak.heapUsed)} / ${fmtMb(m.atPeak.heapTotal)}` : '',
+          m.atPeak ? fmtMb(m.atPeak.rss - m.atPeak.heapTotal) : '',
+        ]),
       },
     ],
     notes: [
       "The kernel's exact peak (VmHWM), restarted before each load by writing 5 to /proc/PID/clear_refs (server children do it themselves; the stdio server is reset from outside). In-memory SQLite for REST and MCP loads (the database lives in the RSS); a WAL file for the booking loads. The MCP loads are 3,300 sequential calls each.",
+      "What the peak is made of, where a server child reports it: its highest RSS sample (every 20 ms) split into the V8 heap (used, and reserved: heapTotal) and everything outside it (code, buffers, sockets, and SQLite's page caches: 16 MB for each of a file's two connections).",
     ],
     targets: [
       {

@@ -18,7 +18,7 @@
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
 /** The compiled server to load: dist/ unless USP_BENCH_DIST names another build (A/B experiments). */
@@ -56,9 +56,24 @@ function lifetimePeak() {
   return process.resourceUsage().maxRSS * 1024;
 }
 
+/**
+ * What the RSS was made of at its highest sample since the last reset (every 20 ms): the V8 heap
+ * reserved (heapTotal), memory outside it that V8 knows of (external: buffers), and the rest (code,
+ * native libraries' own memory such as SQLite's page caches, sockets). A sample, not the kernel's
+ * exact peak: it tells what the peak is made of.
+ */
+let atPeak = null;
+const composition = setInterval(() => {
+  const m = process.memoryUsage();
+  if (!atPeak || m.rss > atPeak.rss)
+    atPeak = { rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external };
+}, 20);
+composition.unref();
+
 function resetPeak() {
   if (procPeak) writeFileSync('/proc/self/clear_refs', '5');
   sampledPeak = process.memoryUsage.rss();
+  atPeak = null;
 }
 
 function peak() {
@@ -94,6 +109,7 @@ const handlers = {
       external: m.external,
       arrayBuffers: m.arrayBuffers,
       lifetimePeak: lifetimePeak(),
+      atPeak,
       cpuMs: cpuMs(),
       heapGrowingPercent,
     };
@@ -126,6 +142,15 @@ const handlers = {
       arrayBuffers: m.arrayBuffers,
     };
   },
+  /** A heap snapshot written to `file` (for analysis: what a session or a business holds). */
+  'heap-snapshot': async (msg) => {
+    globalThis.gc?.();
+    const { writeHeapSnapshot } = await import('node:v8');
+    return { file: writeHeapSnapshot(msg.file) };
+  },
+  /** Event-loop stalls and GC pauses from now until `stalls-stop` (bench/write-path-tail.mjs). */
+  'stalls-start': (msg) => startStalls(msg),
+  'stalls-stop': () => stopStalls(),
   audit: async () => auditBookings(),
   seed: async (msg) => seedBookings(msg),
   stop: async () => {
@@ -134,6 +159,125 @@ const handlers = {
     process.exit(0);
   },
 };
+
+/**
+ * What holds the event loop: `monitorEventLoopDelay`'s histogram, every gap over `gapMs` between two
+ * ticks of a 5 ms timer (its start and length, relative to the start), and every GC pause by kind.
+ */
+let stalls = null;
+async function startStalls({ gapMs = 40 } = {}) {
+  const { monitorEventLoopDelay, PerformanceObserver, performance } = await import('node:perf_hooks');
+  const h = monitorEventLoopDelay({ resolution: 5 });
+  h.enable();
+  const t0 = performance.now();
+  const gaps = [];
+  const gcs = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    if (now - last - 5 > gapMs) gaps.push({ at: Math.round(last - t0), ms: Math.round(now - last - 5) });
+    last = now;
+  }, 5);
+  const obs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      gcs.push({ at: Math.round(e.startTime - t0), ms: e.duration, kind: e.detail?.kind });
+  });
+  obs.observe({ entryTypes: ['gc'] });
+  // Each request's time inside the server: from its headers parsed to its response finished.
+  const dc = await import('node:diagnostics_channel');
+  const began = new WeakMap();
+  const served = [];
+  const lags = [];
+  const onStart = ({ request, response }) => {
+    const now = performance.now();
+    began.set(response, now);
+    const sent = Number(request.headers['x-bench-sent']);
+    if (sent) lags.push(performance.timeOrigin + now - sent);
+  };
+  const onFinish = ({ response }) => {
+    const b = began.get(response);
+    if (b !== undefined) served.push(performance.now() - b);
+  };
+  dc.subscribe('http.server.request.start', onStart);
+  dc.subscribe('http.server.response.finish', onFinish);
+  const unsubscribe = () => {
+    dc.unsubscribe('http.server.request.start', onStart);
+    dc.unsubscribe('http.server.response.finish', onFinish);
+  };
+  // Each write transaction: its wait in the store's queue, its body, and its wait for the COMMIT.
+  const txs = { queued: [], body: [], commit: [] };
+  const store = usp?.store;
+  const original = store?.transaction;
+  if (store)
+    store.transaction = function (fn) {
+      const called = performance.now();
+      let start = 0;
+      let end = 0;
+      return original
+        .call(this, async (tx) => {
+          start = performance.now();
+          try {
+            return await fn(tx);
+          } finally {
+            end = performance.now();
+          }
+        })
+        .finally(() => {
+          if (!start) return;
+          txs.queued.push(start - called);
+          txs.body.push(end - start);
+          txs.commit.push(performance.now() - end);
+        });
+    };
+  // Each COMMIT on the SQLite writer (the group commit's, with any checkpoint SQLite runs inside it).
+  const commitStmt = store?.commit;
+  const commitRun = commitStmt?.run;
+  const commits = [];
+  if (commitRun)
+    commitStmt.run = function (...args) {
+      const t = performance.now();
+      try {
+        return commitRun.apply(this, args);
+      } finally {
+        commits.push(performance.now() - t);
+      }
+    };
+  const unwrap = () => {
+    if (store) store.transaction = original;
+    if (commitRun) commitStmt.run = commitRun;
+  };
+  stalls = { h, timer, obs, gaps, gcs, served, lags, txs, commits, unwrap, unsubscribe, cpu0: cpuMs(), t0 };
+  return { ok: true };
+}
+async function stopStalls() {
+  const { performance } = await import('node:perf_hooks');
+  const { h, timer, obs, gaps, gcs, served, lags, txs, commits, unwrap, unsubscribe, cpu0, t0 } = stalls;
+  clearInterval(timer);
+  unsubscribe();
+  unwrap();
+  obs.disconnect();
+  h.disable();
+  stalls = null;
+  const q = (p) => h.percentile(p) / 1e6;
+  return {
+    seconds: (performance.now() - t0) / 1000,
+    cpuMs: cpuMs() - cpu0,
+    delay: { p50: q(50), p99: q(99), max: h.max / 1e6, mean: h.mean / 1e6 },
+    gaps,
+    gcs,
+    served,
+    lags,
+    commits,
+    walBytes: (() => {
+      try {
+        return statSync(`${config.db}-wal`).size;
+      } catch {
+        return null;
+      }
+    })(),
+    txs,
+  };
+}
 
 process.on('message', async (msg) => {
   const h = handlers[msg.type];

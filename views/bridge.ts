@@ -163,7 +163,9 @@ export class HostBridge {
       last = key;
       this.notify('ui/notifications/size-changed', { width, height });
     };
-    new ResizeObserver(() => requestAnimationFrame(send)).observe(document.body);
+    // Told at once: an observer's callback runs after layout, in the frame that drew the change, so
+    // the host can size the frame before it is painted (a requestAnimationFrame here cost a frame).
+    new ResizeObserver(send).observe(document.body);
     send();
   }
 }

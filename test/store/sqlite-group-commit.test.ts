@@ -5,7 +5,7 @@
  * with it, and reads see committed data only (on a second connection, so they never queue behind writes).
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -21,10 +21,10 @@ afterEach(async () => {
   dir = store = other = undefined;
 });
 
-function open(): { store: Store; path: string } {
+function open(opts: { walRestartFrames?: number } = {}): { store: Store; path: string } {
   dir = mkdtempSync(join(tmpdir(), 'usp-group-commit-'));
   const path = join(dir, 'usp.db');
-  store = openSqliteStore({ path });
+  store = openSqliteStore({ path, ...opts });
   other = new Database(path, { readonly: true });
   return { store, path };
 }
@@ -40,6 +40,18 @@ function walFrames(path: string, mode: 'PASSIVE' | 'TRUNCATE' = 'PASSIVE'): numb
     return r.log;
   } finally {
     db.close();
+  }
+}
+
+/** How many times the log started over: the checkpoint sequence number in its header (bytes 12-15). */
+function walRestarts(path: string): number {
+  const fd = openSync(`${path}-wal`, 'r');
+  try {
+    const head = Buffer.alloc(16);
+    readSync(fd, head, 0, 16, 0);
+    return head.readUInt32BE(12);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -137,5 +149,30 @@ describe('the write-ahead log is copied back into the database file by a backgro
     while (statSync(path).size <= before + 60 * 4000 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
     expect(statSync(path).size).toBeGreaterThan(before + 60 * 4000);
+  });
+
+  test('writes that never pause still let the log start over, again and again, so it stays bounded', async () => {
+    // 512 frames (2 MB) instead of 4,096 (16 MB), so that the test writes little. Each round of
+    // eight transactions begins right after the last one's COMMIT, as the booking load does: the
+    // worker's checkpoint is never complete when a write begins, so the log can start over only
+    // when the writer waits for the worker to copy the rest.
+    const { store, path } = open({ walRestartFrames: 512 });
+    const value = 'x'.repeat(4000);
+    // The worker thread is running once a first write reaches the database file.
+    const before = statSync(path).size;
+    await store.transaction((tx) => tx.kv.set('first', value));
+    while (statSync(path).size <= before) await new Promise((r) => setTimeout(r, 20));
+    const restarts0 = walRestarts(path);
+    let n = 0;
+    // About 40 MB through the log (a page per value, plus the b-tree's), over many of the worker's 100 ms ticks.
+    while (n < 10_000) {
+      await Promise.all(Array.from({ length: 8 }, () => store.transaction((tx) => tx.kv.set(`k${n++}`, value))));
+    }
+    // About 30 restarts here; without the writer's checkpoint, none or one, and a log of 57-63 MB.
+    // 4-30 restarts here, by the machine's load; without the wait for the worker's copy, none or one.
+    expect(walRestarts(path) - restarts0).toBeGreaterThanOrEqual(3);
+    // The file keeps the longest the log ever was (nothing truncates it): 2-32 MB here, by the load
+    // (the worker's ticks come later on a busy machine); without the restarts, 57-63 MB: every page written.
+    expect(statSync(`${path}-wal`).size).toBeLessThan(40 * 1024 * 1024);
   });
 });

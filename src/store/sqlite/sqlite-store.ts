@@ -31,6 +31,11 @@ export interface SqliteStoreOptions {
    * tests and benchmarks that count statements; without it the driver reports nothing.
    */
   onStatement?: (sql: string) => void;
+  /**
+   * Log length, in frames, from which the checkpointer has the writer wait for a copy that lets the
+   * log start over (checkpointer.ts; default `RESTART_FRAMES`, 16 MB at 4 KB pages). For tests.
+   */
+  walRestartFrames?: number;
 }
 
 /**
@@ -118,7 +123,8 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       throw sqliteFault(err) ?? err;
     }
   }
-  return new SqliteStore(db, file, reader, file ? startCheckpointer(db, file.path) : undefined);
+  const checkpointer = file ? startCheckpointer(db, file.path, { restartFrames: opts.walRestartFrames }) : undefined;
+  return new SqliteStore(db, file, reader, checkpointer);
 }
 
 /** The file the connection opened: SQLite keeps writing to it even after it is deleted or replaced. */
@@ -232,6 +238,8 @@ class SqliteStore implements Store {
   /** BEGIN IMMEDIATE (the write lock) and schedule the COMMIT for the end of this turn of the event loop. */
   private openBatch(): void {
     this.checkFile();
+    // A copy that lets the write-ahead log start over, when one was asked for (checkpointer.ts).
+    this.checkpointer?.beforeWrite();
     this.begin.run();
     this.batch = [];
     // Behind whatever is queued now: bodies that arrived in this turn join the batch first.
