@@ -105,6 +105,10 @@ export interface OAuthDoor {
 
 export const GENERIC_PROFILE_PATH = '/platforms/generic-mcp-host.json';
 const PRM_PATH = '/.well-known/oauth-protected-resource';
+const PRM_MCP_PATH = `${PRM_PATH}/mcp`;
+/** The library's own paths, each with what lies below it (the door's claim is asked on every request). */
+const PROVIDER_ROOTS: readonly string[] = Object.values(OAUTH_ROUTES);
+const SLASH = 0x2f;
 
 type NodeEnv = { incoming: IncomingMessage; outgoing: ServerResponse };
 
@@ -172,14 +176,14 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
   const isProviderPath = (path: string) =>
     path === '/.well-known/oauth-authorization-server' ||
     path === '/.well-known/openid-configuration' ||
-    Object.values(OAUTH_ROUTES).some((r) => path === r || path.startsWith(`${r}/`));
+    PROVIDER_ROOTS.some((r) => path === r || (path.startsWith(r) && path.charCodeAt(r.length) === SLASH));
   return {
     genericProfileUrl: genericUrl,
     resourceMetadataUrl,
     resourceServer: { verifyAccessToken: verify, resourceMetadata: resourceMetadataUrl, mechanism: 'oauth2_bearer' },
     mcpGate,
     claims: (path) =>
-      path === `${PRM_PATH}/mcp` ||
+      path === PRM_MCP_PATH ||
       path === PRM_PATH ||
       path === GENERIC_PROFILE_PATH ||
       path === ACCOUNT_CSS_PATH ||
@@ -187,7 +191,7 @@ export async function mountOAuth(o: OAuthDoorOptions): Promise<OAuthDoor> {
       isProviderPath(path),
     async fetch(req, env) {
       const path = new URL(req.url).pathname;
-      if (path === `${PRM_PATH}/mcp`) return prm(mcpResource());
+      if (path === PRM_MCP_PATH) return prm(mcpResource());
       if (path === PRM_PATH) return prm(restResource());
       if (path === GENERIC_PROFILE_PATH)
         return Response.json(genericDoc(), { headers: { 'Cache-Control': 'public, max-age=300' } });

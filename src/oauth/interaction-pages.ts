@@ -15,9 +15,11 @@ import { INTERACTION_PATH } from './provider.js';
 import { passwordResetRoutes } from './reset-pages.js';
 import { signInRoutes } from './sign-in-pages.js';
 
+const INTERACTION_PREFIX = `${INTERACTION_PATH}/`;
+
 /** Whether `path` is one of these pages'. */
 export function isInteractionPage(path: string): boolean {
-  return path.startsWith(`${INTERACTION_PATH}/`) || path === '/account' || path.startsWith('/account/');
+  return path.startsWith(INTERACTION_PREFIX) || path === '/account' || path.startsWith('/account/');
 }
 
 export function createInteractionPages(o: InteractionPagesOptions): Hono {

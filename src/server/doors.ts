@@ -72,6 +72,8 @@ export function oauthDoor(oauth: OAuthDoor): Door {
     claims: (_req, path) => oauth.claims(path),
     fetch: (req, env) => oauth.fetch(req, env),
     refuse: (req, status, err) => oauth.refuse(req, status, err),
+    // The library writes its answers to the Node response itself.
+    writesNodeResponse: true,
   };
 }
 

@@ -10,7 +10,7 @@
  * a role's phase composes (src/server/compose-business.ts, compose-role.ts) and compose.ts hands to
  * createHost(): what it claims, its app, how it says no.
  */
-import type { IncomingMessage } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getPath } from 'hono/utils/url';
@@ -44,6 +44,11 @@ export interface Door {
   cors?: MiddlewareHandler;
   /** The door's own body limit, when its protocol sets one (MCP: the SDK's 4 MiB); else the host's. */
   maxBodyBytes?: number;
+  /**
+   * Set for a door that answers some requests by writing the Node response itself (OAuth's library):
+   * the host's headers then go on the Response the door returns only, never on the socket's answer.
+   */
+  writesNodeResponse?: boolean;
 }
 
 export interface HostOptions {
@@ -71,7 +76,9 @@ export interface HostOptions {
 
 /** `path` is `root` or below it: the claim of a door that owns whole paths. */
 export function underPaths(...roots: readonly string[]): (req: Request, path: string) => boolean {
-  return (_req, path) => roots.some((r) => path === r || path.startsWith(`${r}/`));
+  // Asked on every request: the prefixes are made once.
+  const below = roots.map((r) => `${r}/`);
+  return (_req, path) => roots.some((r, i) => path === r || path.startsWith(below[i]));
 }
 
 type HostEnv = { Bindings: { uspHost: HostState; uspDoor?: Door }; Variables: { door: Door; correlationId: string } };
@@ -125,11 +132,12 @@ export function createHost(opts: HostOptions): HostApp {
   const fetch = (req: Request, env?: unknown, ctx?: ExecutionContext): Response | Promise<Response> => {
     const path = getPath(req);
     const door = state.pick(req, path);
-    const hostEnv = { ...(env as object | undefined), uspHost: state, uspDoor: door };
     // A door browsers' scripts call (Host, Origin, CORS) or a body whose length is not declared takes
     // the host's Hono routes, with their middlewares; anything else is answered the same way directly.
-    if (door.cors || door.browsers || !declaredBody(req)) return app.fetch(req, hostEnv, ctx);
-    return direct(state, door, req, path, hostEnv);
+    if (door.cors || door.browsers || !declaredBody(req)) {
+      return app.fetch(req, { ...(env as object | undefined), uspHost: state, uspDoor: door }, ctx);
+    }
+    return direct(state, door, req, path, env);
   };
   return {
     fetch,
@@ -159,34 +167,37 @@ function declaredBody(req: Request): boolean {
  * answer to a fault. One context and one chain of middlewares less per request (docs/DECISIONS.md,
  * "REST door cost per request").
  */
-async function direct(
-  state: HostState,
-  door: Door,
-  req: Request,
-  path: string,
-  env: HostEnv['Bindings'] & Record<string, unknown>,
-): Promise<Response> {
+async function direct(state: HostState, door: Door, req: Request, path: string, env: unknown): Promise<Response> {
   const correlationId = correlationIdOf(req.headers.get('usp-correlation-id') ?? undefined);
   const proxies = state.opts.proxies;
+  // Behind a listener, the host's headers go on the Node response before the door runs: Node merges
+  // them into the answer's, so the door's Response keeps its plain header record (no `Headers` made
+  // and copied again by the adapter; docs/DECISIONS.md, "REST door over HTTP").
+  const outgoing = door.writesNodeResponse ? undefined : nodeResponseOf(env);
+  if (outgoing) hostHeaders(req, env, proxies, correlationId, (name, value) => outgoing.setHeader(name, value));
   let res: Response;
   try {
     const max = door.maxBodyBytes ?? state.opts.maxBodyBytes;
     const length = req.method === 'GET' || req.method === 'HEAD' ? null : req.headers.get('content-length');
     if (plaintextRefused(req, env, proxies)) res = door.refuse(req, 400, httpsRequired());
     else if (length !== null && parseInt(length || '0', 10) > max) res = door.refuse(req, 413, payloadTooLarge(max));
-    else {
-      const { uspHost: _, uspDoor: __, ...doorEnv } = env;
-      res = await door.fetch(req, { ...doorEnv, correlationId });
-    }
+    else res = await door.fetch(req, { ...(env as object | undefined), correlationId });
   } catch (err) {
     res = hostFault(state, door, req, path, err);
   }
+  if (outgoing) return res;
   try {
     answered(res, req, env, proxies, correlationId);
   } catch (err) {
     return hostFault(state, door, req, path, err);
   }
   return res;
+}
+
+/** The Node response a listener handed over in the env, while its headers can still be set. */
+function nodeResponseOf(env: unknown): ServerResponse | undefined {
+  const outgoing = (env as { outgoing?: unknown } | undefined)?.outgoing;
+  return outgoing instanceof ServerResponse && !outgoing.headersSent ? outgoing : undefined;
 }
 
 /** What every answer carries, whichever door gave it. */
@@ -197,13 +208,22 @@ function answered(
   proxies: TrustedProxies | undefined,
   correlationId: string,
 ): void {
-  res.headers.set('X-Content-Type-Options', 'nosniff');
-  res.headers.set('USP-Correlation-Id', correlationId);
+  hostHeaders(req, env, proxies, correlationId, (name, value) => res.headers.set(name, value));
+}
+
+/** The headers the host puts on every answer, each handed to `set`. */
+function hostHeaders(
+  req: Request,
+  env: unknown,
+  proxies: TrustedProxies | undefined,
+  correlationId: string,
+  set: (name: string, value: string) => void,
+): void {
+  set('X-Content-Type-Options', 'nosniff');
+  set('USP-Correlation-Id', correlationId);
   // Over https (served directly, or by a trusted proxy that says so), browsers are told to stay on
   // https (RFC 6797; spec 10.2.1 transport security). Never on plain http, where it means nothing.
-  if (isHttps(req.url) || forwardedHttps(req, env, proxies)) {
-    res.headers.set('Strict-Transport-Security', 'max-age=31536000');
-  }
+  if (isHttps(req.url) || forwardedHttps(req, env, proxies)) set('Strict-Transport-Security', 'max-age=31536000');
 }
 
 /** A request URL (absolute, its scheme lower-cased by the Request) is https. */

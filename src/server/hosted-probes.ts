@@ -62,6 +62,8 @@ export function hostedProbes(d: HostedProbeDeps): HostedProbes {
   const own = deploymentRegistry(d);
   const probe = (req: Request): 'readyz' | 'metrics' | undefined => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    // Most requests name neither: no URL parsed for them.
+    if (!req.url.includes('/readyz') && !req.url.includes('/metrics')) return undefined;
     const path = new URL(req.url).pathname;
     return path === '/readyz' ? 'readyz' : path === '/metrics' ? 'metrics' : undefined;
   };

@@ -36,7 +36,7 @@ export function metricsHandler(
 ): (req: Request, env: unknown) => Promise<Response> | undefined {
   return (req, env) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
-    if (new URL(req.url).pathname !== '/metrics') return undefined;
+    if (!req.url.includes('/metrics') || new URL(req.url).pathname !== '/metrics') return undefined;
     if (!metricsAllowed(req, env, o.proxies, o.adminKeyHashes))
       return Promise.resolve(metricsRefused('an admin API key'));
     return metrics.scrape().then(

@@ -33,6 +33,8 @@ export function probeHandler(
 ): (req: Request) => Promise<Response> | undefined {
   return (req) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    // Most requests name neither probe: no URL parsed for them.
+    if (!req.url.includes('/healthz') && !req.url.includes('/readyz')) return undefined;
     const path = new URL(req.url).pathname;
     if (path === '/healthz') return Promise.resolve(reply(200, { status: 'alive' }));
     if (path === '/readyz') return ready(store, state);

@@ -3,7 +3,10 @@
  * It frames bytes and headers into an OperationRequest and the result back into JSON; every
  * decision is the pipeline's.
  */
+import type { IncomingMessage } from 'node:http';
 import { Hono, type Context } from 'hono';
+import { METHOD_NAME_ALL } from 'hono/router';
+import { TrieRouter } from 'hono/router/trie-router';
 import {
   OPERATIONS,
   ProtocolError,
@@ -75,12 +78,12 @@ const optsOf = (c: Context): RestAppOptions => (c.env as RestEnv).uspRest;
 export function createRestApp(opts: RestAppOptions): RestApp {
   const routes = routeTable(opts.operations ?? OPERATIONS);
   // A plain function, not a Hono app of its own: a front app was one more router per business.
-  return { fetch: async (req, env) => routes.fetch(req, { ...(env as object | undefined), uspRest: opts }) };
+  return { fetch: (req, env) => routes.fetch(req, { ...(env as object | undefined), uspRest: opts }) };
 }
 
 /** The REST door's entry: the host hands it each request it claims, with the request's env. */
 export interface RestApp {
-  fetch(req: Request, env?: unknown): Promise<Response>;
+  fetch(req: Request, env?: unknown): Response | Promise<Response>;
 }
 
 const tables = new Map<readonly OperationDef[], Hono>();
@@ -111,24 +114,28 @@ function routeTable(operations: readonly OperationDef[]): Hono {
     add(op, op.rest, false);
     if (op.formerly?.rest) add(op, op.formerly.rest, true);
   }
+  // A path's other methods answer 405. Each is routed for the usual methods, where a route of its own
+  // would have been, so that a request matches one route and Hono calls it without composing a chain
+  // (with a catch-all route per path every call matched two); any other method finds the path's 405
+  // from `notFound`, by the same order of paths.
+  const allowedAt = new TrieRouter<string>();
   for (const [path, ops] of byPath) {
     const honoPath = path.replace(/\{(\w+)\}/g, ':$1');
     for (const { op, route, former } of ops) {
       app.on(route.method, honoPath, (c) => (former ? handleFormer(c, op, optsOf(c)) : handle(c, op, optsOf(c))));
     }
-    const allowed = ops.map((o) => o.route.method).join(', ');
-    app.all(honoPath, (c) => {
-      // problem() builds a fresh Response, so the Allow header goes on that response itself.
-      const res = problem(
-        c,
-        new ProtocolError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed}.`),
-      );
-      res.headers.set('Allow', allowed);
-      return res;
-    });
+    const methods: string[] = ops.map((o) => o.route.method);
+    const allowed = methods.join(', ');
+    const others = ROUTED_METHODS.filter((m) => !methods.includes(m));
+    if (others.length > 0) app.on(others, honoPath, (c) => notAllowed(c, allowed));
+    allowedAt.add(METHOD_NAME_ALL, honoPath, allowed);
   }
 
-  app.notFound((c) => problem(c, new ProtocolError('not_found', `No USP endpoint at ${c.req.path}.`)));
+  app.notFound((c) => {
+    const allowed = allowedAt.match(c.req.method, c.req.path)[0][0]?.[0];
+    if (allowed !== undefined) return notAllowed(c, allowed);
+    return problem(c, new ProtocolError('not_found', `No USP endpoint at ${c.req.path}.`));
+  });
   app.onError((err, c) => {
     optsOf(c).log?.error('unexpected REST failure', { path: c.req.path, error: faultText(err) });
     return problem(c, new ProtocolError('server_error', 'The business could not process the request.'));
@@ -158,25 +165,35 @@ async function handle(c: Context, op: OperationDef, opts: RestAppOptions, warnin
   const res = await answer(c, op, opts, seen, warning);
   // What the call's rate limit left (draft-ietf-httpapi-ratelimit-headers), else the policy alone.
   const quota = seen.rate;
-  if (quota) for (const [name, value] of Object.entries(rateLimitFields(quota))) res.headers.set(name, value);
-  else {
-    const policy = rateLimitPolicy(op, opts.rateLimits);
-    if (policy) res.headers.set('RateLimit-Policy', policy);
+  const policy = quota ? undefined : rateLimitPolicy(op, opts.rateLimits);
+  const fields = quota ? rateLimitFields(quota) : policy ? { 'RateLimit-Policy': policy } : undefined;
+  if (res instanceof Response) {
+    if (fields) for (const [name, value] of Object.entries(fields)) res.headers.set(name, value);
+    return res;
   }
-  return res;
+  // An answer's headers as one plain record: the Node adapter writes it as it is (no `Headers` made).
+  if (res.text === null) return new Response(null, { status: 204, headers: fields });
+  return new Response(res.text, {
+    status: res.status,
+    headers: fields ? { ...JSON_HEADERS, ...fields } : JSON_HEADERS,
+  });
 }
 
-/** `seen.rate`: the quota the pipeline's answer carries, for the RateLimit fields `handle` adds. */
+/**
+ * The call's answer: a problem as its Response, or the status and JSON text of a success (null for a
+ * 204). `seen.rate`: the quota the pipeline's answer carries, for the RateLimit fields `handle` adds.
+ */
 async function answer(
   c: Context,
   op: OperationDef,
   opts: RestAppOptions,
   seen: { rate?: RateQuota },
   warning?: Message,
-): Promise<Response> {
+): Promise<Response | { status: number; text: string | null }> {
   let req: OperationRequest;
   try {
-    req = await readRequest(c, op, opts);
+    const read = readRequest(c, op, opts);
+    req = read instanceof Promise ? await read : read;
   } catch (err) {
     if (err instanceof ProtocolError) return problem(c, err);
     throw err;
@@ -184,47 +201,56 @@ async function answer(
   const res = await opts.pipeline.execute(op, req, opts.scopeOf(c.req.raw));
   seen.rate = res.rate;
   if (!res.ok) return problem(c, res.error);
-  if (res.status === 204) return c.body(null, 204);
+  if (res.status === 204) return { status: 204, text: null };
   const body: Record<string, unknown> = { usp: res.usp, ...res.data };
   const messages = warning ? [...res.messages, warning] : res.messages;
   if (messages.length > 0) body.messages = messages;
   // What the core shares between answers (frozen) is serialised once (src/web/json.ts).
-  return c.body(jsonText(body), res.status, JSON_HEADERS);
+  return { status: res.status, text: jsonText(body) };
 }
 
-async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): Promise<OperationRequest> {
-  let input: Record<string, unknown> = {};
-  let raw = new Uint8Array(0);
+/** The call as the pipeline takes it; read at once when the route takes no body (no promise to wait on). */
+function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): OperationRequest | Promise<OperationRequest> {
   if (op.rest.input === 'body' || (op.rest.input === 'none' && op.rest.method !== 'GET')) {
     // The host has already refused bodies over its limit (413).
-    raw = new Uint8Array(await c.req.arrayBuffer());
-    if (raw.byteLength > 0 && op.rest.input === 'body') {
-      const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
-      if (type !== JSON_TYPE && !type.endsWith('+json')) {
-        throw new ProtocolError('unsupported_media_type', 'Send the request body as application/json.');
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
-      } catch {
-        throw new ProtocolError('invalid_request', 'The request body is not valid JSON.', {
-          errors: [{ field: '(body)', message: 'malformed JSON' }],
-        });
-      }
-      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        throw new ProtocolError('invalid_request', 'The request body must be a JSON object.', {
-          errors: [{ field: '(body)', message: 'not an object' }],
-        });
-      }
-      input = parsed as Record<string, unknown>;
-    }
-  } else if (op.rest.input === 'query') {
-    input = { ...c.req.query() };
+    return c.req.arrayBuffer().then((bytes) => {
+      const raw = new Uint8Array(bytes);
+      return requestOf(c, opts, raw.byteLength > 0 && op.rest.input === 'body' ? jsonInput(c, raw) : {}, raw);
+    });
   }
-  Object.assign(input, c.req.param());
+  return requestOf(c, opts, op.rest.input === 'query' ? { ...c.req.query() } : {}, new Uint8Array(0));
+}
 
-  const headers: Record<string, string> = {};
-  c.req.raw.headers.forEach((v, k) => (headers[k] = v));
+/** A JSON object body as the call's input, or the problem it is. */
+function jsonInput(c: Context, raw: Uint8Array): Record<string, unknown> {
+  const type = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== JSON_TYPE && !type.endsWith('+json')) {
+    throw new ProtocolError('unsupported_media_type', 'Send the request body as application/json.');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+  } catch {
+    throw new ProtocolError('invalid_request', 'The request body is not valid JSON.', {
+      errors: [{ field: '(body)', message: 'malformed JSON' }],
+    });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ProtocolError('invalid_request', 'The request body must be a JSON object.', {
+      errors: [{ field: '(body)', message: 'not an object' }],
+    });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function requestOf(
+  c: Context,
+  opts: RestAppOptions,
+  input: Record<string, unknown>,
+  raw: Uint8Array,
+): OperationRequest {
+  Object.assign(input, c.req.param());
+  const headers = headerRecord(c);
   return {
     input,
     profile: parseAgent(c.req.header('usp-agent')),
@@ -234,6 +260,31 @@ async function readRequest(c: Context, op: OperationDef, opts: RestAppOptions): 
     // The exact bytes and headers: signatures, digests and DPoP proofs are checked below the door.
     presented: { binding: 'rest', http: evidence(c, opts, headers, raw) },
   };
+}
+
+/**
+ * The request's fields as one record: names lower-cased, a repeated field's values joined as
+ * `Headers` joins them (`; ` for cookies), the last Set-Cookie kept. From the Node adapter's own
+ * request (its light headers over the Node request's), read off the raw fields: building a `Headers`
+ * to copy it was some 2% of a GET's CPU (docs/DECISIONS.md, "REST door over HTTP").
+ */
+function headerRecord(c: Context): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const sent = c.req.raw.headers;
+  const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.rawHeaders;
+  if (raw && Object.getPrototypeOf(sent) !== Headers.prototype) {
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i].toLowerCase();
+      if (name.startsWith(':')) continue;
+      const prior = Object.hasOwn(headers, name) ? headers[name] : undefined;
+      const value = raw[i + 1];
+      headers[name] =
+        prior === undefined || name === 'set-cookie' ? value : `${prior}${name === 'cookie' ? '; ' : ', '}${value}`;
+    }
+    return headers;
+  }
+  sent.forEach((v, k) => (headers[k] = v));
+  return headers;
 }
 
 /**
@@ -271,6 +322,20 @@ function publicUrl(c: Context, opts: RestAppOptions): string {
     if (host) url.host = host;
   }
   return url.toString();
+}
+
+/** The methods a path's 405 is routed for; any other finds it from `notFound`. */
+const ROUTED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** 405 with the methods the path allows. */
+function notAllowed(c: Context, allowed: string): Response {
+  // problem() builds a fresh Response, so the Allow header goes on that response itself.
+  const res = problem(
+    c,
+    new ProtocolError('method_not_allowed', `${c.req.method} is not allowed here; use ${allowed}.`),
+  );
+  res.headers.set('Allow', allowed);
+  return res;
 }
 
 function problem(c: Context, err: ProtocolError): Response {

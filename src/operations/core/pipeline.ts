@@ -158,7 +158,11 @@ export class Pipeline {
         door,
         input: op.logInput ? op.logInput(req.input) : req.input,
       });
-      res = await this.answer(op, req, scope, seen);
+      try {
+        res = await this.run(op, req, scope, seen);
+      } catch (err) {
+        res = { ok: false, error: this.failure(op, req, err) };
+      }
     } finally {
       if (--this.active === 0) for (const d of [...this.drained]) d();
     }
@@ -182,24 +186,16 @@ export class Pipeline {
     return seen.rate ? { ...res, rate: seen.rate } : res;
   }
 
-  private async answer(
-    op: OperationDef,
-    req: OperationRequest,
-    scope: CallScope,
-    seen: { caller?: Caller; rate?: RateQuota },
-  ): Promise<OperationResponse> {
-    try {
-      return await this.run(op, req, scope, seen);
-    } catch (err) {
-      if (err instanceof ProtocolError) return { ok: false, error: err };
-      if (isStoreUnavailable(err)) return { ok: false, error: storeUnavailable(op.name, err, this.deps.log) };
-      this.deps.log.error('operation failed', {
-        operation: op.name,
-        correlation_id: req.correlationId,
-        error: describe(err),
-      });
-      return { ok: false, error: new ProtocolError('server_error', 'The business could not process the request.') };
-    }
+  /** What a call that threw answers: its protocol error, the store's unavailability, or a logged server_error. */
+  private failure(op: OperationDef, req: OperationRequest, err: unknown): ProtocolError {
+    if (err instanceof ProtocolError) return err;
+    if (isStoreUnavailable(err)) return storeUnavailable(op.name, err, this.deps.log);
+    this.deps.log.error('operation failed', {
+      operation: op.name,
+      correlation_id: req.correlationId,
+      error: describe(err),
+    });
+    return new ProtocolError('server_error', 'The business could not process the request.');
   }
 
   private async run(
@@ -339,7 +335,8 @@ export class Pipeline {
         messages: res.messages ?? [],
       };
       for (const e of events) await tx.outbox.add(e);
-      await scope.channels.write(tx, { biz, events, now, created });
+      // Channels write only for raised events: a call that raised none (a read) skips the step.
+      if (events.length > 0) await scope.channels.write(tx, { biz, events, now, created });
       // Every state-changing call the business makes is recorded: who, what, on which resource, when.
       if (caller.business && op.mutating) {
         await tx.admin.addAudit({
