@@ -37,7 +37,7 @@ async function session(): Promise<(body: unknown) => Promise<Response>> {
   await init.text();
   const sid = init.headers.get('mcp-session-id')!;
   const headers = { ...HEADERS, 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-11-25' };
-  const post = (body: unknown) => app.request('/mcp', { method: 'POST', headers, body: JSON.stringify(body) });
+  const post = async (body: unknown) => app.request('/mcp', { method: 'POST', headers, body: JSON.stringify(body) });
   expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
   return post;
 }
