@@ -3,7 +3,7 @@
  * and small formatting utilities. Plain ESM over the compiled code in dist/.
  */
 import { fork } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBusinessFile } from '../dist/server/business-file.js';
 import { localToUtcMs } from '../dist/domain/time.js';
@@ -304,3 +304,38 @@ export function procResetPeak(pid) {
 
 /** Sleeps `ms` milliseconds. */
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * CPU ticks (user + system, 1/100 s) of the PostgreSQL cluster whose data directory is given, per
+ * process: the postmaster and its children, read from /proc (Linux). `pgTicksSince` gives the ticks
+ * spent since such a reading.
+ */
+export function pgClusterTicks(dataDir) {
+  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const ticks = new Map();
+  for (const p of readdirSync('/proc').filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      // fields after the name: state(0) ppid(1) ... utime(11) stime(12)
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(p) === postmaster || Number(f[1]) === postmaster) ticks.set(p, Number(f[11]) + Number(f[12]));
+    } catch {
+      /* gone */
+    }
+  }
+  return ticks;
+}
+
+/**
+ * The cluster's CPU ticks since the reading `before`, per process so that a backend that exited
+ * meanwhile (another client's connection closing) takes nothing away: what it spent after `before`
+ * is lost, so this is a lower bound when connections close during the interval.
+ */
+export function pgTicksSince(dataDir, before) {
+  let ticks = 0;
+  for (const [p, t] of pgClusterTicks(dataDir)) ticks += t - (before.get(p) ?? 0);
+  return ticks;
+}
+
+/** The 1-, 5- and 15-minute load averages, for a benchmark's report (the machine is shared). */
+export const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');

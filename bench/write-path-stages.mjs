@@ -201,7 +201,7 @@ console.log(
   `${target.startsWith('postgres') ? `PostgreSQL, ${INSTANCES} server${INSTANCES > 1 ? 's' : ''}` : 'SQLite'}: ${BOOKINGS} bookings (hold + create) in ${(wall / 1000).toFixed(1)} s, ${WORKERS} workers`,
 );
 console.log(
-  `  process CPU per booking: ${(cpuMs / BOOKINGS).toFixed(2)} ms; ${target.startsWith('postgres') ? 'round trips' : 'statements'} per booking: ${(statements / BOOKINGS).toFixed(1)}`,
+  `  process CPU per booking: ${(cpuMs / BOOKINGS).toFixed(2)} ms (system ${(cpu.system / 1000 / BOOKINGS).toFixed(2)} ms); ${target.startsWith('postgres') ? 'round trips' : 'statements'} per booking: ${(statements / BOOKINGS).toFixed(1)}`,
 );
 if (ticks0 !== undefined)
   console.log(`  PostgreSQL server CPU per booking: ${((((ticks1 - ticks0) / 100) * 1000) / BOOKINGS).toFixed(2)} ms`);

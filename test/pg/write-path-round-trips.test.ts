@@ -90,7 +90,11 @@ describe.skipIf(!PG_URL)(title('writes held for one round trip keep their meanin
       await tx.outbox.add(outboxEvent('evt_h2'));
       await tx.outbox.add(outboxEvent('evt_h3'));
     });
-    expect(sent).toHaveLength(3); // BEGIN, the writes, COMMIT
+    // BEGIN with the writes (their parameters written as literals), then COMMIT on its own: were a
+    // connection cut while all three were in flight, the store could not tell whether it committed.
+    expect(sent, sent.join('\n')).toHaveLength(2);
+    expect(sent[0]).toMatch(/^BEGIN [^;]*; WITH held_0 AS \(INSERT INTO outbox /);
+    expect(sent[1]).toBe('COMMIT');
     const due = await store.read((tx) => tx.outbox.due(TEST_NOW, 10));
     expect(due.map((e) => e.event_id)).toEqual(['evt_h1', 'evt_h2', 'evt_h3']);
     expect((await store.read((tx) => tx.security.credential('h_held')))?.resource_id).toBe('bkg_h');
@@ -133,8 +137,9 @@ describe.skipIf(!PG_URL)(title('writes held for one round trip keep their meanin
       await tx.outbox.add(outboxEvent('evt_c1'));
       await tx.outbox.add(outboxEvent('evt_c2'));
     });
-    expect(sent, sent.join('\n')).toHaveLength(3); // BEGIN, the read (it has parameters), the writes with COMMIT
-    expect(sent[2]).toMatch(/^INSERT INTO outbox .*; COMMIT$/s);
+    expect(sent, sent.join('\n')).toHaveLength(2); // BEGIN with the read (its parameters as literals); the writes with COMMIT
+    expect(sent[0]).toMatch(/^BEGIN [^;]*; SELECT data FROM bookings WHERE id = 'bkg_dup2' FOR UPDATE$/);
+    expect(sent[1]).toMatch(/^INSERT INTO outbox .*; COMMIT$/s);
     const err = await store
       .transaction(async (tx) => {
         await tx.bookings.get('bkg_dup2');
@@ -224,5 +229,71 @@ describe.skipIf(!PG_URL)(title('writes held for one round trip keep their meanin
       expect((await tx.bookings.get('bkg_mem'))?.booking.status).toBe('canceled');
     });
     expect((await store.read((tx) => tx.bookings.get('bkg_mem')))?.booking.status).toBe('canceled');
+  });
+});
+
+describe.skipIf(!PG_URL)(title('a webhook delivery costs two round trips to expand and two to record'), () => {
+  const schema = schemaName('usp_webhook_trips');
+  const sent: string[] = [];
+  let store: Store;
+  beforeAll(async () => {
+    store = await openPostgresStore({ url: urlWithSchema(schema), onStatement: (sql) => sent.push(sql) });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await dropSchema(schema);
+  });
+  const delivery = (eventId: string, seq: number) => ({
+    event_id: eventId,
+    event: 'booking.confirmed',
+    seq,
+    order_key: `bkg_${eventId}`,
+    target_url: `https://hooks.example/${eventId}`,
+    subscription_id: null,
+    body: `{"it's":"a\\\\b"}`,
+    next_attempt_ms: TEST_NOW,
+    created_ms: TEST_NOW,
+  });
+
+  test("an expansion's deliveries join one VALUES list, sent with BEGIN; one already there is skipped", async () => {
+    await store.transaction((tx) => tx.webhooks.add(delivery('evt_w1', 1)));
+    sent.length = 0;
+    await store.transaction(async (tx) => {
+      for (const [i, id] of ['evt_w1', 'evt_w2', 'evt_w3'].entries()) await tx.webhooks.add(delivery(id, i + 1));
+    });
+    expect(sent, sent.join('\n')).toHaveLength(2); // BEGIN with the one INSERT; COMMIT
+    expect(sent[0]).toMatch(/^BEGIN [^;]*; INSERT INTO webhook_deliveries /);
+    const listed = await store.read((tx) => tx.webhooks.list({ limit: 10 }));
+    expect(listed.map((d) => [d.event_id, d.status, d.attempts, d.body])).toEqual([
+      ['evt_w3', 'pending', 0, `{"it's":"a\\\\b"}`],
+      ['evt_w2', 'pending', 0, `{"it's":"a\\\\b"}`],
+      ['evt_w1', 'pending', 0, `{"it's":"a\\\\b"}`],
+    ]);
+  });
+
+  test('an attempt and its delivery are written with BEGIN in one statement, then COMMIT', async () => {
+    const [d] = await store.transaction((tx) => tx.webhooks.claimDue(TEST_NOW, 1, TEST_NOW + 60_000, []));
+    sent.length = 0;
+    await store.transaction((tx) =>
+      tx.webhooks.recordAttempt(
+        { delivery_id: d.id, attempt: 1, at_ms: TEST_NOW, status_code: 204, latency_ms: 12, error: null },
+        { status: 'delivered', next_attempt_ms: TEST_NOW },
+      ),
+    );
+    expect(sent, sent.join('\n')).toHaveLength(2);
+    expect(sent[0]).toMatch(
+      /^BEGIN [^;]*; WITH held_0 AS \(INSERT INTO webhook_attempts .*\) UPDATE webhook_deliveries /s,
+    );
+    expect(sent[1]).toBe('COMMIT');
+    const [after] = (await store.read((tx) => tx.webhooks.list({ limit: 10 }))).filter((x) => x.id === d.id);
+    expect([after.status, after.attempts, after.last_status, after.delivered_ms]).toEqual([
+      'delivered',
+      1,
+      204,
+      TEST_NOW,
+    ]);
+    expect(await store.read((tx) => tx.webhooks.attempts(d.id))).toEqual([
+      { delivery_id: d.id, attempt: 1, at_ms: TEST_NOW, status_code: 204, latency_ms: 12, error: null },
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 import type { BookingRecord } from '../../domain/index.js';
 import type { BookingRepo } from '../port.js';
 import { BOOKINGS } from '../shared/rows.js';
-import { type PgSession, pgDocumentRepo, pgIds } from './session.js';
+import { pgDocumentRepo, pgIds } from './documents.js';
+import type { PgSession } from './session.js';
 
 export function pgBookings(s: PgSession): BookingRepo {
   return {

@@ -1,6 +1,7 @@
 import type { HoldRepo } from '../port.js';
 import { HOLDS } from '../shared/rows.js';
-import { type PgSession, pgDocumentRepo } from './session.js';
+import { pgDocumentRepo } from './documents.js';
+import type { PgSession } from './session.js';
 
 export function pgHolds(s: PgSession): HoldRepo {
   return {

@@ -1,7 +1,8 @@
 import type { SubscriptionRecord } from '../../domain/index.js';
 import type { SubscriptionRepo } from '../port.js';
 import { FEED_SUBSCRIPTIONS } from '../shared/rows.js';
-import { type PgSession, pgDocumentRepo } from './session.js';
+import { pgDocumentRepo } from './documents.js';
+import type { PgSession } from './session.js';
 
 export function pgSubscriptions(s: PgSession): SubscriptionRepo {
   return {

@@ -2,7 +2,8 @@ import type { WaitlistRecord } from '../../domain/index.js';
 import type { WaitlistRepo } from '../port.js';
 import { WAITLIST_ENTRIES } from '../shared/rows.js';
 import { waitlistListQuery } from '../shared/sql.js';
-import { PG_DIALECT, type PgSession, pgDocumentRepo, pgIds } from './session.js';
+import { pgDocumentRepo, pgIds } from './documents.js';
+import { PG_DIALECT, type PgSession } from './session.js';
 
 export function pgWaitlist(s: PgSession): WaitlistRepo {
   return {

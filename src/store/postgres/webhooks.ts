@@ -7,9 +7,11 @@ import { PG_DIALECT, type PgSession } from './session.js';
 export function pgWebhooks(s: PgSession): WebhookRepo {
   return {
     async add(d) {
-      await s.query(
+      // A held write (nobody reads its result): one expansion's rows join one VALUES list, sent with
+      // COMMIT. The constant columns are parameters so that the statement is a plain VALUES list.
+      await s.write(
         `INSERT INTO webhook_deliveries (event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $9)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT (event_id, target_url) DO NOTHING`,
         [
           d.event_id,
@@ -19,6 +21,8 @@ export function pgWebhooks(s: PgSession): WebhookRepo {
           d.target_url,
           d.subscription_id,
           d.body,
+          'pending',
+          0,
           d.next_attempt_ms,
           d.created_ms,
         ],
@@ -50,13 +54,14 @@ export function pgWebhooks(s: PgSession): WebhookRepo {
       );
     },
     async recordAttempt(a, next) {
-      await s.query(
+      // Held writes: both go with COMMIT's round trip.
+      await s.write(
         `INSERT INTO webhook_attempts (${ATTEMPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (delivery_id, attempt) DO UPDATE SET at_ms = EXCLUDED.at_ms, status_code = EXCLUDED.status_code,
          latency_ms = EXCLUDED.latency_ms, error = EXCLUDED.error`,
         [a.delivery_id, a.attempt, a.at_ms, a.status_code, a.latency_ms, a.error],
       );
-      await s.query(
+      await s.write(
         `UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_ms = $3, lease_until_ms = NULL, last_status = $4,
          last_error = $5, last_latency_ms = $6, delivered_ms = CASE WHEN $1 = 'delivered' THEN $7 ELSE delivered_ms END WHERE id = $8`,
         [next.status, a.attempt, next.next_attempt_ms, a.status_code, a.error, a.latency_ms, a.at_ms, a.delivery_id],
