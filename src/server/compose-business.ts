@@ -32,7 +32,10 @@ export async function composeBusiness(
   live: LiveBusiness,
 ): Promise<ComposedRole<BusinessScope>> {
   const { store, clock, ids, log, pipeline } = core;
-  core.announce(await syncCatalog(store, () => live.current(), clock, ids));
+  // Announced only when the catalog changed: an announcement wakes the dispatcher for a pass, which
+  // for a business opened again with its catalog as it was would only read empty queues.
+  const synced = await syncCatalog(store, () => live.current(), clock, ids);
+  if (synced.length > 0) core.announce(synced);
   const now = () => clock.now();
   const mail: MailWiring = wireMail(polled(opts.mail, opts.workerPollMs), {
     business: () => live.current(),
