@@ -118,14 +118,24 @@ export class CalendarPoller {
     const out: FeedPollResult[] = [];
     for (const feed of feeds) out.push(await this.poll(feed, zone, rezoned));
     this.passZone = zone;
-    this.lastStates = await this.o.store.read((tx) => tx.calendars.feedStates());
+    this.lastStates = await this.statesOf(feeds);
     return out;
   }
 
   /** Read the feeds' states now (at start, before the first pass ends). */
   async readStates(): Promise<readonly CalendarFeedState[]> {
-    this.lastStates = await this.o.store.read((tx) => tx.calendars.feedStates());
+    this.lastStates = await this.statesOf(this.feeds);
     return this.lastStates;
+  }
+
+  /**
+   * The stored states, after a reconcile with `feeds`. With no feed listed there are none (the
+   * reconcile forgot them all): no read, and no calendar repository on the reading connection of a
+   * business without calendars (a hosted business keeps what its store built while it is loaded).
+   */
+  private async statesOf(feeds: readonly CalendarFeed[]): Promise<CalendarFeedState[]> {
+    if (feeds.length === 0 && this.known === '') return [];
+    return this.o.store.read((tx) => tx.calendars.feedStates());
   }
 
   /**

@@ -179,7 +179,7 @@ export function compileBusiness(def: BusinessDef, opts: CompileFacts = {}): Busi
   if (clash) throw clash;
   const origin = opts.origin ?? new PublicOrigin();
   const own = def.settings.public_url?.replace(/\/$/, '');
-  return {
+  const biz = {
     def,
     zone: def.business.timezone,
     services,
@@ -190,13 +190,27 @@ export function compileBusiness(def: BusinessDef, opts: CompileFacts = {}): Busi
     payments,
     ...(typeof choice === 'string' ? {} : { provider: choice }),
     allowLoopbackUrls: opts.allowLoopbackUrls ?? false,
-    get publicUrl() {
-      return own ?? origin.get();
-    },
     publicUrlConfigured: own !== undefined || origin.configured,
     mailSent: opts.mailSent ?? false,
     definitionVersion: 0,
     suspendedWhy,
     ...(suspended ? { suspended } : {}),
   };
+  return Object.defineProperties(biz, {
+    [OWN_URL]: { value: own },
+    [ORIGIN]: { value: origin },
+    publicUrl: { get: publicUrlOf, enumerable: true },
+  }) as unknown as Business;
+}
+
+const OWN_URL = Symbol('configured public url');
+const ORIGIN = Symbol('public origin');
+
+/**
+ * `Business.publicUrl`: the configured one, else the origin's (the address listened on). One getter
+ * for every snapshot: a getter of its own per snapshot (a closure) would give each a hidden class of
+ * its own (V8 shares one only between objects whose accessors are the same functions).
+ */
+function publicUrlOf(this: { [OWN_URL]: string | undefined; [ORIGIN]: PublicOrigin }): string {
+  return this[OWN_URL] ?? this[ORIGIN].get();
 }

@@ -99,7 +99,7 @@ export { REGISTRY_FEED_OPERATIONS, REGISTRY_OPERATIONS } from './registry/table.
 export { addBusinessUser, dashboardSessionGate, normalizeBusinessEmail } from './admin/dashboard-sessions.js';
 export { dashboardSetupPending, offerDashboardSetup, SETUP_TTL_MS } from './admin/set-up-dashboard-owner.js';
 export type { DashboardSession, DashboardSessionGate } from './admin/dashboard-sessions.js';
-export { dashboardSignInEnv } from './admin/sign-in-env.js';
+export { dashboardSignInEnv, type DashboardSignInEnv } from './admin/sign-in-env.js';
 export { FEED_EVENTS_PATH, PLATFORM_PROFILE_PATH, feedSubscriptionKey } from './registry/feed-paths.js';
 export type { FeedSubscriptionNote } from './registry/feed-paths.js';
 export { reindexDue, seedRegistration } from './registry/reindex.js';

@@ -41,9 +41,14 @@ export class BackgroundLoop {
 
   constructor(private readonly o: BackgroundLoopOptions) {}
 
+  /**
+   * Start: a pass now, then on the poll. A loop that never polls (pollMs 0) runs none until nudged:
+   * the work hub that sets it asks the business what is due as it attaches it and nudges what is (an
+   * idle business's first pass would only read empty queues, and keep what that read built).
+   */
   start(): void {
     this.stopped = false;
-    this.schedule(0);
+    if (this.o.pollMs !== 0) this.schedule(0);
   }
 
   /** Stop polling; resolves once a pass under way has ended. */

@@ -141,17 +141,18 @@ function calendarWorkers(
 ): { poller: CalendarPoller; pusher: CalendarPushWorker } {
   const limits = { allowLoopback: deps.allowLoopback, ...o?.limits };
   // What both workers share; a business's id never changes (update_business refuses it), nor the secrets it may read.
-  const common = {
-    store: deps.store,
-    refresh: deps.refresh,
-    now: deps.now,
-    log: deps.log,
-    limits,
-    env: o?.env,
-    businessId: deps.business().def.business.id,
-  };
+  // Each options object is written out: a spread of a shared one took a hidden class of its own per business.
+  const { store, refresh, now, log } = deps;
+  const env = o?.env;
+  const businessId = deps.business().def.business.id;
   const poller = new CalendarPoller({
-    ...common,
+    store,
+    refresh,
+    now,
+    log,
+    limits,
+    env,
+    businessId,
     feeds,
     // Read before every pass, like the feeds: an edit of the business's time zone reaches the next one.
     zone: () => deps.business().zone,
@@ -159,7 +160,13 @@ function calendarWorkers(
     ignoreUids: isPushedUid,
   });
   const pusher = new CalendarPushWorker({
-    ...common,
+    store,
+    refresh,
+    now,
+    log,
+    limits,
+    env,
+    businessId,
     pollMs: deps.pushPollMs,
     calendars: () => feeds().filter((f) => f.write),
     eventText: (rec) => {

@@ -31,8 +31,8 @@ export async function composeBusiness(
   opts: ComposeOptions,
   live: LiveBusiness,
 ): Promise<ComposedRole<BusinessScope>> {
-  const { store, clock, ids, log, pipeline } = core;
-  core.announce(await syncCatalog(store, () => live.current(), clock, ids));
+  const { store, clock, log, pipeline } = core;
+  await publishCatalog(core, live);
   const now = () => clock.now();
   const mail: MailWiring = wireMail(polled(opts.mail, opts.workerPollMs), {
     business: () => live.current(),
@@ -103,6 +103,16 @@ export async function composeBusiness(
     configured,
     ...callDoors(core, opts, { scopeOf, profile }),
   });
+}
+
+/**
+ * The stored catalog brought in line with the business, its events announced when it changed. Only
+ * then: an announcement wakes the dispatcher for a pass, which for a business opened again with its
+ * catalog as it was would read empty queues (and keep the repositories that read built).
+ */
+async function publishCatalog(core: Core, live: LiveBusiness): Promise<void> {
+  const events = await syncCatalog(core.store, () => live.current(), core.clock, core.ids);
+  if (events.length > 0) core.announce(events);
 }
 
 type BusinessParts = {

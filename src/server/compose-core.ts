@@ -20,6 +20,7 @@ import {
   webhookResourceNamer,
   type CallScope,
   type Clock,
+  type DashboardSignInEnv,
   type IdSource,
   type Logger,
   type OperationEnv,
@@ -193,24 +194,50 @@ function announcer(
 
 /** A role's admin services: its signing keys, a nudge of the deliveries, the caches, the dashboard's sign-in. */
 export function adminEnvOf(core: Core, opts: ComposeOptions, authPolicy: AuthPolicy): OperationEnv {
-  const { keyring, log } = core;
-  return {
-    admin: {
+  return new RoleEnv(core, opts, authPolicy);
+}
+
+/**
+ * A role's services (`OperationEnv`). The dashboard's sign-in row (its two backoff tables, its log
+ * and counters) is built on the first sign-in: most hosted businesses never see one. Its getter is
+ * the class's, so every business's env shares one hidden class.
+ */
+class RoleEnv implements OperationEnv {
+  readonly admin: OperationEnv['admin'];
+  readonly availability: OperationEnv['availability'];
+  readonly calendarStaleMs: number;
+  readonly webhookResourceUri: (principal: string) => string;
+  #signIn: DashboardSignInEnv | undefined;
+  readonly #core: Core;
+  readonly #sandbox: boolean;
+  readonly #adminKeyHashes: readonly string[];
+
+  constructor(core: Core, opts: ComposeOptions, authPolicy: AuthPolicy) {
+    const { keyring } = core;
+    this.admin = {
       rotateSigningKey: (now) => keyring.rotate(now),
       signingKeys: () => keyring.list(),
       nudgeDeliveries: () => core.webhooks.dispatcher.nudge(),
-    },
-    availability: core.availabilityCache,
-    calendarStaleMs: staleMsOf(opts.calendars),
-    webhookResourceUri: core.webhookResourceUri,
-    // The dashboard's sign-in row: its backoff, log lines and counters.
-    dashboardSignIn: dashboardSignInEnv({
-      sandbox: opts.sandbox,
-      adminKeyHashes: authPolicy.adminKeyHashes,
-      log,
+    };
+    this.availability = core.availabilityCache;
+    this.calendarStaleMs = staleMsOf(opts.calendars);
+    this.webhookResourceUri = core.webhookResourceUri;
+    this.#core = core;
+    this.#sandbox = Boolean(opts.sandbox);
+    this.#adminKeyHashes = authPolicy.adminKeyHashes;
+  }
+
+  /** The dashboard's sign-in row: its backoff, log lines and counters. */
+  get dashboardSignIn(): DashboardSignInEnv {
+    const core = this.#core;
+    this.#signIn ??= dashboardSignInEnv({
+      sandbox: this.#sandbox,
+      adminKeyHashes: this.#adminKeyHashes,
+      log: core.log,
       onEvent: (e) => core.metrics.recordAccountEvent(e),
-    }),
-  };
+    });
+    return this.#signIn;
+  }
 }
 
 /** The doors every role has, over the pipeline and the role's scopes: REST and MCP (the role's operations, else the business's). */

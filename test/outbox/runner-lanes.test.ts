@@ -4,7 +4,8 @@
  * no room); with none left behind, no pass follows (one per booking at each of many hosted
  * businesses, for nothing, before). A failed row's lane waits for its retry, the next commit or the
  * next poll instead of trying the target that just failed at once. The claims use the stores' own
- * rule (`onePerTarget`), on rows held in memory; no worker polls here (`pollMs: 0`).
+ * rule (`onePerTarget`), on rows held in memory; no worker polls here (`pollMs: 0`), so each
+ * first pass is a nudge's (a commit's, or a work hub's ask).
  */
 import { describe, expect, test } from 'vitest';
 import { LeasedRunner, type QueuePort } from '../../src/outbox/index.js';
@@ -88,6 +89,7 @@ describe('a queue with lanes, after an attempt ends', () => {
     const q = queue(() => 'done');
     q.add('https://a.example/hooks');
     q.runner.start();
+    q.runner.nudge();
     await until(() => q.attempted.length === 1);
     await sleep(100);
     expect(q.claims()).toBe(1);
@@ -99,6 +101,7 @@ describe('a queue with lanes, after an attempt ends', () => {
     q.add('https://a.example/hooks');
     q.add('https://a.example/hooks');
     q.runner.start();
+    q.runner.nudge();
     await until(() => q.attempted.length === 2);
     expect(q.attempted).toEqual([1, 2]);
     await sleep(50);
@@ -112,6 +115,7 @@ describe('a queue with lanes, after an attempt ends', () => {
     q.add('https://down.example/hooks');
     q.add('https://down.example/hooks');
     q.runner.start();
+    q.runner.nudge();
     await until(() => q.attempted.length === 1);
     await sleep(100);
     expect(q.attempted).toEqual([1]);
@@ -127,6 +131,7 @@ describe('a queue with lanes, after an attempt ends', () => {
     const q = queue((row) => (row.id === 1 ? new Promise((r) => (release = () => r('done'))) : 'done'));
     q.add('https://slow.example/hooks');
     q.runner.start();
+    q.runner.nudge();
     await until(() => q.attempted.length === 1);
     // A booking commits while row 1 is in flight: its pass leaves row 2 behind (the lane is busy).
     q.add('https://slow.example/hooks');

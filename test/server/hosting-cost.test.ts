@@ -43,6 +43,12 @@ vi.mock('@modelcontextprotocol/server', async (original) => {
   const m = await original<typeof import('@modelcontextprotocol/server')>();
   return { ...m, createMcpHandler: vi.fn(m.createMcpHandler) };
 });
+// The dashboard's sign-in row (its backoff tables), counted as a server builds it.
+vi.mock('../../src/operations/admin/sign-in-env.js', async (original) => {
+  const m = await original<typeof import('../../src/operations/admin/sign-in-env.js')>();
+  return { ...m, dashboardSignInEnv: vi.fn(m.dashboardSignInEnv) };
+});
+import { dashboardSignInEnv } from '../../src/operations/admin/sign-in-env.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { hostFetch } from '../support/host-fetch.js';
 import { NORD_FILE, deployHosting, undeploy, type Deployment } from '../support/hosting.js';
@@ -264,6 +270,25 @@ describe('one more hosted business, opened by its first request', () => {
     expect(after.get('res_room_treatment_1')?.monday).toEqual(monday);
     expect(after.get('res_room_treatment_2')).toEqual(before.get('res_room_treatment_2'));
     expect(after.get('res_room_treatment_2')?.monday).not.toEqual(monday);
+  });
+
+  test('builds its dashboard sign-in row on first use, and runs no worker pass before the work hub finds work due', async () => {
+    // Opened once before (its catalog written), closed, and opened again by a read.
+    await profileOf(2);
+    await hosting.pool.close('biz_cost_2');
+    const built = vi.mocked(dashboardSignInEnv).mock.calls.length;
+    await profileOf(2);
+    const ran = statements.get('biz_cost_2')!;
+    // The hub asks a business it attaches at once: what is due (one read), and nothing is.
+    await hosting.hub!.askNow('biz_cost_2');
+    // No pass of the webhook dispatcher (its claims of events and deliveries): nothing was queued.
+    expect(
+      ran.filter((sql) => /FROM outbox WHERE status = 'pending' AND|FROM webhook_deliveries d\b/.test(sql)),
+    ).toEqual([]);
+    expect(vi.mocked(dashboardSignInEnv).mock.calls.length).toBe(built);
+    const env = (await hosting.pool.peek('biz_cost_2', async (s) => s.scope.env))!;
+    expect(env.dashboardSignIn).toBe(env.dashboardSignIn);
+    expect(vi.mocked(dashboardSignInEnv).mock.calls.length).toBe(built + 1);
   });
 
   test('keeps each business its own secrets: two copies of the schema sign with different keys', async () => {

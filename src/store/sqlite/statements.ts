@@ -16,11 +16,28 @@ export class Statements {
   prepare(sql: string): Statement {
     let stmt = this.cache.get(sql);
     if (!stmt) {
-      stmt = lazyStatement(this.db, sql);
-      this.cache.set(sql, stmt);
+      const text = sharedText(sql);
+      stmt = lazyStatement(this.db, text);
+      this.cache.set(text, stmt);
     }
     return stmt;
   }
+}
+
+/**
+ * Every SQL text once per process. A repository builds some of its texts (a table's name, its
+ * columns), so each store held its own copies of equal strings, about 1.5 KB per store: a deployment
+ * hosting many businesses holds every loaded business's store. Texts are few (the repositories', and
+ * the call-dependent ones the stores keep anyway); past `MAX_SHARED_TEXTS` a text is kept as given.
+ */
+const SHARED_TEXTS = new Map<string, string>();
+const MAX_SHARED_TEXTS = 5_000;
+
+function sharedText(sql: string): string {
+  const known = SHARED_TEXTS.get(sql);
+  if (known !== undefined) return known;
+  if (SHARED_TEXTS.size < MAX_SHARED_TEXTS) SHARED_TEXTS.set(sql, sql);
+  return sql;
 }
 
 /**
@@ -31,7 +48,7 @@ export class Statements {
  * kept and reused as before. A repository runs its statements with run, get, all and iterate only.
  */
 function lazyStatement(db: Db, sql: string): Statement {
-  return new LazyStatement(db, sql) as unknown as Statement;
+  return new LazyStatement(db, sharedText(sql)) as unknown as Statement;
 }
 
 /** Three fields and the class's methods: smaller than a prepared statement's wrapper, and no native statement. */
