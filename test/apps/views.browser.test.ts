@@ -211,7 +211,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the booking card (hold, create, get, reschedule
         await v.close();
       }
     }
-  });
+    // Four views opened one after another, 5-8 s each on a loaded 2-core CI machine.
+  }, 90_000);
 
   it('a hold (usp_availability_hold) shows what it keeps: the service and when it starts, and the hold counting down', async () => {
     const q = await call('usp_availability_query', { service_id: 'svc_haircut', start_date: day(5), end_date: day(5) });
