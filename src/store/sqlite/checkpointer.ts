@@ -37,12 +37,15 @@ const Database = require(workerData.driver);
 const flags = new Int32Array(workerData.flags);
 const DUE = 1 << 30;
 const COMMITS = workerData.commits;
+// A log this long at the last checkpoint (SQLite's own checkpoint size) is a busy file's: every tick.
+const LONG_LOG = 1000;
 // Per file, the finishing copy: 0 none, 1 asked by the worker, 2 asked of the worker by the writer, 3 done.
 const finishes = new Int32Array(workerData.finishes);
 const files = new Map();
 const checkpoint = (slot, file, ask) => {
   try {
     const [r] = file.db.pragma('wal_checkpoint(PASSIVE)');
+    file.log = r.log;
     // Not again for a log that has not moved since the finishing copy: the writer has not written yet.
     if (ask && r.log >= file.restartFrames && r.log !== file.finished)
       if (Atomics.compareExchange(finishes, slot, 0, 1) !== 0) Atomics.compareExchange(finishes, slot, 3, 1);
@@ -64,6 +67,7 @@ parentPort.on('message', (m) => {
         restartFrames: m.restartFrames,
         maxDelayMs: m.maxDelayMs,
         since: 0,
+        log: 0,
       });
     } catch {
       parentPort.postMessage({ failed: m.add });
@@ -84,15 +88,15 @@ parentPort.on('message', (m) => {
     parentPort.close();
   }
 });
-// A file is checkpointed once COMMITS commits wait, or the first of them waited its maxDelayMs: a busy
-// file every tick, a quiet one (a hosted business among many) once per few bookings, not per booking.
+// A file is checkpointed once COMMITS commits wait, or the first of them waited its maxDelayMs, or its log
+// was long: a busy file every tick, a quiet one (a hosted business among many) once per few bookings.
 const timer = setInterval(() => {
   const now = Date.now();
   for (const [slot, file] of files) {
     const waiting = Atomics.load(flags, slot);
     if (waiting === 0) continue;
     file.since ||= now;
-    if (waiting < COMMITS && now - file.since < file.maxDelayMs) continue;
+    if (waiting < COMMITS && file.log < LONG_LOG && now - file.since < file.maxDelayMs) continue;
     Atomics.store(flags, slot, 0);
     file.since = 0;
     checkpoint(slot, file, true);
@@ -104,7 +108,8 @@ const timer = setInterval(() => {
 const CHECKPOINT_INTERVAL_MS = 100;
 /**
  * A file is checkpointed at the first tick once this many commits wait (a busy file: every tick, as
- * before), or once the first of them waited `CHECKPOINT_MAX_DELAY_MS`. Each checkpoint of a file
+ * before), once the first of them waited `CHECKPOINT_MAX_DELAY_MS`, or when its log was 1,000 frames
+ * or more at its last checkpoint (busy, or not yet started over). Each checkpoint of a file
  * syncs its log and its database file: a hosted business among 200, a file each, was checkpointed
  * after every booking, and those syncs took a third of the CPU per booking (docs/DECISIONS.md,
  * "Checkpoints paced by commits").
