@@ -121,6 +121,16 @@ export interface ClaimExtra {
   more?: boolean;
 }
 
+/** Rows leased in a caller's transaction (`claimWithin`), started once it commits. */
+export interface Handoff<J> {
+  readonly due: J[] & { leftBehind?: boolean };
+  readonly extra: ClaimExtra | undefined;
+  /** The room the claim had (a full claim leaves rows waiting). */
+  readonly room: number;
+  /** When it was leased, on the process's clock: one never settled stops counting after a lease. */
+  readonly leasedAt: number;
+}
+
 export interface RunnerOptions {
   store: Store;
   now: () => number;
@@ -136,6 +146,8 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
   /** Lanes only: the attempts under way, and the rows leased and not yet recorded (a stop releases them). */
   private readonly inFlight = new Map<J, Promise<void>>();
   private readonly leased = new Set<J>();
+  /** Lanes only: rows leased in transactions not yet committed (claimWithin); they count as held. */
+  private readonly pending = new Set<Handoff<J>>();
   /** Lanes only: the claim under way, if any (a stop waits for it). */
   private claiming: Promise<unknown> | undefined;
   /** Lanes only: the latest claim left a due row behind (a lane freed then needs a pass). */
@@ -228,23 +240,92 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
+  /**
+   * Lanes only: lease in `tx`, a write transaction of the caller's (the booking that raised the events),
+   * what a pass would lease now, after the port's `withClaim` work, so that those rows need no claim
+   * transaction of their own. `committed` starts them once `tx` committed; `abandoned` forgets them when
+   * it did not (their leases were rolled back with it). Undefined when stopped or without room: the
+   * caller nudges instead, as before.
+   */
+  async claimWithin(tx: Tx): Promise<Handoff<J> | undefined> {
+    const p = this.port;
+    if (!p.lane || !this.loop.isRunning) return undefined;
+    const room = this.room();
+    if (room <= 0) return undefined;
+    const now = this.o.now();
+    const extra = p.withClaim ? await p.withClaim.run(tx, now) : undefined;
+    const due = await p.claim(tx, now, room, now + p.leaseMs, this.busyLanes(p.lane));
+    const handoff: Handoff<J> = { due, extra, room, leasedAt: performance.now() };
+    this.pending.add(handoff);
+    return handoff;
+  }
+
+  /** The transaction of a `claimWithin` committed: start its rows (a stopped runner releases them). */
+  committed(handoff: Handoff<J>): void {
+    if (!this.pending.delete(handoff)) return;
+    const { due, extra, room } = handoff;
+    const release = this.port.release;
+    if (!this.loop.isRunning) {
+      // Stopped meanwhile: stop() did not know these rows. Released now, or they lapse by themselves.
+      if (due.length > 0 && release) void this.o.store.transaction((tx) => release(tx, due)).catch(() => undefined);
+      return;
+    }
+    for (const job of due) this.leased.add(job);
+    this.started(due, extra, room).catch((err) =>
+      this.o.log.warn(`${this.port.name} could not start the rows it leased`, { error: String(err) }),
+    );
+  }
+
+  /** The transaction of a `claimWithin` did not commit: nothing it leased is held. */
+  abandoned(handoff: Handoff<J>): void {
+    this.pending.delete(handoff);
+  }
+
+  /** Lanes only: rows held now (leased and not recorded, or leased in a transaction not yet committed). */
+  private *held(): Iterable<J> {
+    yield* this.leased;
+    const lapsed = performance.now() - this.port.leaseMs;
+    for (const h of this.pending) {
+      // A handoff never settled (its caller lost track of it) stops holding its lanes once its lease lapsed.
+      if (h.leasedAt < lapsed) this.pending.delete(h);
+      else yield* h.due;
+    }
+  }
+
+  /** How many rows a claim may lease now. */
+  private room(): number {
+    let held = 0;
+    for (const _ of this.held()) held++;
+    return Math.min(this.port.batch, this.port.concurrency - held);
+  }
+
+  /** The lanes of the rows held now: a claim takes none of them. */
+  private busyLanes(laneOf: (job: J) => string): string[] {
+    const lanes = new Set<string>();
+    for (const job of this.held()) lanes.add(laneOf(job));
+    return [...lanes];
+  }
+
   /** Lease what the free room and the idle lanes allow, and start each attempt without waiting for it. */
   private async launch(laneOf: (job: J) => string): Promise<number> {
     const p = this.port;
-    const room = Math.min(p.batch, p.concurrency - this.inFlight.size);
-    if (room <= 0 || !this.loop.isRunning) {
+    if (this.room() <= 0 || !this.loop.isRunning) {
       // Nothing to claim (every lane's room taken, or stopped), but the work done with a claim still is.
       await p.withClaim?.standalone();
       return 0;
     }
     const now = this.o.now();
-    const busy = [...new Set([...this.inFlight.keys()].map(laneOf))];
+    let room = 0;
     // The claimed rows count as leased the moment the claim commits, and stop() waits for a claim
-    // under way: a stop that lands meanwhile releases them with the rest.
+    // under way: a stop that lands meanwhile releases them with the rest. The room and the busy lanes
+    // are read in the transaction: a caller's transaction may have leased rows since (claimWithin).
     const claim = this.o.store
       .transaction(async (tx) => {
         const extra = p.withClaim ? await p.withClaim.run(tx, now) : undefined;
-        return { due: await p.claim(tx, now, room, now + p.leaseMs, busy), extra };
+        room = this.room();
+        const due: J[] & { leftBehind?: boolean } =
+          room > 0 ? await p.claim(tx, now, room, now + p.leaseMs, this.busyLanes(laneOf)) : [];
+        return { due, extra };
       })
       .then(({ due, extra }) => {
         for (const job of due) this.leased.add(job);
@@ -254,6 +335,16 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
     const { due, extra } = await claim.finally(() => {
       if (this.claiming === claim) this.claiming = undefined;
     });
+    return this.started(due, extra, room);
+  }
+
+  /** After a claim committed: its `withClaim` work's `after`, then each row's attempt, not waited for. */
+  private async started(
+    due: J[] & { leftBehind?: boolean },
+    extra: ClaimExtra | undefined,
+    room: number,
+  ): Promise<number> {
+    const p = this.port;
     await extra?.after?.();
     if (extra?.more) this.nudge();
     if (!this.loop.isRunning) return 0;
