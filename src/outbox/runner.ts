@@ -131,31 +131,83 @@ export interface RunnerOptions {
   debounceMs?: number;
 }
 
+/**
+ * The runner of one queue. Its port and its loop are built on first use: when it is started with a
+ * poll, else on its first nudge (or pass). A business hosted under a work hub (`pollMs` 0) starts its
+ * runners with nothing due; until the hub finds work for one, that one holds its options and a flag
+ * only (the port's closures, the loop and the lanes' tables were about 2 KB per worker per business).
+ */
 export class LeasedRunner<J extends LeasedRow, R = unknown> {
-  private readonly loop: BackgroundLoop;
+  private portBuilt: QueuePort<J, R> | undefined;
+  private loopBuilt: BackgroundLoop | undefined;
+  private started = false;
   /** Lanes only: the attempts under way, and the rows leased and not yet recorded (a stop releases them). */
-  private readonly inFlight = new Map<J, Promise<void>>();
-  private readonly leased = new Set<J>();
+  private inFlight: Map<J, Promise<void>> | undefined;
+  private leased: Set<J> | undefined;
   /** Lanes only: the claim under way, if any (a stop waits for it). */
   private claiming: Promise<unknown> | undefined;
   /** Lanes only: the latest claim left a due row behind (a lane freed then needs a pass). */
   private rowsWaiting = true;
 
+  private readonly makePort: () => QueuePort<J, R>;
+
+  /** `port`: the queue's port, or how to build it (on first use). */
   constructor(
-    private readonly port: QueuePort<J, R>,
+    port: QueuePort<J, R> | (() => QueuePort<J, R>),
     private readonly o: RunnerOptions,
   ) {
-    this.loop = new BackgroundLoop({
-      name: port.name,
+    this.makePort = typeof port === 'function' ? port : () => port;
+  }
+
+  /** The queue's port, built on first use. */
+  private get port(): QueuePort<J, R> {
+    return (this.portBuilt ??= this.makePort());
+  }
+
+  /** The loop, built on first use (started if the runner is: a pass now when it polls). */
+  private get loop(): BackgroundLoop {
+    return this.loopBuilt ?? this.buildLoop();
+  }
+
+  private buildLoop(): BackgroundLoop {
+    const loop = new BackgroundLoop({
+      name: this.port.name,
       pass: async () => void (await this.tick()),
-      log: o.log,
-      pollMs: o.pollMs,
-      debounceMs: o.debounceMs,
+      log: this.o.log,
+      pollMs: this.o.pollMs,
+      debounceMs: this.o.debounceMs,
+      onIdle: () => this.letGo(),
     });
+    this.loopBuilt = loop;
+    if (this.started) loop.start();
+    return loop;
+  }
+
+  /**
+   * A runner that never polls (hosted under a work hub) lets go of its port, loop and lanes' tables
+   * once a pass ends with nothing claimed, leased or in flight; the next nudge builds them again (a
+   * few microseconds, against a pass's transaction). An idle hosted business keeps none of them.
+   */
+  private letGo(): void {
+    if (!this.started || this.o.pollMs !== 0 || this.loopBuilt?.quiet === false) return;
+    if (this.claiming || (this.inFlight?.size ?? 0) > 0 || (this.leased?.size ?? 0) > 0) return;
+    this.loopBuilt = undefined;
+    this.portBuilt = undefined;
+    this.inFlight = undefined;
+    this.leased = undefined;
+    this.rowsWaiting = true;
+  }
+
+  /** Whether its port or loop is built now (tests: an idle hosted business holds none). */
+  get built(): boolean {
+    return this.portBuilt !== undefined || this.loopBuilt !== undefined;
   }
 
   start(): void {
-    this.loop.start();
+    this.started = true;
+    if (this.loopBuilt) this.loopBuilt.start();
+    // A loop that never polls runs no pass at start (loop.ts): it is built when first nudged.
+    else if (this.o.pollMs !== 0) this.buildLoop();
   }
 
   /**
@@ -163,44 +215,48 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
    * the leases of any cut short are released, so another process (or the next run) takes them at once.
    */
   async stop(graceMs = 1000): Promise<void> {
-    await this.loop.stop();
+    this.started = false;
+    await this.loopBuilt?.stop();
+    // Built now if it never was (nothing claimed or in flight then): its close still runs.
+    const port = this.port;
     await this.claiming?.catch(() => undefined);
-    if (this.inFlight.size > 0) {
+    const inFlight = this.inFlight;
+    if (inFlight && inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled([...this.inFlight.values()]),
+        Promise.allSettled([...inFlight.values()]),
         new Promise((r) => (timer = setTimeout(r, graceMs))),
       ]);
       clearTimeout(timer);
     }
-    const release = this.port.release;
-    if (this.leased.size > 0 && release) {
+    const release = port.release;
+    if (this.leased && this.leased.size > 0 && release) {
       const jobs = [...this.leased];
       await this.o.store
         .transaction((tx) => release(tx, jobs))
         .catch((err) =>
-          this.o.log.warn(`could not release ${this.port.noun} leases; they lapse by themselves`, {
+          this.o.log.warn(`could not release ${port.noun} leases; they lapse by themselves`, {
             rows: jobs.length,
             error: String(err),
           }),
         );
     }
-    await this.port.close?.();
+    await port.close?.();
   }
 
   /** Something was committed: look soon. */
   nudge(): void {
-    this.loop.nudge();
+    if (this.started) this.loop.nudge();
   }
 
   /** Started and not stopped. */
   get isRunning(): boolean {
-    return this.loop.isRunning;
+    return this.started;
   }
 
   /** True while the database is unavailable (the runner retries every poll). */
   get isPaused(): boolean {
-    return this.loop.isPaused;
+    return this.loopBuilt?.isPaused ?? false;
   }
 
   /**
@@ -225,20 +281,22 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
 
   /** Wait until no attempt is in flight (lanes; tests). */
   async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+    while (this.inFlight && this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
   /** Lease what the free room and the idle lanes allow, and start each attempt without waiting for it. */
   private async launch(laneOf: (job: J) => string): Promise<number> {
     const p = this.port;
-    const room = Math.min(p.batch, p.concurrency - this.inFlight.size);
-    if (room <= 0 || !this.loop.isRunning) {
+    const inFlight = (this.inFlight ??= new Map());
+    const leased = (this.leased ??= new Set());
+    const room = Math.min(p.batch, p.concurrency - inFlight.size);
+    if (room <= 0 || !this.started) {
       // Nothing to claim (every lane's room taken, or stopped), but the work done with a claim still is.
       await p.withClaim?.standalone();
       return 0;
     }
     const now = this.o.now();
-    const busy = [...new Set([...this.inFlight.keys()].map(laneOf))];
+    const busy = [...new Set([...inFlight.keys()].map(laneOf))];
     // The claimed rows count as leased the moment the claim commits, and stop() waits for a claim
     // under way: a stop that lands meanwhile releases them with the rest.
     const claim = this.o.store
@@ -247,7 +305,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
         return { due: await p.claim(tx, now, room, now + p.leaseMs, busy), extra };
       })
       .then(({ due, extra }) => {
-        for (const job of due) this.leased.add(job);
+        for (const job of due) leased.add(job);
         return { due, extra };
       });
     this.claiming = claim;
@@ -256,7 +314,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
     });
     await extra?.after?.();
     if (extra?.more) this.nudge();
-    if (!this.loop.isRunning) return 0;
+    if (!this.started) return 0;
     // Rows may wait for an attempt's end: every lane's room taken, or the claim left a due row behind.
     // The latest claim says (one made while a lane was busy saw what waits for it).
     const capped = due.length === room;
@@ -274,13 +332,15 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
           },
         )
         .then((freed) => {
-          this.leased.delete(job);
-          this.inFlight.delete(job);
+          leased.delete(job);
+          inFlight.delete(job);
           // A row done frees its lane for a row left waiting, if any. A failed one's lane waits: its target
           // just failed, and the retry it scheduled, the next commit or the next poll (a work hub's ask) takes the rest.
           if (freed) this.nudge();
+          // The last attempt of a pass that ended before it: nothing more to do here.
+          else if (inFlight.size === 0) this.letGo();
         });
-      this.inFlight.set(job, run);
+      inFlight.set(job, run);
     }
     return due.length;
   }
@@ -307,7 +367,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
       });
       await this.o.store.transaction((tx) => p.failed(tx, job, end));
       p.recorded?.(job, { failed: end });
-      if (!end.giveUp) this.loop.schedule(Math.max(0, end.retryAtMs - this.o.now()));
+      if (!end.giveUp && this.started) this.loop.schedule(Math.max(0, end.retryAtMs - this.o.now()));
       return false;
     }
     const end: Finished = { attempts, startedMs, now: this.o.now() };
