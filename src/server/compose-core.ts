@@ -250,9 +250,10 @@ export function callDoors(
   const role = opts.role;
   const clientAddress = (c: Context): string | undefined => core.limitKey(c.req.raw, c.env);
   // One document per origin served (the origin is in it), built on first use.
-  const openapiDocs = new Map<string, Record<string, unknown>>();
+  let openapiDocs: Map<string, Record<string, unknown>> | undefined;
   const openapi = (s: CallScope): Record<string, unknown> => {
     const baseUrl = core.baseUrlOf(s);
+    openapiDocs ??= new Map();
     const doc = openapiDocs.get(baseUrl) ?? buildOpenApi(baseUrl, role?.operations);
     openapiDocs.set(baseUrl, doc);
     return doc;

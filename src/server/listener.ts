@@ -155,7 +155,8 @@ export function createListener(o: ListenerOptions): Listener {
 /** A count of calls in flight, and a wait (bounded) for it to reach zero. */
 function inFlight(): { readonly count: number; enter(): void; leave(): void; idle(ms: number): Promise<boolean> } {
   let count = 0;
-  const idle = new Set<() => void>();
+  // Made by the first wait (a shutdown with calls in flight).
+  let idle: Set<() => void> | undefined;
   return {
     get count() {
       return count;
@@ -164,21 +165,22 @@ function inFlight(): { readonly count: number; enter(): void; leave(): void; idl
       count++;
     },
     leave() {
-      if (--count === 0) for (const f of [...idle]) f();
+      if (--count === 0 && idle) for (const f of [...idle]) f();
     },
     async idle(ms) {
       if (count === 0) return true;
       return new Promise<boolean>((resolve) => {
+        const waiting = (idle ??= new Set());
         const t = setTimeout(() => {
-          idle.delete(done);
+          waiting.delete(done);
           resolve(false);
         }, ms);
         const done = () => {
           clearTimeout(t);
-          idle.delete(done);
+          waiting.delete(done);
           resolve(true);
         };
-        idle.add(done);
+        waiting.add(done);
       });
     },
   };

@@ -5,10 +5,13 @@
  * copy of the migrated schema), and without building every repository or preparing every statement
  * (both on first use), and without its dashboard, buyer pages or OAuth authorization server (built on
  * their first request), and without routes of its own (the host's, REST's and MCP's route tables are
- * the process's). The copy carries no secret: each business still signs with keys of its own.
+ * the process's), without building its workers (each built when the work hub finds its work due, let
+ * go once done), and without empty maps held for later. The copy carries no secret: each business
+ * still signs with keys of its own.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Hosting } from '../../src/server/hosting.js';
@@ -51,7 +54,7 @@ vi.mock('../../src/operations/admin/sign-in-env.js', async (original) => {
 import { dashboardSignInEnv } from '../../src/operations/admin/sign-in-env.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { hostFetch } from '../support/host-fetch.js';
-import { NORD_FILE, deployHosting, undeploy, type Deployment } from '../support/hosting.js';
+import { NORD_FILE, bookFirstFree, deployHosting, undeploy, type Deployment } from '../support/hosting.js';
 
 const COUNT = 5;
 const ADMIN_KEY = 'hosting-cost-admin-key-0123456789';
@@ -289,6 +292,53 @@ describe('one more hosted business, opened by its first request', () => {
     const env = (await hosting.pool.peek('biz_cost_2', async (s) => s.scope.env))!;
     expect(env.dashboardSignIn).toBe(env.dashboardSignIn);
     expect(vi.mocked(dashboardSignInEnv).mock.calls.length).toBe(built + 1);
+  });
+
+  test('builds no worker while it is idle: opened again by a read, none; a booking builds the dispatcher, which lets go once its pass is done', async () => {
+    const built = async () =>
+      (await hosting.pool.peek('biz_cost_4', async (s) => ({
+        webhooks: s.dispatcher.built,
+        pushes: s.calendars?.pusher.built ?? false,
+      })))!;
+    // Its first opening wrote its catalog's events: the dispatcher took them, then let go.
+    await profileOf(4);
+    await hosting.hub!.askNow('biz_cost_4');
+    await vi.waitFor(async () => expect(await built()).toEqual({ webhooks: false, pushes: false }));
+    await hosting.pool.close('biz_cost_4');
+    await profileOf(4);
+    // The hub asks a business it attaches at once: nothing is due, nothing is built.
+    await hosting.hub!.askNow('biz_cost_4');
+    // Each was about 2 KB per loaded business: its queue's closures, its loop, its lanes' tables.
+    expect(await built()).toEqual({ webhooks: false, pushes: false });
+    // A write: its events are expanded into deliveries and attempted as before (the agent's profile is on
+    // a reserved name, so its delivery is recorded as skipped), then the dispatcher lets go of its parts.
+    const ran = statements.get('biz_cost_4')!;
+    ran.length = 0;
+    const booked = await bookFirstFree(port, { host: 'b4.localhost', service: 'svc_nord_trim' });
+    expect(booked.status, booked.text).toBe(201);
+    await vi.waitFor(() => expect(ran.some((sql) => sql.startsWith('INSERT INTO webhook_deliveries'))).toBe(true));
+    await vi.waitFor(async () => expect(await built()).toEqual({ webhooks: false, pushes: false }));
+    expect(ran.some((sql) => sql.startsWith("UPDATE webhook_deliveries SET status = 'skipped'"))).toBe(true);
+  });
+
+  test('holds no empty map or set for later: a business opened again by a read keeps none', async () => {
+    const ids = [0, 1, 3];
+    for (const i of ids) await profileOf(i);
+    for (const i of ids) await hosting.pool.close(`biz_cost_${i}`);
+    // Live objects only (queryObjects collects garbage first); an empty one prints as "Map(0) {}".
+    const empties = () =>
+      [Map, Set].reduce(
+        (n, kind) => n + v8.queryObjects(kind, { format: 'summary' }).filter((x) => /^(Map|Set)\(0\)/.test(x)).length,
+        0,
+      );
+    const before = empties();
+    for (const i of ids) {
+      await profileOf(i);
+      await hosting.hub!.askNow(`biz_cost_${i}`);
+    }
+    // About 25 each before their maps were made on first use (sessions, caches, metrics series, lanes).
+    // Averaged over three businesses: under one each leaves room for the test process's own.
+    expect((empties() - before) / ids.length).toBeLessThan(1);
   });
 
   test('keeps each business its own secrets: two copies of the schema sign with different keys', async () => {

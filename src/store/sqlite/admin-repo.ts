@@ -1,7 +1,7 @@
 /** The administration repository on SQLite (see ../admin-port.ts). */
 import type Database from 'better-sqlite3';
 import type { BookingRecord } from '../../domain/index.js';
-import { placeholders, Statements } from './statements.js';
+import { placeholders, type Statements } from './statements.js';
 import type {
   AdminRepo,
   AdminSessionRow,
@@ -16,10 +16,10 @@ function toChange(r: any): ScheduleChangeRow {
   return { ...r, hours: r.hours === null ? null : JSON.parse(r.hours) } as ScheduleChangeRow;
 }
 
-export function sqliteAdminRepo(db: Database.Database): AdminRepo {
+/** `s`: the connection's statement cache (repos.ts), shared with its other repositories. */
+export function sqliteAdminRepo(db: Database.Database, s: Statements): AdminRepo {
   // Every hold and booking re-validates its slot against the schedule changes of its resources:
   // that statement is prepared once per number of resources (preparing cost more than running it).
-  const s = new Statements(db);
   const changesByCount: Array<Database.Statement | undefined> = [];
   const changesFor = (n: number) =>
     (changesByCount[n] ??= s.prepare(

@@ -63,7 +63,7 @@ class SqliteRepos implements Tx {
     return this.#get('registry', () => sqliteRegistryRepo(this.#lazy));
   }
   get admin() {
-    return this.#get('admin', () => sqliteAdminRepo(this.#lazy));
+    return this.#get('admin', () => sqliteAdminRepo(this.#lazy, this.#stmts));
   }
   get security() {
     return this.#get('security', () => sqliteSecurity(this.#stmts));
