@@ -72,7 +72,7 @@ class SqliteRepos implements Tx {
     return this.#get('registry', () => sqliteRegistryRepo(this.#lazy));
   }
   get admin() {
-    return this.#get('admin', () => sqliteAdminRepo(this.#lazy, this.#stmts));
+    return this.#get('admin', () => sqliteAdminRepo(this.#stmts));
   }
   get security() {
     return this.#get('security', () => sqliteSecurity(this.#stmts));
