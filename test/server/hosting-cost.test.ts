@@ -333,25 +333,21 @@ describe('one more hosted business, opened by its first request', () => {
     expect(ran.some((sql) => sql.startsWith("UPDATE webhook_deliveries SET status = 'skipped'"))).toBe(true);
   });
 
-  test('holds no empty map or set for later: a business opened again by a read keeps none', async () => {
+  test('holds no empty map or set for later: a business opened again by a read keeps only the few it filled', async () => {
     const ids = [0, 1, 3];
     for (const i of ids) await profileOf(i);
     for (const i of ids) await hosting.pool.close(`biz_cost_${i}`);
-    // Live objects only (queryObjects collects garbage first); an empty one prints as "Map(0) {}".
-    const empties = () =>
-      [Map, Set].reduce(
-        (n, kind) => n + v8.queryObjects(kind, { format: 'summary' }).filter((x) => /^(Map|Set)\(0\)/.test(x)).length,
-        0,
-      );
-    const before = empties();
+    // Live objects only (queryObjects collects garbage first), counted, not printed (cheap under load).
+    const live = () => v8.queryObjects(Map, { format: 'count' }) + v8.queryObjects(Set, { format: 'count' });
+    const before = live();
     for (const i of ids) {
       await profileOf(i);
       await hosting.hub!.askNow(`biz_cost_${i}`);
     }
-    // About 25 each before their maps were made on first use (sessions, caches, metrics series, lanes).
-    // Averaged over three businesses: under one each leaves room for the test process's own.
-    expect((empties() - before) / ids.length).toBeLessThan(1);
-  });
+    // About 31 each before, 25 of them empty (sessions, caches, metrics series, lanes), made on first use now;
+    // the rest hold the snapshot's indexes and the statements its opening ran.
+    expect((live() - before) / ids.length).toBeLessThan(12);
+  }, 60_000);
 
   test('keeps each business its own secrets: two copies of the schema sign with different keys', async () => {
     const [a, b] = [await profileOf(0), await profileOf(1)];
