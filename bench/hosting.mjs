@@ -12,14 +12,20 @@
  * The measuring runs in a child process with --expose-gc (its heap is the hosting's alone):
  *   npm run build && node bench/hosting.mjs      (or `node bench/run.mjs --only=hosting`)
  *   USP_BENCH_HOSTED=N                           loaded businesses (full 200, quick 5; try 1000)
+ * Child only (`node --expose-gc bench/hosting.mjs --child`, prints one JSON line), for finding where a
+ * booking's cost goes:
+ *   USP_BENCH_DIST=path                          the build measured (default ../dist; A/B against another)
+ *   USP_BENCH_HOSTED_PROBE=1                     count write transactions (BEGIN IMMEDIATE) per booking, each setup
+ *   USP_BENCH_HOSTED_CPUPROF=dir                 a CPU profile of each timed burst, per setup (profile-summary.mjs)
+ * The child always reports its own CPU per booking in each setup (server, workers and the 16 clients).
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_NOW, fmt, fmtMs, fmtX, generatedBusiness, seedSlot, staffId } from './lib.mjs';
 
 const HEAP_FLOOR_KB = 50;
@@ -115,11 +121,53 @@ function call(agent, port, host, method, path, body, profile) {
   });
 }
 
+/** Counts write transactions (BEGIN IMMEDIATE runs) of every SQLite connection in this process, and the wall time in their COMMITs. */
+async function writeProbe() {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(':memory:');
+  const proto = Object.getPrototypeOf(db.prepare('SELECT 1'));
+  db.close();
+  const run = proto.run;
+  const probe = { writes: 0, commitMs: 0 };
+  proto.run = function (...args) {
+    if (this.source === 'BEGIN IMMEDIATE') probe.writes++;
+    if (this.source !== 'COMMIT') return run.apply(this, args);
+    const t = performance.now();
+    try {
+      return run.apply(this, args);
+    } finally {
+      probe.commitMs += performance.now() - t;
+    }
+  };
+  return probe;
+}
+
+/** A CPU profile per timed burst, written to `dir` as `<setup>-<round>.cpuprofile`. */
+async function profiler(dir) {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  return {
+    start: () => session.post('Profiler.start'),
+    async stop(name) {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    },
+  };
+}
+
 async function child() {
-  const { createHosting } = await import('../dist/server/hosting.js');
-  const { openDeploymentDirectory } = await import('../dist/store/index.js');
-  const { ManualClock } = await import('../dist/operations/index.js');
-  const { slotIdEncoder } = await import('../dist/domain/slot-id.js');
+  const dist = process.env.USP_BENCH_DIST
+    ? pathToFileURL(resolve(process.env.USP_BENCH_DIST)).href
+    : new URL('../dist', import.meta.url).href;
+  const { createHosting } = await import(`${dist}/server/hosting.js`);
+  const { openDeploymentDirectory } = await import(`${dist}/store/index.js`);
+  const { ManualClock } = await import(`${dist}/operations/index.js`);
+  const { slotIdEncoder } = await import(`${dist}/domain/slot-id.js`);
+  const probe = process.env.USP_BENCH_HOSTED_PROBE ? await writeProbe() : undefined;
+  const prof = process.env.USP_BENCH_HOSTED_CPUPROF ? await profiler(process.env.USP_BENCH_HOSTED_CPUPROF) : undefined;
   const N = Number(process.env.USP_BENCH_HOSTED ?? 10);
   const BOOKINGS = Number(process.env.USP_BENCH_HOSTED_BOOKINGS ?? 40);
   const gc = globalThis.gc ?? (() => {});
@@ -220,9 +268,28 @@ async function child() {
   await burst(CLIENTS, () => 1);
   const rounds = 3;
   const rates = { one: [], many: [] };
+  const cpuMs = { one: 0, many: 0 };
+  const writes = { one: 0, many: 0 };
+  const commitMs = { one: 0, many: 0 };
+  const perRound = Math.ceil(BOOKINGS / rounds);
+  /** One timed burst; its CPU and (probed) write transactions, counted until the workers it woke settle. */
+  const timed = async (setup, round, target) => {
+    const w0 = probe?.writes ?? 0;
+    const m0 = probe?.commitMs ?? 0;
+    await prof?.start();
+    const c0 = process.cpuUsage();
+    rates[setup].push(await burst(perRound, target));
+    // The dispatcher's passes after the last bookings (5 ms debounce, then an attempt and its record).
+    await new Promise((r) => setTimeout(r, 50));
+    const c = process.cpuUsage(c0);
+    cpuMs[setup] += (c.user + c.system) / 1000;
+    await prof?.stop(`${setup}-${round}`);
+    writes[setup] += (probe?.writes ?? 0) - w0;
+    commitMs[setup] += (probe?.commitMs ?? 0) - m0;
+  };
   for (let round = 0; round < rounds; round++) {
-    rates.one.push(await burst(Math.ceil(BOOKINGS / rounds), () => 1));
-    rates.many.push(await burst(Math.ceil(BOOKINGS / rounds), many));
+    await timed('one', round, () => 1);
+    await timed('many', round, many);
   }
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -254,6 +321,16 @@ async function child() {
     bookings: BOOKINGS,
     rounds,
     bookings_per_s: { one: mean(rates.one), many: mean(rates.many) },
+    cpu_ms_per_booking: { one: cpuMs.one / (perRound * rounds), many: cpuMs.many / (perRound * rounds) },
+    ...(probe
+      ? {
+          write_transactions_per_booking: {
+            one: writes.one / (perRound * rounds),
+            many: writes.many / (perRound * rounds),
+          },
+          commit_ms_per_booking: { one: commitMs.one / (perRound * rounds), many: commitMs.many / (perRound * rounds) },
+        }
+      : {}),
   };
 }
 

@@ -5,15 +5,17 @@
 #   shifted SHIFT all|processes
 #                              the whole suite, or the files that start processes (vitest's
 #                              `processes` project: the CLI, serve, mcp over stdio), under Debian's
-#                              faketime: SHIFT is +Nd (N days on) or dst (two days before
-#                              America/New_York's next DST change)
+#                              faketime: SHIFT is +Nd (N days on), dst (two days before
+#                              America/New_York's next DST change) or far (two days before the
+#                              first such change at least 200 days on: far ahead and across a DST
+#                              change in one run, what CI takes)
 #   smoke                      the Node 24 pass of CI (with that Node first on PATH): the unit
 #                              project (domain, stores, native SQLite), the store contract on
 #                              PostgreSQL, and one process test per way in: `serve` (REST and MCP
 #                              over HTTP), `mcp` over stdio
 #   bench [SHIFT]              the benchmark suite's smoke mode (`node bench/run.mjs --quick`, over
 #                              dist/, so `npm run build` first), on the real clock or, with SHIFT
-#                              (+Nd or dst, as above), under faketime: the benchmarks start processes
+#                              (+Nd, dst or far, as above), under faketime: the benchmarks start processes
 #                              on the real clock too (the stdio server)
 #   list processes|spec        print the files such a run takes
 # Every run prints how long it took.
@@ -28,14 +30,24 @@ process_files() { npx vitest list --filesOnly --project processes | sed 's/^\[pr
 # The smoke run's process tests, one per door (see `smoke` above).
 SMOKE_PROCESS_FILES="test/server/loopback-host.test.ts test/mcp/notifications.test.ts"
 
-# Days from now until two days before the next change of America/New_York's UTC offset.
+# Days from now until two days before the first change of America/New_York's UTC offset at least
+# $1 days on (0: the next one).
 days_to_dst() {
   node -e '
-    const zone = "America/New_York";
+    const zone = "America/New_York", min = Number(process.argv[1]) || 0;
     const offset = (t) => new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" }).formatToParts(new Date(t)).find((p) => p.type === "timeZoneName").value;
-    const now = Date.now(), first = offset(now);
-    for (let d = 1; d < 400; d++) if (offset(now + d * 86400000) !== first) { console.log(Math.max(0, d - 2)); process.exit(0); }
-    console.log(0);'
+    const now = Date.now();
+    for (let d = Math.max(1, min); d < min + 400; d++) if (offset(now + d * 86400000) !== offset(now + (d - 1) * 86400000)) { console.log(Math.max(0, d - 2)); process.exit(0); }
+    console.log(min);' "${1:-0}"
+}
+
+# SHIFT as given (+Nd), or dst / far turned into days; sets shift_arg and label.
+resolve_shift() {
+  case "$1" in
+    dst) shift_arg="+$(days_to_dst 0)d"; label="across the next DST change ($shift_arg)" ;;
+    far) shift_arg="+$(days_to_dst 200)d"; label="far ahead, across a DST change ($shift_arg)" ;;
+    *) shift_arg="$1"; label="$1" ;;
+  esac
 }
 
 timed() {
@@ -54,10 +66,9 @@ case "${1:-}" in
     USP_SPEC_DIR="$empty" timed "spec-less run (USP_SPEC_DIR=$empty)" npx vitest run $(spec_files)
     ;;
   shifted)
-    shift_arg=${2:?shift: +Nd or dst}
     which=${3:-all}
     command -v faketime >/dev/null || { echo "faketime is not installed (apt-get install faketime)" >&2; exit 1; }
-    if [ "$shift_arg" = dst ]; then shift_arg="+$(days_to_dst)d"; label="across the next DST change ($shift_arg)"; else label="$shift_arg"; fi
+    resolve_shift "${2:?shift: +Nd, dst or far}"
     projects=()
     if [ "$which" = processes ]; then projects=(--project processes); fi
     timed "suite ($which) under faketime $label: $(faketime -f "$shift_arg" date -u +%FT%TZ)" faketime -f "$shift_arg" npx vitest run "${projects[@]}"
@@ -68,7 +79,7 @@ case "${1:-}" in
       timed "bench --quick on the real clock: $(date -u +%FT%TZ)" node bench/run.mjs --quick
     else
       command -v faketime >/dev/null || { echo "faketime is not installed (apt-get install faketime)" >&2; exit 1; }
-      if [ "$shift_arg" = dst ]; then shift_arg="+$(days_to_dst)d"; label="across the next DST change ($shift_arg)"; else label="$shift_arg"; fi
+      resolve_shift "$shift_arg"
       timed "bench --quick under faketime $label: $(faketime -f "$shift_arg" date -u +%FT%TZ)" faketime -f "$shift_arg" node bench/run.mjs --quick
     fi
     ;;
@@ -84,7 +95,7 @@ case "${1:-}" in
     case "${2:-}" in processes) process_files ;; spec) spec_files ;; *) echo "list processes|spec" >&2; exit 2 ;; esac
     ;;
   *)
-    sed -n '2,17p' "$0" >&2
+    sed -n '2,20p' "$0" >&2
     exit 2
     ;;
 esac

@@ -49,7 +49,7 @@ export async function sweep(target: SweepTarget, opts: SweepOptions = {}): Promi
   const batch = opts.batch ?? 100;
   const events: OutboxEvent[] = [];
   const queued = { any: false };
-  await store.transaction(async (tx) => {
+  const swept = store.transaction(async (tx) => {
     events.length = 0; // the store may run this again after a deadlock
     queued.any = false;
     const now = clock.now();
@@ -60,6 +60,11 @@ export async function sweep(target: SweepTarget, opts: SweepOptions = {}): Promi
     await tx.security.purge(now);
     for (const e of events) await tx.outbox.add(e);
     await channels.write(tx, { biz, events, now });
+  });
+  // Nothing it wrote is kept: a channel forgets what it held for it.
+  await swept.catch((err) => {
+    channels.rolledBack(events);
+    throw err;
   });
   // As after a call: a sweep that expired nothing wakes nobody.
   if (events.length > 0 || queued.any) channels.committed(events);

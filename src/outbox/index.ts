@@ -6,6 +6,7 @@ export {
   type Failed,
   type Failure,
   type Finished,
+  type Handoff,
   type LeasedRow,
   type QueuePort,
   type RunnerOptions,

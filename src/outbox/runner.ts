@@ -121,6 +121,16 @@ export interface ClaimExtra {
   more?: boolean;
 }
 
+/** Rows leased in a caller's transaction (`claimWithin`), started once it commits. */
+export interface Handoff<J> {
+  readonly due: J[] & { leftBehind?: boolean };
+  readonly extra: ClaimExtra | undefined;
+  /** The room the claim had (a full claim leaves rows waiting). */
+  readonly room: number;
+  /** When it was leased, on the process's clock: one never settled stops counting after a lease. */
+  readonly leasedAt: number;
+}
+
 export interface RunnerOptions {
   store: Store;
   now: () => number;
@@ -140,10 +150,12 @@ export interface RunnerOptions {
 export class LeasedRunner<J extends LeasedRow, R = unknown> {
   private portBuilt: QueuePort<J, R> | undefined;
   private loopBuilt: BackgroundLoop | undefined;
-  private started = false;
+  private running = false;
   /** Lanes only: the attempts under way, and the rows leased and not yet recorded (a stop releases them). */
   private inFlight: Map<J, Promise<void>> | undefined;
   private leased: Set<J> | undefined;
+  /** Lanes only: rows leased in transactions not yet committed (claimWithin); they count as held. */
+  private pending: Set<Handoff<J>> | undefined;
   /** Lanes only: the claim under way, if any (a stop waits for it). */
   private claiming: Promise<unknown> | undefined;
   /** Lanes only: the latest claim left a due row behind (a lane freed then needs a pass). */
@@ -179,7 +191,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
       onIdle: () => this.letGo(),
     });
     this.loopBuilt = loop;
-    if (this.started) loop.start();
+    if (this.running) loop.start();
     return loop;
   }
 
@@ -189,12 +201,14 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
    * few microseconds, against a pass's transaction). An idle hosted business keeps none of them.
    */
   private letGo(): void {
-    if (!this.started || this.o.pollMs !== 0 || this.loopBuilt?.quiet === false) return;
+    if (!this.running || this.o.pollMs !== 0 || this.loopBuilt?.quiet === false) return;
     if (this.claiming || (this.inFlight?.size ?? 0) > 0 || (this.leased?.size ?? 0) > 0) return;
+    if ((this.pending?.size ?? 0) > 0) return;
     this.loopBuilt = undefined;
     this.portBuilt = undefined;
     this.inFlight = undefined;
     this.leased = undefined;
+    this.pending = undefined;
     this.rowsWaiting = true;
   }
 
@@ -204,7 +218,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
   }
 
   start(): void {
-    this.started = true;
+    this.running = true;
     if (this.loopBuilt) this.loopBuilt.start();
     // A loop that never polls runs no pass at start (loop.ts): it is built when first nudged.
     else if (this.o.pollMs !== 0) this.buildLoop();
@@ -215,7 +229,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
    * the leases of any cut short are released, so another process (or the next run) takes them at once.
    */
   async stop(graceMs = 1000): Promise<void> {
-    this.started = false;
+    this.running = false;
     await this.loopBuilt?.stop();
     // Built now if it never was (nothing claimed or in flight then): its close still runs.
     const port = this.port;
@@ -246,12 +260,12 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
 
   /** Something was committed: look soon. */
   nudge(): void {
-    if (this.started) this.loop.nudge();
+    if (this.running) this.loop.nudge();
   }
 
   /** Started and not stopped. */
   get isRunning(): boolean {
-    return this.started;
+    return this.running;
   }
 
   /** True while the database is unavailable (the runner retries every poll). */
@@ -284,25 +298,94 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
     while (this.inFlight && this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
+  /**
+   * Lanes only: lease in `tx`, a write transaction of the caller's (the booking that raised the events),
+   * what a pass would lease now, after the port's `withClaim` work, so that those rows need no claim
+   * transaction of their own. `committed` starts them once `tx` committed; `abandoned` forgets them when
+   * it did not (their leases were rolled back with it). Undefined when stopped or without room: the
+   * caller nudges instead, as before.
+   */
+  async claimWithin(tx: Tx): Promise<Handoff<J> | undefined> {
+    const p = this.port;
+    if (!p.lane || !this.running) return undefined;
+    const room = this.room();
+    if (room <= 0) return undefined;
+    const now = this.o.now();
+    const extra = p.withClaim ? await p.withClaim.run(tx, now) : undefined;
+    const due = await p.claim(tx, now, room, now + p.leaseMs, this.busyLanes(p.lane));
+    const handoff: Handoff<J> = { due, extra, room, leasedAt: performance.now() };
+    (this.pending ??= new Set()).add(handoff);
+    return handoff;
+  }
+
+  /** The transaction of a `claimWithin` committed: start its rows (a stopped runner releases them). */
+  committed(handoff: Handoff<J>): void {
+    if (!this.pending?.delete(handoff)) return;
+    const { due, extra, room } = handoff;
+    const release = this.port.release;
+    if (!this.running) {
+      // Stopped meanwhile: stop() did not know these rows. Released now, or they lapse by themselves.
+      if (due.length > 0 && release) void this.o.store.transaction((tx) => release(tx, due)).catch(() => undefined);
+      return;
+    }
+    const leased = (this.leased ??= new Set());
+    for (const job of due) leased.add(job);
+    this.started(due, extra, room).catch((err) =>
+      this.o.log.warn(`${this.port.name} could not start the rows it leased`, { error: String(err) }),
+    );
+  }
+
+  /** The transaction of a `claimWithin` did not commit: nothing it leased is held. */
+  abandoned(handoff: Handoff<J>): void {
+    this.pending?.delete(handoff);
+  }
+
+  /** Lanes only: rows held now (leased and not recorded, or leased in a transaction not yet committed). */
+  private *held(): Iterable<J> {
+    if (this.leased) yield* this.leased;
+    const lapsed = performance.now() - this.port.leaseMs;
+    for (const h of this.pending ?? []) {
+      // A handoff never settled (its caller lost track of it) stops holding its lanes once its lease lapsed.
+      if (h.leasedAt < lapsed) this.pending?.delete(h);
+      else yield* h.due;
+    }
+  }
+
+  /** How many rows a claim may lease now. */
+  private room(): number {
+    let held = 0;
+    for (const _ of this.held()) held++;
+    return Math.min(this.port.batch, this.port.concurrency - held);
+  }
+
+  /** The lanes of the rows held now: a claim takes none of them. */
+  private busyLanes(laneOf: (job: J) => string): string[] {
+    const lanes = new Set<string>();
+    for (const job of this.held()) lanes.add(laneOf(job));
+    return [...lanes];
+  }
+
   /** Lease what the free room and the idle lanes allow, and start each attempt without waiting for it. */
   private async launch(laneOf: (job: J) => string): Promise<number> {
     const p = this.port;
-    const inFlight = (this.inFlight ??= new Map());
     const leased = (this.leased ??= new Set());
-    const room = Math.min(p.batch, p.concurrency - inFlight.size);
-    if (room <= 0 || !this.started) {
+    if (this.room() <= 0 || !this.running) {
       // Nothing to claim (every lane's room taken, or stopped), but the work done with a claim still is.
       await p.withClaim?.standalone();
       return 0;
     }
     const now = this.o.now();
-    const busy = [...new Set([...inFlight.keys()].map(laneOf))];
+    let room = 0;
     // The claimed rows count as leased the moment the claim commits, and stop() waits for a claim
-    // under way: a stop that lands meanwhile releases them with the rest.
+    // under way: a stop that lands meanwhile releases them with the rest. The room and the busy lanes
+    // are read in the transaction: a caller's transaction may have leased rows since (claimWithin).
     const claim = this.o.store
       .transaction(async (tx) => {
         const extra = p.withClaim ? await p.withClaim.run(tx, now) : undefined;
-        return { due: await p.claim(tx, now, room, now + p.leaseMs, busy), extra };
+        room = this.room();
+        const due: J[] & { leftBehind?: boolean } =
+          room > 0 ? await p.claim(tx, now, room, now + p.leaseMs, this.busyLanes(laneOf)) : [];
+        return { due, extra };
       })
       .then(({ due, extra }) => {
         for (const job of due) leased.add(job);
@@ -312,9 +395,21 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
     const { due, extra } = await claim.finally(() => {
       if (this.claiming === claim) this.claiming = undefined;
     });
+    return this.started(due, extra, room);
+  }
+
+  /** After a claim committed: its `withClaim` work's `after`, then each row's attempt, not waited for. */
+  private async started(
+    due: J[] & { leftBehind?: boolean },
+    extra: ClaimExtra | undefined,
+    room: number,
+  ): Promise<number> {
+    const p = this.port;
     await extra?.after?.();
     if (extra?.more) this.nudge();
-    if (!this.started) return 0;
+    if (!this.running) return 0;
+    const inFlight = (this.inFlight ??= new Map());
+    const leased = (this.leased ??= new Set());
     // Rows may wait for an attempt's end: every lane's room taken, or the claim left a due row behind.
     // The latest claim says (one made while a lane was busy saw what waits for it).
     const capped = due.length === room;
@@ -367,7 +462,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
       });
       await this.o.store.transaction((tx) => p.failed(tx, job, end));
       p.recorded?.(job, { failed: end });
-      if (!end.giveUp && this.started) this.loop.schedule(Math.max(0, end.retryAtMs - this.o.now()));
+      if (!end.giveUp && this.running) this.loop.schedule(Math.max(0, end.retryAtMs - this.o.now()));
       return false;
     }
     const end: Finished = { attempts, startedMs, now: this.o.now() };

@@ -41,7 +41,7 @@ import { loadKeyring, type SigningKeyring } from '../webhooks/index.js';
 import { SessionHub, createMcpHttp } from '../bindings/mcp/index.js';
 import { buildOpenApi, createRestApp } from '../bindings/rest/index.js';
 import { buildAuthPolicy } from './security-wiring.js';
-import { wireWebhooks, type WebhookWiring } from './webhook-wiring.js';
+import { webhookChannel, wireWebhooks, type WebhookWiring } from './webhook-wiring.js';
 import { createMetrics, type MetricsDeps, type ServerMetrics } from './metrics.js';
 import { staleMsOf } from './calendar-wiring.js';
 import type { ServerOptions } from './options.js';
@@ -144,7 +144,9 @@ export async function composeCore(opts: ComposeOptions, inputs: CoreInputs): Pro
   });
   // Committed events go through the outbox: the dispatcher is nudged, expands them into signed
   // deliveries and hands each to the MCP sessions when it is due (reminders later, the rest at once).
-  const announce = announcer([() => webhooks.dispatcher.nudge(), ...(opts.onEvents ? [opts.onEvents] : [])], log);
+  const listeners = opts.onEvents ? [opts.onEvents] : [];
+  const announce = announcer([() => webhooks.dispatcher.nudge(), ...listeners], log);
+  const tell = announcer(listeners, log);
   return Object.freeze({
     store,
     clock,
@@ -166,13 +168,7 @@ export async function composeCore(opts: ComposeOptions, inputs: CoreInputs): Pro
     pipeline,
     webhooks,
     announce,
-    channels: () =>
-      new EventChannels(log).register({
-        name: 'webhooks',
-        committed: (events) => {
-          if (events.length > 0) announce(events);
-        },
-      }),
+    channels: () => new EventChannels(log).register(webhookChannel(webhooks.dispatcher, store, announce, tell)),
   });
 }
 

@@ -4,9 +4,9 @@
  * channel that tells every process (this one included) which events to hand its MCP sessions. Also
  * the periodic sweep, whose expiries and reminders reach the outbox like any other change.
  */
-import type { CallScope, Clock, IdSource, Logger } from '../operations/index.js';
+import type { CallScope, Clock, EventChannel, IdSource, Logger } from '../operations/index.js';
 import { sweep } from '../operations/index.js';
-import { StoreUnavailable, eventBody, type Store } from '../store/index.js';
+import { StoreUnavailable, eventBody, type OutboxEvent, type Store } from '../store/index.js';
 import type { ProfileResolver } from '../security/index.js';
 import type { SessionHub } from '../bindings/mcp/index.js';
 import { DEFAULT_RETRY, WebhookDispatcher, httpWebhookSender, type SigningKeyring } from '../webhooks/index.js';
@@ -68,6 +68,55 @@ export function wireWebhooks(
       );
   });
   return { dispatcher, unsubscribe: () => unsubscribe?.() };
+}
+
+type Handoff = NonNullable<Awaited<ReturnType<WebhookDispatcher['claimWithin']>>>;
+
+/**
+ * The webhooks' event channel. On SQLite the transaction that raised the events also expands them
+ * into deliveries and leases what the dispatcher would lease next (`claimWithin`); once it commits
+ * the dispatcher starts those attempts, with no claim transaction of its own: a booking among many
+ * hosted businesses, each a file of its own, commits twice instead of three times (docs/DECISIONS.md,
+ * "Deliveries leased in the booking's transaction"). Otherwise (PostgreSQL, whose expansion holds a
+ * lock across processes; no room; a stopped dispatcher) the commit nudges the dispatcher, as before.
+ * `announce` tells the dispatcher and the listeners; `tell` the listeners only.
+ */
+export function webhookChannel(
+  dispatcher: WebhookDispatcher,
+  store: Store,
+  announce: (events: readonly OutboxEvent[]) => void,
+  tell: (events: readonly OutboxEvent[]) => void,
+): EventChannel {
+  const held = new WeakMap<readonly OutboxEvent[], Handoff>();
+  const forget = (events: readonly OutboxEvent[]) => {
+    const handoff = held.get(events);
+    if (!handoff) return;
+    held.delete(events);
+    dispatcher.abandoned(handoff);
+  };
+  return {
+    name: 'webhooks',
+    write:
+      store.engine === 'sqlite'
+        ? async (tx, { events }) => {
+            // The same array written again: the attempt before did not commit.
+            forget(events);
+            const handoff = await dispatcher.claimWithin(tx);
+            if (handoff) held.set(events, handoff);
+          }
+        : undefined,
+    committed(events) {
+      const handoff = held.get(events);
+      if (!handoff) {
+        if (events.length > 0) announce(events);
+        return;
+      }
+      held.delete(events);
+      dispatcher.committed(handoff);
+      tell(events);
+    },
+    rolledBack: forget,
+  };
 }
 
 /** What a sweep runs against and with: one scope, its clock and ids, the log and the retention. */

@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBusinessUser } from '../../src/operations/index.js';
-import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import {
+  axeContext,
+  axeViolations,
+  HAVE_CHROMIUM,
+  SHOTS,
+  launchBrowser,
+  noteWithoutChromium,
+} from '../support/browser.js';
 import { connectMcp, meta, type McpConn } from '../mcp/helpers.js';
 import { day, startTestServer, type TestServer } from '../support/server.js';
 import { join } from 'node:path';
@@ -144,24 +151,19 @@ describe.skipIf(!HAVE_CHROMIUM)(
       '%s: every catalog screen is axe-clean and has no horizontal scroll',
       async (size) => {
         const { context, page } = await signedIn(size);
+        const c2 = await axeContext(browser, { viewport: SIZES[size] });
+        await c2.addCookies(await context.cookies());
+        const p2 = await c2.newPage();
         for (const path of SCREENS) {
           await page.goto(`${t.url}${path}`);
           const overflow = await page.evaluate(
             'document.documentElement.scrollWidth - document.documentElement.clientWidth',
           );
           expect(overflow, path).toBeLessThanOrEqual(0);
-          const c2 = await browser.newContext({ viewport: SIZES[size], bypassCSP: true });
-          await c2.addCookies(await context.cookies());
-          const p2 = await c2.newPage();
           await p2.goto(`${t.url}${path}`);
-          await p2.addScriptTag({ content: AXE });
-          const result: any = await p2.evaluate('axe.run(document, { resultTypes: ["violations"] })');
-          const bad = (result.violations as any[])
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.id}: ${v.help}`);
-          expect(bad, path).toEqual([]);
-          await c2.close();
+          expect(await axeViolations(p2), path).toEqual([]);
         }
+        await c2.close();
         await context.close();
       },
       180_000,

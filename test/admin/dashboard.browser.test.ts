@@ -24,7 +24,14 @@ import {
   waitFor,
   type WebhookTestServer,
 } from '../webhooks/helpers.js';
-import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import {
+  axeContext,
+  axeViolations,
+  HAVE_CHROMIUM,
+  SHOTS,
+  launchBrowser,
+  noteWithoutChromium,
+} from '../support/browser.js';
 
 noteWithoutChromium('dashboard.browser');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
@@ -74,25 +81,22 @@ describe.skipIf(!HAVE_CHROMIUM)(
       return { context, page, foreign, consoleErrors };
     }
 
-    /** axe-core's serious and critical violations on `url` at `size` (after `act`, e.g. posting a form, when given). */
+    /** A page that may run axe-core at `size`, signed in with `context`'s cookies: one per sweep of screens. */
+    async function axePage(context: import('playwright-core').BrowserContext, size: keyof typeof SIZES) {
+      const c2 = await axeContext(browser, { viewport: SIZES[size] });
+      await c2.addCookies(await context.cookies());
+      return c2.newPage();
+    }
+
+    /** axe-core's serious and critical violations on `url` (after `act`, e.g. posting a form, when given). */
     async function axe(
-      context: import('playwright-core').BrowserContext,
+      page: import('playwright-core').Page,
       url: string,
       act?: (page: import('playwright-core').Page) => Promise<unknown>,
-      size: keyof typeof SIZES = 'desktop',
     ) {
-      const cookies = await context.cookies();
-      const c2 = await browser.newContext({ viewport: SIZES[size], bypassCSP: true });
-      await c2.addCookies(cookies);
-      const page = await c2.newPage();
       await page.goto(url);
       if (act) await act(page);
-      await page.addScriptTag({ content: AXE });
-      const result: any = await page.evaluate('axe.run(document, { resultTypes: ["violations"] })');
-      await c2.close();
-      return (result.violations as any[])
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.help}`);
+      return axeViolations(page);
     }
 
     it('a wrong password is refused with a clear message and no session; the right one signs in with a strict, HttpOnly, SameSite cookie', async () => {
@@ -404,13 +408,14 @@ describe.skipIf(!HAVE_CHROMIUM)(
           if (!screens.some(([, path]) => path.split('?')[0] === href))
             screens.push([href.split('/').pop() || 'today', href]);
         screens.push(['client', `/admin/ui/clients?email=${encodeURIComponent(BUYER.email)}`]);
+        const axed = await axePage(s.context, size);
         for (const [name, path] of screens) {
           await s.page.goto(t.url + path);
           const overflow = await s.page.evaluate(
             'document.documentElement.scrollWidth - document.documentElement.clientWidth',
           );
           expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
-          expect(await axe(s.context, t.url + path, undefined, size), path).toEqual([]);
+          expect(await axe(axed, t.url + path), path).toEqual([]);
           await s.page.screenshot({ path: join(SHOTS, `dashboard-${name}-${size}.png`), fullPage: true });
         }
         // On a phone the screens' navigation is one row that scrolls sideways, not a wall of links above every screen.
@@ -422,7 +427,8 @@ describe.skipIf(!HAVE_CHROMIUM)(
           await page.fill('#new-key input[name=label]', 'Booking Buddy');
           await page.click('#new-key button[type=submit]');
         };
-        expect(await axe(s.context, `${t.url}/admin/ui/api-keys`, newKey, size), 'new key').toEqual([]);
+        expect(await axe(axed, `${t.url}/admin/ui/api-keys`, newKey), 'new key').toEqual([]);
+        await axed.context().close();
         await s.page.goto(`${t.url}/admin/ui/api-keys`);
         await newKey(s.page);
         await s.page.screenshot({ path: join(SHOTS, `dashboard-api-key-new-${size}.png`), fullPage: true });

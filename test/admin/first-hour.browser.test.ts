@@ -14,7 +14,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium, SHOTS } from '../support/browser.js';
+import {
+  AXE,
+  axeContext,
+  axeViolations,
+  HAVE_CHROMIUM,
+  launchBrowser,
+  noteWithoutChromium,
+  SHOTS,
+} from '../support/browser.js';
 import { ensureBuilt } from '../support/build.js';
 import { runCli, startServeCli, type RunningCli } from '../support/cli.js';
 import { waitFor } from '../support/time.js';
@@ -108,6 +116,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         bypassCSP: scripts,
         locale: 'en-US',
       });
+      if (scripts) await context.addInitScript({ content: AXE });
       const page = await context.newPage();
       await page.goto(`${server.url}/admin/login`);
       await page.fill('input[name=email]', EMAIL);
@@ -123,12 +132,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       const found: string[] = [];
       for (const path of paths) {
         await page.goto(server.url + path);
-        await page.addScriptTag({ content: AXE });
-        const out = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
-          violations: Array<{ id: string; impact: string; help: string }>;
-        };
-        for (const v of out.violations)
-          if (v.impact === 'serious' || v.impact === 'critical') found.push(`${path} @${size} ${v.id}: ${v.help}`);
+        for (const v of await axeViolations(page)) found.push(`${path} @${size} ${v}`);
       }
       await page.context().close();
       return found;
@@ -141,16 +145,10 @@ describe.skipIf(!HAVE_CHROMIUM)(
 
     it('the setup link makes her account in the browser and signs her in; the setup and sign-in pages pass axe', async () => {
       for (const size of ['phone', 'desktop'] as const) {
-        const context = await browser.newContext({ viewport: SIZES[size], bypassCSP: true });
+        const context = await axeContext(browser, { viewport: SIZES[size] });
         const page = await context.newPage();
         await page.goto(setupLink);
-        await page.addScriptTag({ content: AXE });
-        const out = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
-          violations: Array<{ id: string; impact: string }>;
-        };
-        expect(
-          out.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id),
-        ).toEqual([]);
+        expect(await axeViolations(page)).toEqual([]);
         await context.close();
       }
       const context = await browser.newContext({ viewport: SIZES.phone, javaScriptEnabled: false, locale: 'en-US' });

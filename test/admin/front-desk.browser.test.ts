@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { addBusinessUser } from '../../src/operations/index.js';
-import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import { AXE, axeViolations, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 
 noteWithoutChromium('front-desk.browser');
@@ -37,6 +37,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         bypassCSP: scripts,
         locale: 'en-US',
       });
+      if (scripts) await context.addInitScript({ content: AXE });
       const page = await context.newPage();
       await page.goto(`${t.url}/admin/login`);
       await page.fill('input[name=email]', EMAIL);
@@ -51,10 +52,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       const found: string[] = [];
       for (const path of paths) {
         await page.goto(t.url + path);
-        await page.addScriptTag({ content: AXE });
-        const out: any = await page.evaluate('axe.run(document, { resultTypes: ["violations"] })');
-        for (const v of out.violations as any[])
-          if (v.impact === 'serious' || v.impact === 'critical') found.push(`${path} @${width} ${v.id}: ${v.help}`);
+        for (const v of await axeViolations(page)) found.push(`${path} @${width} ${v}`);
       }
       await page.context().close();
       return found;

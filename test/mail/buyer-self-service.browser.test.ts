@@ -8,7 +8,14 @@ import type { Browser } from 'playwright-core';
 import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
 import { join } from 'node:path';
-import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium, SHOTS } from '../support/browser.js';
+import {
+  axeContext,
+  axeViolations,
+  HAVE_CHROMIUM,
+  launchBrowser,
+  noteWithoutChromium,
+  SHOTS,
+} from '../support/browser.js';
 import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from '../pg/helpers.js';
 
 noteWithoutChromium('buyer self-service pages');
@@ -61,18 +68,16 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES.filter((e) => !e.pg || PG_URL))(
       return { id, link: m![1] };
     }
 
+    /** axe-core in a context of its own that may run script (bypassCSP), on the same URL: one page per width, reused. */
+    const axePages = new Map<keyof typeof SIZES, import('playwright-core').Page>();
     async function axe(url: string, size: keyof typeof SIZES) {
-      const context = await browser.newContext({ viewport: SIZES[size], bypassCSP: true });
-      const page = await context.newPage();
+      let page = axePages.get(size);
+      if (!page) {
+        page = await (await axeContext(browser, { viewport: SIZES[size] })).newPage();
+        axePages.set(size, page);
+      }
       await page.goto(url);
-      await page.addScriptTag({ content: AXE });
-      const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
-        violations: Array<{ id: string; impact: string; help: string }>;
-      };
-      await context.close();
-      return result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.help}`);
+      return axeViolations(page);
     }
 
     /**

@@ -10,7 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { Browser } from 'playwright-core';
 import { ADMIN_KEY, BUYER, PLATFORM, day, startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import { axeContext, axeViolations, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 
 noteWithoutChromium('waitlist offer page');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
@@ -76,18 +76,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the waitlist offer page acts as the entry and n
     return entries;
   }
 
+  /** axe-core in a context of its own that may run script (bypassCSP), on the same URL: one page per width, reused. */
+  const axePages = new Map<keyof typeof SIZES, import('playwright-core').Page>();
   async function axe(url: string, size: keyof typeof SIZES) {
-    const context = await browser.newContext({ viewport: SIZES[size], bypassCSP: true });
-    const page = await context.newPage();
+    let page = axePages.get(size);
+    if (!page) {
+      page = await (await axeContext(browser, { viewport: SIZES[size] })).newPage();
+      axePages.set(size, page);
+    }
     await page.goto(url);
-    await page.addScriptTag({ content: AXE });
-    const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
-      violations: Array<{ id: string; impact: string; help: string }>;
-    };
-    await context.close();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.help}`);
+    return axeViolations(page);
   }
 
   /** The page's form as a program would post it: the CSRF cookie and field from a GET, then the post. */

@@ -20,7 +20,14 @@ import type {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { day } from '../support/server.js';
 import { startOAuthServer, type OAuthTestServer } from './support.js';
-import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import {
+  axeContext,
+  axeViolations,
+  HAVE_CHROMIUM,
+  SHOTS,
+  launchBrowser,
+  noteWithoutChromium,
+} from '../support/browser.js';
 
 noteWithoutChromium('mcp-oauth.browser');
 const CALLBACK = 'http://127.0.0.1:1/oauth/callback';
@@ -86,19 +93,15 @@ describe.skipIf(!HAVE_CHROMIUM)(
 
     /** axe-core on the page as the person's browser sees it (same cookies), in a context that may run it. */
     async function axe(context: import('playwright-core').BrowserContext, url: string): Promise<string[]> {
-      const probe = await browser.newContext({
+      const probe = await axeContext(browser, {
         storageState: await context.storageState(),
-        bypassCSP: true,
         viewport: { width: 390, height: 844 },
       });
       const page = await probe.newPage();
       await page.goto(url);
-      await page.addScriptTag({ content: AXE });
-      const result: any = await page.evaluate('axe.run(document, { resultTypes: ["violations"] })');
+      const found = await axeViolations(page);
       await probe.close();
-      return (result.violations as any[])
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id}: ${v.help}`);
+      return found;
     }
 
     it('discovery, registration, sign-up, consent, token, a booking, history, cancel, and removal from the account page', async () => {

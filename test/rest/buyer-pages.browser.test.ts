@@ -9,7 +9,14 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
-import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import {
+  axeContext,
+  axeViolations,
+  HAVE_CHROMIUM,
+  SHOTS,
+  launchBrowser,
+  noteWithoutChromium,
+} from '../support/browser.js';
 
 noteWithoutChromium('buyer-pages.browser');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
@@ -44,17 +51,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /
     return { context, page, foreign, consoleErrors };
   }
 
-  /** axe-core in a separate context that may run script (bypassCSP), on the same URL. */
+  /** axe-core in a context of its own that may run script (bypassCSP), on the same URL: one page per width, reused. */
+  const axePages = new Map<keyof typeof SIZES, import('playwright-core').Page>();
   async function axe(url: string, size: keyof typeof SIZES) {
-    const context = await browser.newContext({ viewport: SIZES[size], bypassCSP: true });
-    const page = await context.newPage();
+    let page = axePages.get(size);
+    if (!page) {
+      page = await (await axeContext(browser, { viewport: SIZES[size] })).newPage();
+      axePages.set(size, page);
+    }
     await page.goto(url);
-    await page.addScriptTag({ content: AXE });
-    const result: any = await page.evaluate('axe.run(document, { resultTypes: ["violations"] })');
-    await context.close();
-    return (result.violations as any[])
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.help}`);
+    return axeViolations(page);
   }
 
   async function snap(page: import('playwright-core').Page, name: string, size: string) {

@@ -9,7 +9,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeploymentDirectory } from '../../src/store/index.js';
-import { AXE, HAVE_CHROMIUM, SHOTS, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import {
+  axeContext,
+  axeViolations,
+  HAVE_CHROMIUM,
+  SHOTS,
+  launchBrowser,
+  noteWithoutChromium,
+} from '../support/browser.js';
 import { waitFor } from '../support/time.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
 import {
@@ -148,7 +155,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
     async (size) => {
       const { context } = await signedIn(size);
       for (const signed of [false, true]) {
-        const c2 = await browser.newContext({ viewport: SIZES[size], bypassCSP: true });
+        const c2 = await axeContext(browser, { viewport: SIZES[size] });
         if (signed) await c2.addCookies(await context.cookies());
         const p2 = await c2.newPage();
         await p2.goto(consoleUrl());
@@ -157,12 +164,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
           'document.documentElement.scrollWidth - document.documentElement.clientWidth',
         );
         expect(overflow).toBeLessThanOrEqual(0);
-        await p2.addScriptTag({ content: AXE });
-        const result: any = await p2.evaluate('axe.run(document, { resultTypes: ["violations"] })');
-        const bad = (result.violations as any[])
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.help}`);
-        expect(bad).toEqual([]);
+        expect(await axeViolations(p2)).toEqual([]);
         await c2.close();
       }
       await context.close();

@@ -21,7 +21,7 @@ afterEach(async () => {
   dir = store = other = undefined;
 });
 
-function open(opts: { walRestartFrames?: number } = {}): { store: Store; path: string } {
+function open(opts: { walRestartFrames?: number; checkpointDelayMs?: number } = {}): { store: Store; path: string } {
   dir = mkdtempSync(join(tmpdir(), 'usp-group-commit-'));
   const path = join(dir, 'usp.db');
   store = openSqliteStore({ path, ...opts });
@@ -138,7 +138,8 @@ describe('write transactions started together share one commit, and each is answ
 
 describe('the write-ahead log is copied back into the database file by a background thread, not by a commit', () => {
   test('a commit far below the automatic checkpoint size reaches the database file shortly after, with no further write', async () => {
-    const { store, path } = open();
+    // Alone, it waits for its checkpoint up to the delay (10 s by default): 1 s here.
+    const { store, path } = open({ checkpointDelayMs: 1000 });
     const before = statSync(path).size;
     // About 60 pages: SQLite's own checkpoint would wait for 1,000.
     await store.transaction(async (tx) => {
@@ -149,6 +150,37 @@ describe('the write-ahead log is copied back into the database file by a backgro
     while (statSync(path).size <= before + 60 * 4000 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
     expect(statSync(path).size).toBeGreaterThan(before + 60 * 4000);
+  });
+
+  test('a quiet file is checkpointed once for several commits, a busy one at the next tick', async () => {
+    // Each checkpoint syncs the log and the file: a business among many hosted, a file each, was
+    // checkpointed after every booking. Only checkpoints write the database file (the writer's own
+    // are off), so its modification time counts them.
+    const { store, path } = open({ checkpointDelayMs: 1500 });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const copies = () => statSync(path).mtimeMs;
+    await store.transaction((tx) => tx.kv.set('schema', 'x'));
+    // The file's first checkpoint (its schema, at the worker's first tick).
+    for (let at = copies(), end = Date.now() + 5000; copies() === at && Date.now() < end; ) await sleep(20);
+    await sleep(300);
+    const quiet = copies();
+    // Three commits, each 150 ms after the last (more than a tick apart): none copied back yet.
+    // Before, each was copied back at the tick after it (three checkpoints).
+    for (let i = 0; i < 3; i++) {
+      await store.transaction((tx) => tx.kv.set(`quiet${i}`, 'x'.repeat(4000)));
+      await sleep(150);
+    }
+    expect(copies()).toBe(quiet);
+    // Copied back together once the first waited its delay (1.5 s here, 10 s by default).
+    for (const end = Date.now() + 5000; copies() === quiet && Date.now() < end; ) await sleep(20);
+    expect(copies()).not.toBe(quiet);
+    await sleep(300);
+    const busy = copies();
+    // Eight commits (a busy file's tick): copied back at the next tick, not after the delay.
+    for (let i = 0; i < 8; i++) await store.transaction((tx) => tx.kv.set(`busy${i}`, 'x'.repeat(4000)));
+    const started = Date.now();
+    while (copies() === busy && Date.now() - started < 5000) await sleep(10);
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   test('writes that never pause still let the log start over, again and again, so it stays bounded', async () => {

@@ -45,3 +45,32 @@ export async function launchBrowser(): Promise<Browser> {
     // playwright-core gives every launch a fresh user-data-dir of its own (it refuses --user-data-dir).
   });
 }
+
+/**
+ * A browser context that may run axe-core on any page it loads: CSP bypassed, and axe-core registered
+ * once as an init script, so every document has `axe` and a check is one `axe.run`. Make one per
+ * group of checks and reuse its page: a context made per check cost 1-2 s, and the 500 KB script
+ * sent and compiled per page (`addScriptTag`) another 1-2 s, on the loaded 2-core machine (a third of
+ * the browser suites' time).
+ */
+export async function axeContext(
+  browser: Browser,
+  options: Parameters<Browser['newContext']>[0] = {},
+): Promise<import('playwright-core').BrowserContext> {
+  const context = await browser.newContext({ ...options, bypassCSP: true });
+  await context.addInitScript({ content: AXE });
+  return context;
+}
+
+/** axe-core's serious and critical violations on a page or frame of an `axeContext` (or one given AXE), as `id: help`. */
+export async function axeViolations(
+  page: Pick<import('playwright-core').Page, 'evaluate' | 'addScriptTag'>,
+): Promise<string[]> {
+  if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.addScriptTag({ content: AXE });
+  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
+    violations: Array<{ id: string; impact: string; help: string }>;
+  };
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help}`);
+}

@@ -6,10 +6,16 @@
  * every transaction saved is a COMMIT saved per booking (docs/DECISIONS.md, "Deliveries expanded in
  * the claim's transaction").
  */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY, WebhookDispatcher } from '../../src/webhooks/index.js';
 import { openSqliteStore, type Store } from '../../src/store/index.js';
 import { outboxEvent } from '../support/records.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { BUYER, day, firstSlot, startWebhookServer } from './helpers.js';
 
 const NOW = Date.parse('2026-12-01T17:00:00Z');
 
@@ -73,6 +79,60 @@ describe('the dispatcher’s transactions per event', () => {
       expect(await real.read((tx) => tx.outbox.due(NOW, 10))).toEqual([]);
     } finally {
       await real.close();
+    }
+  });
+});
+
+/** Counts the write transactions (BEGIN IMMEDIATE) every SQLite connection of this process begins. */
+function countWrites(): { readonly n: number; restore(): void } {
+  const db = new Database(':memory:');
+  const proto = Object.getPrototypeOf(db.prepare('SELECT 1')) as { run: (...args: unknown[]) => unknown };
+  db.close();
+  const run = proto.run;
+  const count = { n: 0 };
+  proto.run = function (this: { source: string }, ...args: unknown[]) {
+    if (this.source === 'BEGIN IMMEDIATE') count.n++;
+    return run.apply(this, args);
+  };
+  return {
+    get n() {
+      return count.n;
+    },
+    restore: () => void (proto.run = run),
+  };
+}
+
+describe('a booking and its webhook delivery, in write transactions', () => {
+  it('the booking leases its delivery in its own transaction: two in all, the booking and the attempt’s record', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'usp-pass-tx-'));
+    const rx = await startWebhookReceiver();
+    // No poll: only the booking's commit starts the dispatcher (the work hub's way in `host serve`).
+    const t = await startWebhookServer({ db: join(dir, 'business.db'), pollMs: 0 });
+    const writes = countWrites();
+    try {
+      const profile = t.platform('counted', rx.url('/hooks'));
+      const slot = await firstSlot(t, 'svc_haircut', day(2), profile);
+      const before = writes.n;
+      const r = await t.call(
+        'POST',
+        '/bookings',
+        { service_id: 'svc_haircut', slot_id: slot.id, buyer: BUYER },
+        profile,
+      );
+      expect(r.status).toBe(201);
+      await rx.waitFor((reqs) => reqs.length > 0, 5000, 'the booking’s webhook');
+      await t.server.dispatcher.idle();
+      const deliveries = await t.server.store.read((tx) => tx.webhooks.list({ limit: 10 }));
+      expect(deliveries.map((d) => d.status)).toEqual(['delivered']);
+      // The booking (its event expanded and its delivery leased with it) and the attempt's record:
+      // three before (the dispatcher claimed in a transaction of its own), each a COMMIT alone for a
+      // business hosted beside many others.
+      expect(writes.n - before).toBe(2);
+    } finally {
+      writes.restore();
+      await t.close();
+      await rx.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

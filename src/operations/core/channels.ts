@@ -31,6 +31,11 @@ export interface EventChannel {
    * event): wake this channel's worker. Never called for a read or a replayed answer.
    */
   committed?(events: readonly OutboxEvent[]): void;
+  /**
+   * The transaction `write` wrote in for `events` did not commit (it failed, or runs again with the same
+   * array): forget what `write` kept for `committed` (the webhooks' deliveries leased in it).
+   */
+  rolledBack?(events: readonly OutboxEvent[]): void;
 }
 
 /** The channels of one scope, in the order they were registered. */
@@ -65,6 +70,17 @@ export class EventChannels {
         c.committed?.(events);
       } catch (err) {
         this.log?.error('event channel failed after commit', { channel: c.name, error: String(err) });
+      }
+    }
+  }
+
+  /** Tell every channel the transaction that wrote for `events` did not commit (each on its own, as above). */
+  rolledBack(events: readonly OutboxEvent[]): void {
+    for (const c of this.list) {
+      try {
+        c.rolledBack?.(events);
+      } catch (err) {
+        this.log?.error('event channel failed after a rollback', { channel: c.name, error: String(err) });
       }
     }
   }

@@ -367,6 +367,8 @@ export class Pipeline {
         done = writes ? await store.transaction(run) : await store.read(run);
         break;
       } catch (err) {
+        // Nothing the attempt wrote is kept: a channel forgets what it held for it (written or not).
+        if (writes) scope.channels.rolledBack(events);
         // The key's stored answer: the attempt was rolled back, and nothing it raised leaves.
         if (err instanceof Replayed) {
           events.length = 0;

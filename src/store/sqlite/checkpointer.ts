@@ -9,9 +9,9 @@
  * One worker per process, whatever the number of files: a thread is a V8 isolate of its own (about
  * 10 MB resident and hundreds of milliseconds to start on a loaded machine), which a deployment
  * hosting many businesses, a file each, paid once per business (docs/SCALING.md). The worker
- * checkpoints only the files written since their last complete checkpoint: a commit raises the
- * file's flag in memory shared with the worker (no message per commit), and an idle file costs it
- * nothing. It starts with the first file and ends with the last, as a single store's worker did.
+ * checkpoints only the files written since their last complete checkpoint: a commit counts itself in
+ * memory shared with the worker (no message per commit), and an idle file costs it nothing. A file
+ * is checkpointed once a few commits wait or the first waited long enough (`CHECKPOINT_COMMITS`). It starts with the first file and ends with the last, as a single store's worker did.
  *
  * The worker alone never let the log start over while writes did not pause. SQLite writes from the
  * log's beginning again only when a write transaction begins with every frame already copied back;
@@ -33,22 +33,28 @@ import type { Db } from './statements.js';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
+// Per file, the commits since its last checkpoint (the writer adds one per COMMIT); DUE: at the next tick.
 const flags = new Int32Array(workerData.flags);
+const DUE = 1 << 30;
+const COMMITS = workerData.commits;
+// A log this long at the last checkpoint (SQLite's own checkpoint size) is a busy file's: every tick.
+const LONG_LOG = 1000;
 // Per file, the finishing copy: 0 none, 1 asked by the worker, 2 asked of the worker by the writer, 3 done.
 const finishes = new Int32Array(workerData.finishes);
 const files = new Map();
 const checkpoint = (slot, file, ask) => {
   try {
     const [r] = file.db.pragma('wal_checkpoint(PASSIVE)');
+    file.log = r.log;
     // Not again for a log that has not moved since the finishing copy: the writer has not written yet.
     if (ask && r.log >= file.restartFrames && r.log !== file.finished)
       if (Atomics.compareExchange(finishes, slot, 0, 1) !== 0) Atomics.compareExchange(finishes, slot, 3, 1);
     if (!ask) file.finished = r.log;
     // A reader on an older snapshot kept some frames: try again at the next tick.
-    if (r.busy !== 0 || r.checkpointed < r.log) Atomics.store(flags, slot, 1);
+    if (r.busy !== 0 || r.checkpointed < r.log) Atomics.store(flags, slot, DUE);
   } catch {
     // The file is busy, moved or gone: the writer reports faults; try again at the next tick.
-    Atomics.store(flags, slot, 1);
+    Atomics.store(flags, slot, DUE);
   }
 };
 parentPort.on('message', (m) => {
@@ -56,7 +62,13 @@ parentPort.on('message', (m) => {
     // fileMustExist: a file deleted before the worker reached it must not be created empty in its
     // place (the writer would then see a different file). The writer takes its own checkpoints back.
     try {
-      files.set(m.add, { db: new Database(m.path, { fileMustExist: true }), restartFrames: m.restartFrames });
+      files.set(m.add, {
+        db: new Database(m.path, { fileMustExist: true }),
+        restartFrames: m.restartFrames,
+        maxDelayMs: m.maxDelayMs,
+        since: 0,
+        log: 0,
+      });
     } catch {
       parentPort.postMessage({ failed: m.add });
     }
@@ -76,15 +88,39 @@ parentPort.on('message', (m) => {
     parentPort.close();
   }
 });
+// A file is checkpointed once COMMITS commits wait, or the first of them waited its maxDelayMs, or its log
+// was long: a busy file every tick, a quiet one (a hosted business among many) once per few bookings.
 const timer = setInterval(() => {
+  const now = Date.now();
   for (const [slot, file] of files) {
-    if (Atomics.exchange(flags, slot, 0) !== 0) checkpoint(slot, file, true);
+    const waiting = Atomics.load(flags, slot);
+    if (waiting === 0) continue;
+    file.since ||= now;
+    if (waiting < COMMITS && file.log < LONG_LOG && now - file.since < file.maxDelayMs) continue;
+    Atomics.store(flags, slot, 0);
+    file.since = 0;
+    checkpoint(slot, file, true);
   }
 }, workerData.intervalMs);
 `;
 
 /** Pause between background checkpoints. */
 const CHECKPOINT_INTERVAL_MS = 100;
+/**
+ * A file is checkpointed at the first tick once this many commits wait (a busy file: every tick, as
+ * before), once the first of them waited `CHECKPOINT_MAX_DELAY_MS`, or when its log was 1,000 frames
+ * or more at its last checkpoint (busy, or not yet started over). Each checkpoint of a file
+ * syncs its log and its database file: a hosted business among 200, a file each, was checkpointed
+ * after every booking, and those syncs took a third of the CPU per booking (docs/DECISIONS.md,
+ * "Checkpoints paced by commits").
+ */
+const CHECKPOINT_COMMITS = 8;
+/**
+ * The longest a commit waits for its checkpoint. With `synchronous = NORMAL`, a commit not yet
+ * checkpointed is on the disk only once the OS writes it: a power cut (not a process crash) can lose
+ * up to this much (SQLite's own checkpoints, at 1,000 pages, bound it by none).
+ */
+export const CHECKPOINT_MAX_DELAY_MS = 10_000;
 /** SQLite's own default for wal_autocheckpoint (pages). */
 const AUTO_CHECKPOINT_PAGES = 1000;
 /** Files the worker serves at once; a file beyond them keeps SQLite's own checkpoints. */
@@ -140,7 +176,13 @@ function startWorker(intervalMs: number): SharedWorker {
   const finishes = new Int32Array(new SharedArrayBuffer(MAX_FILES * 4));
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { driver, flags: flags.buffer, finishes: finishes.buffer, intervalMs },
+    workerData: {
+      driver,
+      flags: flags.buffer,
+      finishes: finishes.buffer,
+      intervalMs,
+      commits: CHECKPOINT_COMMITS,
+    },
   });
   worker.unref();
   const w: SharedWorker = {
@@ -174,23 +216,24 @@ function startWorker(intervalMs: number): SharedWorker {
 export function startCheckpointer(
   db: Db,
   path: string,
-  { intervalMs = CHECKPOINT_INTERVAL_MS, restartFrames = RESTART_FRAMES } = {},
+  { intervalMs = CHECKPOINT_INTERVAL_MS, restartFrames = RESTART_FRAMES, maxDelayMs = CHECKPOINT_MAX_DELAY_MS } = {},
 ): Checkpointer | undefined {
   const slot = freeSlots.pop() ?? (nextSlot < MAX_FILES ? nextSlot++ : undefined);
   if (slot === undefined) return undefined;
   if (!shared) shared = startWorker(intervalMs);
   const w = shared;
   w.writers.set(slot, db);
-  Atomics.store(w.flags, slot, 1);
+  // Checkpointed at the worker's next tick (the file's schema was just written).
+  Atomics.store(w.flags, slot, CHECKPOINT_COMMITS);
   Atomics.store(w.finishes, slot, 0);
-  w.worker.postMessage({ add: slot, path, restartFrames });
+  w.worker.postMessage({ add: slot, path, restartFrames, maxDelayMs });
   db.pragma('wal_autocheckpoint = 0');
   let stopped: Promise<void> | undefined;
   /** A finishing copy was asked of the worker since the last BEGIN. */
   let finishing = false;
   return {
     wrote() {
-      Atomics.store(w.flags, slot, 1);
+      Atomics.add(w.flags, slot, 1);
       if (shared !== w || Atomics.compareExchange(w.finishes, slot, 1, 2) !== 1) return;
       finishing = true;
       w.worker.postMessage({ finish: slot });

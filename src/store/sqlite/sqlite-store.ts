@@ -36,6 +36,8 @@ export interface SqliteStoreOptions {
    * log start over (checkpointer.ts; default `RESTART_FRAMES`, 16 MB at 4 KB pages). For tests.
    */
   walRestartFrames?: number;
+  /** The longest a commit waits for its checkpoint (checkpointer.ts; default `CHECKPOINT_MAX_DELAY_MS`, 10 s). For tests. */
+  checkpointDelayMs?: number;
 }
 
 /**
@@ -123,7 +125,12 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       throw sqliteFault(err) ?? err;
     }
   }
-  const checkpointer = file ? startCheckpointer(db, file.path, { restartFrames: opts.walRestartFrames }) : undefined;
+  const checkpointer = file
+    ? startCheckpointer(db, file.path, {
+        restartFrames: opts.walRestartFrames,
+        maxDelayMs: opts.checkpointDelayMs,
+      })
+    : undefined;
   return new SqliteStore(db, file, reader, checkpointer);
 }
 
