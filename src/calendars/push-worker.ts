@@ -99,7 +99,7 @@ export class CalendarPushWorker extends LeasedRunner<CalendarPushJob, void> {
 
   constructor(o: PushWorkerOptions) {
     const targets = pushTargets(o);
-    super(pushQueue(o, targets), { store: o.store, now: o.now, log: o.log, pollMs: o.pollMs ?? 5000 });
+    super(() => pushQueue(o, targets), { store: o.store, now: o.now, log: o.log, pollMs: o.pollMs ?? 5000 });
     this.targets = targets;
   }
 

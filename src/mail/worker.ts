@@ -70,7 +70,7 @@ export function mailProvider(o: MailProviderOptions): NotificationProvider {
 /** The mail worker: the leased runner over the notification outbox's `email` channel. */
 export class MailWorker extends LeasedRunner<MailMessage, void> {
   constructor(o: MailWorkerOptions) {
-    super(notificationQueue(mailProvider(o), { leaseMs: o.leaseMs, batch: o.batch }), {
+    super(() => notificationQueue(mailProvider(o), { leaseMs: o.leaseMs, batch: o.batch }), {
       store: o.store,
       now: o.now,
       log: o.log,

@@ -16,13 +16,17 @@ export interface McpGateOptions {
   resourceMetadataUrl: string;
 }
 
+/** The tools that need a credential, once per process (the operations table is the process's). */
+let privileged: ReadonlySet<string | undefined> | undefined;
+const privilegedTools = (): ReadonlySet<string | undefined> =>
+  (privileged ??= new Set(
+    OPERATIONS.filter((op) => op.access !== 'public').flatMap((op) => [op.tool, op.formerly?.tool]),
+  ));
+
 /** The gate: the 401 challenge for a privileged call without a credential, or undefined to let MCP answer. */
 export function createMcpGate(
   options: () => McpGateOptions,
 ): (req: Request, read?: { body: unknown }) => Promise<Response | undefined> {
-  const privilegedTools = new Set(
-    OPERATIONS.filter((op) => op.access !== 'public').flatMap((op) => [op.tool, op.formerly?.tool]),
-  );
   /**
    * HTTP 401 (MCP authorization) whose body is still the USP answer: a JSON-RPC error -32006
    * `authentication_required` for the request, with what is accepted and where OAuth starts.
@@ -81,7 +85,7 @@ export function createMcpGate(
           arguments?: { _meta?: { usp?: { authorization?: unknown; profile?: unknown; correlation_id?: unknown } } };
         };
       } | null;
-      if (!m || typeof m !== 'object' || m.method !== 'tools/call' || !privilegedTools.has(String(m.params?.name)))
+      if (!m || typeof m !== 'object' || m.method !== 'tools/call' || !privilegedTools().has(String(m.params?.name)))
         continue;
       const usp = m.params?.arguments?._meta?.usp;
       if (usp?.authorization) continue;

@@ -93,7 +93,8 @@ export function availabilityKey(
 }
 
 export class AvailabilityCache {
-  private readonly entries = new Map<string, Entry>();
+  /** Made on the first answer kept (a hosted business that answers no availability keeps none). */
+  private entries: Map<string, Entry> | undefined;
   private bytes = 0;
   private hits = 0;
   private misses = 0;
@@ -103,7 +104,7 @@ export class AvailabilityCache {
 
   /** The view of a cached answer for `key` that is still exact at `nowMs` under `version`, or undefined. */
   view(key: string, version: number, nowMs: number): SlotsView | undefined {
-    const e = this.entries.get(key);
+    const e = this.entries?.get(key);
     if (!e || e.version !== version || nowMs < e.computedAtMs || nowMs >= e.validUntilMs) {
       // A stale entry is of no further use (versions only grow, the clock moved past it).
       if (e && (e.version < version || nowMs >= e.validUntilMs)) this.drop(key, e);
@@ -112,8 +113,8 @@ export class AvailabilityCache {
     }
     this.hits++;
     // Most recently used last.
-    this.entries.delete(key);
-    this.entries.set(key, e);
+    this.entries?.delete(key);
+    this.entries?.set(key, e);
     return this.window(e, nowMs);
   }
 
@@ -149,11 +150,12 @@ export class AvailabilityCache {
     };
     const view = this.window(e, nowMs);
     if (this.maxBytes <= 0 || e.bytes > this.maxBytes / 8 || e.validUntilMs <= nowMs) return view;
-    const prior = this.entries.get(key);
+    const entries = (this.entries ??= new Map());
+    const prior = entries.get(key);
     // Two calls computing at once: keep the newer state.
     if (prior && prior.version > version) return view;
     if (prior) this.drop(key, prior);
-    this.entries.set(key, e);
+    entries.set(key, e);
     e.stored = true;
     this.bytes += e.bytes;
     this.evict();
@@ -162,7 +164,7 @@ export class AvailabilityCache {
 
   stats(): AvailabilityCacheStats {
     return {
-      entries: this.entries.size,
+      entries: this.entries?.size ?? 0,
       bytes: this.bytes,
       maxBytes: this.maxBytes,
       hits: this.hits,
@@ -173,12 +175,12 @@ export class AvailabilityCache {
 
   private drop(key: string, e: Entry): void {
     e.stored = false;
-    this.entries.delete(key);
+    this.entries?.delete(key);
     this.bytes -= e.bytes;
   }
 
   private evict(): void {
-    for (const [key, e] of this.entries) {
+    for (const [key, e] of this.entries ?? []) {
       if (this.bytes <= this.maxBytes) break;
       this.drop(key, e);
       this.evictions++;

@@ -166,6 +166,8 @@ export interface CompileFacts {
 }
 
 /** Throws SlotTagClash when two resource combinations of the business would share a slot id tag. */
+const NOTHING_SUSPENDED: ReadonlyMap<string, string> = new Map();
+
 export function compileBusiness(def: BusinessDef, opts: CompileFacts = {}): Business {
   const choice = opts.payments ?? defaultPaymentProvider(def, opts.sandbox ?? false);
   const payments: PaymentMode = typeof choice === 'string' ? choice : 'provider';
@@ -193,7 +195,8 @@ export function compileBusiness(def: BusinessDef, opts: CompileFacts = {}): Busi
     publicUrlConfigured: own !== undefined || origin.configured,
     mailSent: opts.mailSent ?? false,
     definitionVersion: 0,
-    suspendedWhy,
+    // One empty map for every snapshot with nothing suspended (read only: the type says so).
+    suspendedWhy: suspendedWhy.size > 0 ? suspendedWhy : NOTHING_SUSPENDED,
     ...(suspended ? { suspended } : {}),
   };
   return Object.defineProperties(biz, {

@@ -34,8 +34,10 @@ const NAMES_KEPT = 1000;
  */
 export function webhookResourceNamer(key: Uint8Array): (principal: string) => string {
   const k = Buffer.from(key);
-  const names = new Map<string, string>();
+  // Made on the first name asked for (most hosted businesses name none while loaded).
+  let names: Map<string, string> | undefined;
   return (principal) => {
+    names ??= new Map();
     let name = names.get(principal);
     if (name === undefined) {
       name = WEBHOOK_RESOURCE_PREFIX + createHmac('sha256', k).update(principal).digest('base64url');

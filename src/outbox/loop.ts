@@ -25,6 +25,11 @@ export interface BackgroundLoopOptions {
   pollMs?: number;
   /** How long a nudge waits, so that one pass serves a burst of commits (default 5 ms). */
   debounceMs?: number;
+  /**
+   * A loop that never polls: told when a pass ended with no other pass asked for, the database
+   * reachable and the loop not stopped (its runner may let go of what it built until the next nudge).
+   */
+  onIdle?: () => void;
 }
 
 export class BackgroundLoop {
@@ -88,6 +93,11 @@ export class BackgroundLoop {
     return !this.stopped;
   }
 
+  /** No pass running or waiting for its timer, and the database reachable. */
+  get quiet(): boolean {
+    return !this.running && !this.timer && !this.paused;
+  }
+
   /** True while the database is unavailable (the loop retries every poll). */
   get isPaused(): boolean {
     return this.paused;
@@ -117,6 +127,7 @@ export class BackgroundLoop {
       this.running = false;
       const pollMs = this.o.pollMs ?? 1000;
       if (pollMs > 0) this.schedule(pollMs);
+      else if (!this.timer && !this.paused && !this.stopped) this.o.onIdle?.();
     }
   }
 }

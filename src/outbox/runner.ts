@@ -141,33 +141,87 @@ export interface RunnerOptions {
   debounceMs?: number;
 }
 
+/**
+ * The runner of one queue. Its port and its loop are built on first use: when it is started with a
+ * poll, else on its first nudge (or pass). A business hosted under a work hub (`pollMs` 0) starts its
+ * runners with nothing due; until the hub finds work for one, that one holds its options and a flag
+ * only (the port's closures, the loop and the lanes' tables were about 2 KB per worker per business).
+ */
 export class LeasedRunner<J extends LeasedRow, R = unknown> {
-  private readonly loop: BackgroundLoop;
+  private portBuilt: QueuePort<J, R> | undefined;
+  private loopBuilt: BackgroundLoop | undefined;
+  private running = false;
   /** Lanes only: the attempts under way, and the rows leased and not yet recorded (a stop releases them). */
-  private readonly inFlight = new Map<J, Promise<void>>();
-  private readonly leased = new Set<J>();
+  private inFlight: Map<J, Promise<void>> | undefined;
+  private leased: Set<J> | undefined;
   /** Lanes only: rows leased in transactions not yet committed (claimWithin); they count as held. */
-  private readonly pending = new Set<Handoff<J>>();
+  private pending: Set<Handoff<J>> | undefined;
   /** Lanes only: the claim under way, if any (a stop waits for it). */
   private claiming: Promise<unknown> | undefined;
   /** Lanes only: the latest claim left a due row behind (a lane freed then needs a pass). */
   private rowsWaiting = true;
 
+  private readonly makePort: () => QueuePort<J, R>;
+
+  /** `port`: the queue's port, or how to build it (on first use). */
   constructor(
-    private readonly port: QueuePort<J, R>,
+    port: QueuePort<J, R> | (() => QueuePort<J, R>),
     private readonly o: RunnerOptions,
   ) {
-    this.loop = new BackgroundLoop({
-      name: port.name,
+    this.makePort = typeof port === 'function' ? port : () => port;
+  }
+
+  /** The queue's port, built on first use. */
+  private get port(): QueuePort<J, R> {
+    return (this.portBuilt ??= this.makePort());
+  }
+
+  /** The loop, built on first use (started if the runner is: a pass now when it polls). */
+  private get loop(): BackgroundLoop {
+    return this.loopBuilt ?? this.buildLoop();
+  }
+
+  private buildLoop(): BackgroundLoop {
+    const loop = new BackgroundLoop({
+      name: this.port.name,
       pass: async () => void (await this.tick()),
-      log: o.log,
-      pollMs: o.pollMs,
-      debounceMs: o.debounceMs,
+      log: this.o.log,
+      pollMs: this.o.pollMs,
+      debounceMs: this.o.debounceMs,
+      onIdle: () => this.letGo(),
     });
+    this.loopBuilt = loop;
+    if (this.running) loop.start();
+    return loop;
+  }
+
+  /**
+   * A runner that never polls (hosted under a work hub) lets go of its port, loop and lanes' tables
+   * once a pass ends with nothing claimed, leased or in flight; the next nudge builds them again (a
+   * few microseconds, against a pass's transaction). An idle hosted business keeps none of them.
+   */
+  private letGo(): void {
+    if (!this.running || this.o.pollMs !== 0 || this.loopBuilt?.quiet === false) return;
+    if (this.claiming || (this.inFlight?.size ?? 0) > 0 || (this.leased?.size ?? 0) > 0) return;
+    if ((this.pending?.size ?? 0) > 0) return;
+    this.loopBuilt = undefined;
+    this.portBuilt = undefined;
+    this.inFlight = undefined;
+    this.leased = undefined;
+    this.pending = undefined;
+    this.rowsWaiting = true;
+  }
+
+  /** Whether its port or loop is built now (tests: an idle hosted business holds none). */
+  get built(): boolean {
+    return this.portBuilt !== undefined || this.loopBuilt !== undefined;
   }
 
   start(): void {
-    this.loop.start();
+    this.running = true;
+    if (this.loopBuilt) this.loopBuilt.start();
+    // A loop that never polls runs no pass at start (loop.ts): it is built when first nudged.
+    else if (this.o.pollMs !== 0) this.buildLoop();
   }
 
   /**
@@ -175,44 +229,48 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
    * the leases of any cut short are released, so another process (or the next run) takes them at once.
    */
   async stop(graceMs = 1000): Promise<void> {
-    await this.loop.stop();
+    this.running = false;
+    await this.loopBuilt?.stop();
+    // Built now if it never was (nothing claimed or in flight then): its close still runs.
+    const port = this.port;
     await this.claiming?.catch(() => undefined);
-    if (this.inFlight.size > 0) {
+    const inFlight = this.inFlight;
+    if (inFlight && inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.allSettled([...this.inFlight.values()]),
+        Promise.allSettled([...inFlight.values()]),
         new Promise((r) => (timer = setTimeout(r, graceMs))),
       ]);
       clearTimeout(timer);
     }
-    const release = this.port.release;
-    if (this.leased.size > 0 && release) {
+    const release = port.release;
+    if (this.leased && this.leased.size > 0 && release) {
       const jobs = [...this.leased];
       await this.o.store
         .transaction((tx) => release(tx, jobs))
         .catch((err) =>
-          this.o.log.warn(`could not release ${this.port.noun} leases; they lapse by themselves`, {
+          this.o.log.warn(`could not release ${port.noun} leases; they lapse by themselves`, {
             rows: jobs.length,
             error: String(err),
           }),
         );
     }
-    await this.port.close?.();
+    await port.close?.();
   }
 
   /** Something was committed: look soon. */
   nudge(): void {
-    this.loop.nudge();
+    if (this.running) this.loop.nudge();
   }
 
   /** Started and not stopped. */
   get isRunning(): boolean {
-    return this.loop.isRunning;
+    return this.running;
   }
 
   /** True while the database is unavailable (the runner retries every poll). */
   get isPaused(): boolean {
-    return this.loop.isPaused;
+    return this.loopBuilt?.isPaused ?? false;
   }
 
   /**
@@ -237,7 +295,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
 
   /** Wait until no attempt is in flight (lanes; tests). */
   async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+    while (this.inFlight && this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
   /**
@@ -249,28 +307,29 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
    */
   async claimWithin(tx: Tx): Promise<Handoff<J> | undefined> {
     const p = this.port;
-    if (!p.lane || !this.loop.isRunning) return undefined;
+    if (!p.lane || !this.running) return undefined;
     const room = this.room();
     if (room <= 0) return undefined;
     const now = this.o.now();
     const extra = p.withClaim ? await p.withClaim.run(tx, now) : undefined;
     const due = await p.claim(tx, now, room, now + p.leaseMs, this.busyLanes(p.lane));
     const handoff: Handoff<J> = { due, extra, room, leasedAt: performance.now() };
-    this.pending.add(handoff);
+    (this.pending ??= new Set()).add(handoff);
     return handoff;
   }
 
   /** The transaction of a `claimWithin` committed: start its rows (a stopped runner releases them). */
   committed(handoff: Handoff<J>): void {
-    if (!this.pending.delete(handoff)) return;
+    if (!this.pending?.delete(handoff)) return;
     const { due, extra, room } = handoff;
     const release = this.port.release;
-    if (!this.loop.isRunning) {
+    if (!this.running) {
       // Stopped meanwhile: stop() did not know these rows. Released now, or they lapse by themselves.
       if (due.length > 0 && release) void this.o.store.transaction((tx) => release(tx, due)).catch(() => undefined);
       return;
     }
-    for (const job of due) this.leased.add(job);
+    const leased = (this.leased ??= new Set());
+    for (const job of due) leased.add(job);
     this.started(due, extra, room).catch((err) =>
       this.o.log.warn(`${this.port.name} could not start the rows it leased`, { error: String(err) }),
     );
@@ -278,16 +337,16 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
 
   /** The transaction of a `claimWithin` did not commit: nothing it leased is held. */
   abandoned(handoff: Handoff<J>): void {
-    this.pending.delete(handoff);
+    this.pending?.delete(handoff);
   }
 
   /** Lanes only: rows held now (leased and not recorded, or leased in a transaction not yet committed). */
   private *held(): Iterable<J> {
-    yield* this.leased;
+    if (this.leased) yield* this.leased;
     const lapsed = performance.now() - this.port.leaseMs;
-    for (const h of this.pending) {
+    for (const h of this.pending ?? []) {
       // A handoff never settled (its caller lost track of it) stops holding its lanes once its lease lapsed.
-      if (h.leasedAt < lapsed) this.pending.delete(h);
+      if (h.leasedAt < lapsed) this.pending?.delete(h);
       else yield* h.due;
     }
   }
@@ -309,7 +368,8 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
   /** Lease what the free room and the idle lanes allow, and start each attempt without waiting for it. */
   private async launch(laneOf: (job: J) => string): Promise<number> {
     const p = this.port;
-    if (this.room() <= 0 || !this.loop.isRunning) {
+    const leased = (this.leased ??= new Set());
+    if (this.room() <= 0 || !this.running) {
       // Nothing to claim (every lane's room taken, or stopped), but the work done with a claim still is.
       await p.withClaim?.standalone();
       return 0;
@@ -328,7 +388,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
         return { due, extra };
       })
       .then(({ due, extra }) => {
-        for (const job of due) this.leased.add(job);
+        for (const job of due) leased.add(job);
         return { due, extra };
       });
     this.claiming = claim;
@@ -347,7 +407,9 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
     const p = this.port;
     await extra?.after?.();
     if (extra?.more) this.nudge();
-    if (!this.loop.isRunning) return 0;
+    if (!this.running) return 0;
+    const inFlight = (this.inFlight ??= new Map());
+    const leased = (this.leased ??= new Set());
     // Rows may wait for an attempt's end: every lane's room taken, or the claim left a due row behind.
     // The latest claim says (one made while a lane was busy saw what waits for it).
     const capped = due.length === room;
@@ -365,13 +427,15 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
           },
         )
         .then((freed) => {
-          this.leased.delete(job);
-          this.inFlight.delete(job);
+          leased.delete(job);
+          inFlight.delete(job);
           // A row done frees its lane for a row left waiting, if any. A failed one's lane waits: its target
           // just failed, and the retry it scheduled, the next commit or the next poll (a work hub's ask) takes the rest.
           if (freed) this.nudge();
+          // The last attempt of a pass that ended before it: nothing more to do here.
+          else if (inFlight.size === 0) this.letGo();
         });
-      this.inFlight.set(job, run);
+      inFlight.set(job, run);
     }
     return due.length;
   }
@@ -398,7 +462,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
       });
       await this.o.store.transaction((tx) => p.failed(tx, job, end));
       p.recorded?.(job, { failed: end });
-      if (!end.giveUp) this.loop.schedule(Math.max(0, end.retryAtMs - this.o.now()));
+      if (!end.giveUp && this.running) this.loop.schedule(Math.max(0, end.retryAtMs - this.o.now()));
       return false;
     }
     const end: Finished = { attempts, startedMs, now: this.o.now() };

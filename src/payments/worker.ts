@@ -118,7 +118,7 @@ function paymentJobQueue(o: PaymentWorkerOptions): QueuePort<PaymentJob, Record<
 /** The payment worker: the shared leased runner over the payment jobs. */
 export class PaymentWorker extends LeasedRunner<PaymentJob, Record<string, unknown>> {
   constructor(o: PaymentWorkerOptions) {
-    super(paymentJobQueue(o), { store: o.store, now: o.now, log: o.log, pollMs: o.pollMs });
+    super(() => paymentJobQueue(o), { store: o.store, now: o.now, log: o.log, pollMs: o.pollMs });
   }
 }
 

@@ -245,12 +245,13 @@ export function callDoors(
   const { pipeline, log, proxies } = core;
   const role = opts.role;
   const clientAddress = (c: Context): string | undefined => core.limitKey(c.req.raw, c.env);
-  // One document per origin served (the origin is in it), built on first use.
-  const openapiDocs = new Map<string, Record<string, unknown>>();
+  // One document per origin served (the origin is in it), built on first use; the map with the first.
+  const openapiDocs: { byUrl?: Map<string, Record<string, unknown>> } = {};
   const openapi = (s: CallScope): Record<string, unknown> => {
     const baseUrl = core.baseUrlOf(s);
-    const doc = openapiDocs.get(baseUrl) ?? buildOpenApi(baseUrl, role?.operations);
-    openapiDocs.set(baseUrl, doc);
+    const docs = (openapiDocs.byUrl ??= new Map());
+    const doc = docs.get(baseUrl) ?? buildOpenApi(baseUrl, role?.operations);
+    docs.set(baseUrl, doc);
     return doc;
   };
   const rest = createRestApp({

@@ -97,7 +97,8 @@ type ExecutionContext = Parameters<Hono['fetch']>[2];
 /** One host's doors and options, read by the shared routes from the request's env. */
 class HostState {
   readonly fallback: Door;
-  private readonly limits = new Map<Door, MiddlewareHandler>();
+  /** Made on the first request with a body. */
+  private limits: Map<Door, MiddlewareHandler> | undefined;
   private checks?: MiddlewareHandler<HostEnv>;
 
   constructor(readonly opts: HostOptions) {
@@ -111,8 +112,9 @@ class HostState {
 
   /** A door's body limit, made on its first request. */
   limitOf(d: Door): MiddlewareHandler {
-    let limit = this.limits.get(d);
-    if (!limit) this.limits.set(d, (limit = bodyLimitOf(d, d.maxBodyBytes ?? this.opts.maxBodyBytes)));
+    const limits = (this.limits ??= new Map());
+    let limit = limits.get(d);
+    if (!limit) limits.set(d, (limit = bodyLimitOf(d, d.maxBodyBytes ?? this.opts.maxBodyBytes)));
     return limit;
   }
 

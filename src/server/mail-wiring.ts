@@ -95,10 +95,13 @@ const TEMPLATE_MAX_BYTES = 64 * 1024;
  * whose real path leaves the folder through a link) is skipped with a warning: that kind keeps its
  * built-in text, and the server starts.
  */
-function readOverrides(biz: Business, base: string | undefined, log: Logger): Map<string, string> {
-  const out = new Map<string, string>();
+/** One empty map for every business without templates of its own (read only). */
+const NO_OVERRIDES: ReadonlyMap<string, string> = new Map();
+
+function readOverrides(biz: Business, base: string | undefined, log: Logger): ReadonlyMap<string, string> {
   const entries = Object.entries(biz.def.settings.mail_templates ?? {});
-  if (entries.length === 0) return out;
+  if (entries.length === 0) return NO_OVERRIDES;
+  const out = new Map<string, string>();
   const skip = (kind: string, reason: string) =>
     log.warn('mail template not used: the built-in text is sent', {
       setting: `settings.mail_templates.${kind}`,

@@ -232,10 +232,11 @@ function cacheMetrics(counter: (name: string, help: string) => Counter, gauge: (
  */
 class ServerView implements ServerMetrics {
   readonly contentType: string;
-  readonly #mine = new Map<string, { metric: Metric; labels: Labels }>();
+  // Both maps are made on the first series (an idle hosted business writes none).
+  #mine: Map<string, { metric: Metric; labels: Labels }> | undefined;
   // The label values are closed sets (door, operation, outcome code), so one pair of children per
   // combination is kept: prom-client hashes the label object on every call otherwise.
-  readonly #perCall = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
+  #perCall: Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }> | undefined;
   readonly #calendarReads: Array<() => Promise<CalendarFigures | null>> = [];
   #calendars: ReturnType<typeof calendarGauges> | undefined;
   #closed = false;
@@ -255,7 +256,8 @@ class ServerView implements ServerMetrics {
   #at(metric: Metric, labels: Labels = {}): Labels {
     const full = this.business === undefined ? labels : { ...labels, business: this.business };
     const key = `${(metric as unknown as { name: string }).name}\u0000${JSON.stringify(full)}`;
-    if (!this.#mine.has(key)) this.#mine.set(key, { metric, labels: full });
+    const mine = (this.#mine ??= new Map());
+    if (!mine.has(key)) mine.set(key, { metric, labels: full });
     return full;
   }
 
@@ -267,10 +269,11 @@ class ServerView implements ServerMetrics {
       keep.add(JSON.stringify(full));
       g.set(full, v);
     }
-    for (const [key, s] of this.#mine)
+    const mine = this.#mine ?? new Map();
+    for (const [key, s] of mine)
       if (s.metric === g && !keep.has(JSON.stringify(s.labels))) {
         g.remove(s.labels);
-        this.#mine.delete(key);
+        mine.delete(key);
       }
   }
 
@@ -285,14 +288,15 @@ class ServerView implements ServerMetrics {
     if (this.#closed) return;
     const { m } = this;
     const key = `${call.door}\u0000${call.operation}\u0000${call.outcome}`;
-    let series = this.#perCall.get(key);
+    const perCall = (this.#perCall ??= new Map());
+    let series = perCall.get(key);
     if (!series) {
       const labels = { door: call.door, operation: call.operation, outcome: call.outcome };
       series = {
         calls: m.calls.labels(this.#at(m.calls, labels)),
         duration: m.duration.labels(this.#at(m.duration, labels)),
       };
-      this.#perCall.set(key, series);
+      perCall.set(key, series);
     }
     series.calls.inc();
     series.duration.observe(call.duration_ms / 1000);
@@ -374,9 +378,9 @@ class ServerView implements ServerMetrics {
 
   close(): void {
     this.#closed = true;
-    for (const { metric, labels } of this.#mine.values()) metric.remove(labels);
-    this.#mine.clear();
-    this.#perCall.clear();
+    for (const { metric, labels } of this.#mine?.values() ?? []) metric.remove(labels);
+    this.#mine?.clear();
+    this.#perCall?.clear();
   }
 }
 

@@ -88,10 +88,7 @@ class DeliveryFailed extends Error {
 }
 
 /** The webhook deliveries as a queue of the shared leased runner, with the expansion of due events before each pass. */
-function webhookQueue(o: DispatcherOptions): QueuePort<WebhookDelivery, Attempted> {
-  /** Reserved-name targets already logged (each is logged once per process; bounded). */
-  const skippedLogged = new Set<string>();
-
+function webhookQueue(o: DispatcherOptions, logged: () => Set<string>): QueuePort<WebhookDelivery, Attempted> {
   /** Where a delivery goes now: a subscription's callback, or the owning platform's current webhook_url. */
   async function target(d: WebhookDelivery): Promise<{ url: string | null; error?: string }> {
     if (!d.target_url.startsWith(PROFILE_TARGET)) return { url: d.target_url };
@@ -129,6 +126,8 @@ function webhookQueue(o: DispatcherOptions): QueuePort<WebhookDelivery, Attempte
 
   /** A delivery to a reserved name is skipped; the log says so once per target. */
   function skip(d: WebhookDelivery, at: number, host: string): Attempted {
+    // Reserved-name targets already logged (each once per dispatcher; bounded).
+    const skippedLogged = logged();
     if (!skippedLogged.has(d.target_url)) {
       if (skippedLogged.size >= 1000) skippedLogged.clear();
       skippedLogged.add(d.target_url);
@@ -222,7 +221,15 @@ function webhookQueue(o: DispatcherOptions): QueuePort<WebhookDelivery, Attempte
 /** The dispatcher: the shared leased runner over the webhook deliveries. */
 export class WebhookDispatcher extends LeasedRunner<WebhookDelivery, Attempted> {
   constructor(o: DispatcherOptions) {
-    super(webhookQueue(o), { store: o.store, now: o.now, log: o.log, pollMs: o.pollMs, debounceMs: o.debounceMs });
+    // Kept by the dispatcher: its port is built again after an idle spell (runner.ts).
+    let skippedLogged: Set<string> | undefined;
+    super(() => webhookQueue(o, () => (skippedLogged ??= new Set())), {
+      store: o.store,
+      now: o.now,
+      log: o.log,
+      pollMs: o.pollMs,
+      debounceMs: o.debounceMs,
+    });
   }
 }
 

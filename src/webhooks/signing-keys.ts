@@ -71,8 +71,10 @@ export async function loadKeyring(
     await tx.kv.set(KV_KEY, JSON.stringify(list));
     return list;
   });
-  const cache = new Map<string, KeyObject>();
+  // Made on the first signature (a business that sends no webhook parses no private key).
+  let cache: Map<string, KeyObject> | undefined;
   const priv = (k: StoredKey) => {
+    cache ??= new Map();
     let o = cache.get(k.kid);
     if (!o) cache.set(k.kid, (o = createPrivateKey(k.private_pem)));
     return o;

@@ -144,3 +144,36 @@ describe('a queue with lanes, after an attempt ends', () => {
     await q.runner.stop();
   });
 });
+
+describe('a runner that never polls holds its parts only while it has work', () => {
+  test('started, it builds nothing; a nudge builds its port and loop, which it lets go once the rows are done', async () => {
+    const q = queue(() => 'done');
+    q.runner.start();
+    // A hosted business's workers, started with nothing due: about 2 KB each while idle, before.
+    expect(q.runner.built).toBe(false);
+    q.add('https://a.example/hooks');
+    q.runner.nudge();
+    expect(q.runner.built).toBe(true);
+    await until(() => q.attempted.length === 1 && !q.runner.built);
+    expect(q.runner.built).toBe(false);
+    // The next commit builds them again, and its row is taken as before.
+    q.add('https://b.example/hooks');
+    q.runner.nudge();
+    await until(() => q.attempted.length === 2 && !q.runner.built);
+    expect(q.attempted).toEqual([1, 2]);
+    expect(q.runner.built).toBe(false);
+    await q.runner.stop();
+  });
+
+  test('a failed row keeps them until its retry is taken', async () => {
+    const q = queue(() => 'failed');
+    q.runner.start();
+    q.add('https://down.example/hooks');
+    q.runner.nudge();
+    await until(() => q.attempted.length === 1);
+    await sleep(50);
+    // Its retry waits on the loop's timer.
+    expect(q.runner.built).toBe(true);
+    await q.runner.stop();
+  });
+});

@@ -5,10 +5,13 @@
  * copy of the migrated schema), and without building every repository or preparing every statement
  * (both on first use), and without its dashboard, buyer pages or OAuth authorization server (built on
  * their first request), and without routes of its own (the host's, REST's and MCP's route tables are
- * the process's). The copy carries no secret: each business still signs with keys of its own.
+ * the process's), without building its workers (each built when the work hub finds its work due, let
+ * go once done), and without empty maps held for later. The copy carries no secret: each business
+ * still signs with keys of its own.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import v8 from 'node:v8';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Hosting } from '../../src/server/hosting.js';
@@ -51,7 +54,7 @@ vi.mock('../../src/operations/admin/sign-in-env.js', async (original) => {
 import { dashboardSignInEnv } from '../../src/operations/admin/sign-in-env.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { hostFetch } from '../support/host-fetch.js';
-import { NORD_FILE, deployHosting, undeploy, type Deployment } from '../support/hosting.js';
+import { NORD_FILE, bookFirstFree, deployHosting, undeploy, type Deployment } from '../support/hosting.js';
 
 const COUNT = 5;
 const ADMIN_KEY = 'hosting-cost-admin-key-0123456789';
@@ -251,6 +254,18 @@ describe('one more hosted business, opened by its first request', () => {
     expect(built).toHaveBeenCalledTimes(1);
   });
 
+  test('holds a week once for every business of the process: two copies of one business share their weeks', async () => {
+    await profileOf(0);
+    await profileOf(1);
+    const week = (i: number) =>
+      hosting.pool.peek(`biz_cost_${i}`, async (s) => s.biz.def.resources.find((r) => r.schedule)?.schedule);
+    const [a, b] = [await week(0), await week(1)];
+    expect(a).toBeDefined();
+    // Before, each business held its own copy (about 2 KB for the bench's 50 staff).
+    expect(a).toBe(b);
+    expect(Object.isFrozen(a)).toBe(true);
+  });
+
   test('holds equal weekly schedules once, frozen; an edit of one resource changes that one only', async () => {
     await profileOf(0);
     const hours = () =>
@@ -290,6 +305,49 @@ describe('one more hosted business, opened by its first request', () => {
     expect(env.dashboardSignIn).toBe(env.dashboardSignIn);
     expect(vi.mocked(dashboardSignInEnv).mock.calls.length).toBe(built + 1);
   });
+
+  test('builds no worker while it is idle: opened again by a read, none; a booking builds the dispatcher, which lets go once its pass is done', async () => {
+    const built = async () =>
+      (await hosting.pool.peek('biz_cost_4', async (s) => ({
+        webhooks: s.dispatcher.built,
+        pushes: s.calendars?.pusher.built ?? false,
+      })))!;
+    // Its first opening wrote its catalog's events: the dispatcher took them, then let go.
+    await profileOf(4);
+    await hosting.hub!.askNow('biz_cost_4');
+    await vi.waitFor(async () => expect(await built()).toEqual({ webhooks: false, pushes: false }));
+    await hosting.pool.close('biz_cost_4');
+    await profileOf(4);
+    // The hub asks a business it attaches at once: nothing is due, nothing is built.
+    await hosting.hub!.askNow('biz_cost_4');
+    // Each was about 2 KB per loaded business: its queue's closures, its loop, its lanes' tables.
+    expect(await built()).toEqual({ webhooks: false, pushes: false });
+    // A write: its events are expanded into deliveries and attempted as before (the agent's profile is on
+    // a reserved name, so its delivery is recorded as skipped), then the dispatcher lets go of its parts.
+    const ran = statements.get('biz_cost_4')!;
+    ran.length = 0;
+    const booked = await bookFirstFree(port, { host: 'b4.localhost', service: 'svc_nord_trim' });
+    expect(booked.status, booked.text).toBe(201);
+    await vi.waitFor(() => expect(ran.some((sql) => sql.startsWith('INSERT INTO webhook_deliveries'))).toBe(true));
+    await vi.waitFor(async () => expect(await built()).toEqual({ webhooks: false, pushes: false }));
+    expect(ran.some((sql) => sql.startsWith("UPDATE webhook_deliveries SET status = 'skipped'"))).toBe(true);
+  });
+
+  test('holds no empty map or set for later: a business opened again by a read keeps only the few it filled', async () => {
+    const ids = [0, 1, 3];
+    for (const i of ids) await profileOf(i);
+    for (const i of ids) await hosting.pool.close(`biz_cost_${i}`);
+    // Live objects only (queryObjects collects garbage first), counted, not printed (cheap under load).
+    const live = () => v8.queryObjects(Map, { format: 'count' }) + v8.queryObjects(Set, { format: 'count' });
+    const before = live();
+    for (const i of ids) {
+      await profileOf(i);
+      await hosting.hub!.askNow(`biz_cost_${i}`);
+    }
+    // About 31 each before, 25 of them empty (sessions, caches, metrics series, lanes), made on first use now;
+    // the rest hold the snapshot's indexes and the statements its opening ran.
+    expect((live() - before) / ids.length).toBeLessThan(12);
+  }, 60_000);
 
   test('keeps each business its own secrets: two copies of the schema sign with different keys', async () => {
     const [a, b] = [await profileOf(0), await profileOf(1)];

@@ -111,22 +111,33 @@ type Limits = typeof DEFAULT_SESSION_LIMITS;
  * are made by the first request that needs them.
  */
 class McpHttpState {
-  readonly sessions = new Map<string, LiveSession>();
-  readonly door: { sessions: Map<string, LiveSession>; hub: SessionHub };
+  #sessions: Map<string, LiveSession> | undefined;
   private modernHandler?: ReturnType<typeof createMcpHandler>;
   private unsubscribeModern?: () => void;
   private reaper?: NodeJS.Timeout;
   private closed = false;
   /** The transport's DELETE (or its own close) ends the session: one function for every session. */
-  readonly onsessionclosed = (sid: string) => void this.sessions.get(sid)?.close();
+  readonly onsessionclosed = (sid: string) => void this.session(sid)?.close();
 
   constructor(
     readonly deps: McpDoorDeps,
     readonly hub: SessionHub,
     readonly limits: Limits,
     readonly opts: McpHttpOptions,
-  ) {
-    this.door = { sessions: this.sessions, hub };
+  ) {}
+
+  /** The open sessions, the table made with the first (each session removes itself from it). */
+  get sessions(): Map<string, LiveSession> {
+    return (this.#sessions ??= new Map());
+  }
+
+  /** The open session `id`, if any. */
+  session(id: string): LiveSession | undefined {
+    return this.#sessions?.get(id);
+  }
+
+  get sessionCount(): number {
+    return this.#sessions?.size ?? 0;
   }
 
   addressOf(c: Context): string | undefined {
@@ -216,7 +227,7 @@ class McpHttpState {
     queue: LiveSession['queue'],
     scope: CallScope,
   ): Promise<LiveSession> {
-    const live = new LiveSession(id, transport, address, messages, queue, this.door);
+    const live = new LiveSession(id, transport, address, messages, queue, this);
     // A session serves the business of the request that opened it, for its whole life.
     live.server = createMcpServer(this.deps, live, scope);
     this.hub.register(live);
@@ -252,7 +263,7 @@ class McpHttpState {
     this.closed = true;
     if (this.reaper) clearInterval(this.reaper);
     this.unsubscribeModern?.();
-    await Promise.all([...this.sessions.values()].map((s) => s.close()));
+    await Promise.all([...(this.#sessions?.values() ?? [])].map((s) => s.close()));
     await this.modernHandler?.close();
   }
 }
@@ -279,7 +290,7 @@ export function createMcpHttp(deps: McpDoorDeps, hub: SessionHub, opts: McpHttpO
   const table = routes();
   return {
     app: { fetch: async (req, env) => table.fetch(req, { ...(env as object | undefined), uspMcp: state }) },
-    sessionCount: () => state.sessions.size,
+    sessionCount: () => state.sessionCount,
     close: () => state.close(),
   };
 }
@@ -317,7 +328,7 @@ function routes(): Hono {
 
     const sid = req.headers.get('mcp-session-id');
     if (sid) {
-      const live = door.sessions.get(sid);
+      const live = door.session(sid);
       if (!live)
         return jsonError(404, SESSION_NOT_FOUND, 'Session not found; initialize a new session.', 'session_not_found');
       live.lastSeen = Date.now();
@@ -375,7 +386,7 @@ function routes(): Hono {
 
   app.post('/messages', async (c) => {
     const door = stateOf(c);
-    const live = door.sessions.get(c.req.query('sessionId') ?? '');
+    const live = door.session(c.req.query('sessionId') ?? '');
     if (!live || !(live.transport instanceof SseTransport))
       return jsonError(404, SESSION_NOT_FOUND, 'Unknown sessionId.', 'session_not_found');
     live.lastSeen = Date.now();

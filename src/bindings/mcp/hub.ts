@@ -21,10 +21,11 @@ export interface NotifiableSession {
 }
 
 export class SessionHub {
-  private readonly sessions = new Map<string, NotifiableSession>();
-  private readonly modernListeners = new Set<(principal: string | null, payload: Record<string, unknown>) => void>();
+  // Each made on its first entry: most hosted businesses never see an MCP session or listener.
+  private sessions: Map<string, NotifiableSession> | undefined;
+  private modernListeners: Set<(principal: string | null, payload: Record<string, unknown>) => void> | undefined;
   /** Whether each stateless listener has a stream open now (absent: assumed so). */
-  private readonly listening = new Map<unknown, () => boolean>();
+  private listening: Map<unknown, () => boolean> | undefined;
 
   /** `webhookResourceUri` names a principal's webhook resource (keyed by the business's secret; the pipeline's). */
   constructor(private readonly webhookResourceUri: (principal: string) => string) {}
@@ -35,12 +36,12 @@ export class SessionHub {
   }
 
   register(s: NotifiableSession): () => void {
-    this.sessions.set(s.id, s);
+    (this.sessions ??= new Map()).set(s.id, s);
     return () => this.unregister(s);
   }
 
   unregister(s: NotifiableSession): void {
-    if (this.sessions.get(s.id) === s) this.sessions.delete(s.id);
+    if (this.sessions?.get(s.id) === s) this.sessions.delete(s.id);
   }
 
   /**
@@ -51,11 +52,11 @@ export class SessionHub {
     listener: (principal: string | null, payload: Record<string, unknown>) => void,
     listening?: () => boolean,
   ): () => void {
-    this.modernListeners.add(listener);
-    if (listening) this.listening.set(listener, listening);
+    (this.modernListeners ??= new Set()).add(listener);
+    if (listening) (this.listening ??= new Map()).set(listener, listening);
     return () => {
-      this.modernListeners.delete(listener);
-      this.listening.delete(listener);
+      this.modernListeners?.delete(listener);
+      this.listening?.delete(listener);
     };
   }
 
@@ -64,20 +65,20 @@ export class SessionHub {
    * has a stream open. With none, a process need not read announced events back (webhook-wiring.ts).
    */
   hasListeners(): boolean {
-    if (this.sessions.size > 0) return true;
-    for (const l of this.modernListeners) if (this.listening.get(l)?.() ?? true) return true;
+    if (this.size > 0) return true;
+    for (const l of this.modernListeners ?? []) if (this.listening?.get(l)?.() ?? true) return true;
     return false;
   }
 
   get size(): number {
-    return this.sessions.size;
+    return this.sessions?.size ?? 0;
   }
 
   /** Fan events out; each comes with its delivered body (the same JSON a webhook receiver gets). */
   deliver(events: ReadonlyArray<{ principal: string | null; order_key: string; body: Record<string, unknown> }>): void {
     for (const e of events) {
       const payload = e.body;
-      for (const s of this.sessions.values()) {
+      for (const s of this.sessions?.values() ?? []) {
         // The platform that made the resource, or a session holding its credential.
         const actsFor = e.principal !== null && s.principals?.has(e.principal) === true;
         const wanted = e.principal === null ? s.catalogSubscriber : actsFor || s.resources?.has(e.order_key) === true;
@@ -88,7 +89,7 @@ export class SessionHub {
           if (s.subscriptions.has(uri)) s.notify('notifications/resources/updated', { uri });
         }
       }
-      for (const l of this.modernListeners) l(e.principal, payload);
+      for (const l of this.modernListeners ?? []) l(e.principal, payload);
     }
   }
 }

@@ -120,7 +120,8 @@ export class Pipeline {
   }
 
   private active = 0;
-  private readonly drained = new Set<() => void>();
+  /** Who waits for the calls to drain (made by the first `drain` that waits). */
+  private drained: Set<() => void> | undefined;
 
   /** Calls being executed right now (both doors). */
   get inFlight(): number {
@@ -133,11 +134,11 @@ export class Pipeline {
     let timer: NodeJS.Timeout | undefined;
     let done: (() => void) | undefined;
     const ok = await Promise.race([
-      new Promise<true>((r) => this.drained.add((done = () => r(true)))),
+      new Promise<true>((r) => (this.drained ??= new Set()).add((done = () => r(true)))),
       new Promise<false>((r) => (timer = setTimeout(() => r(false), timeoutMs))),
     ]);
     clearTimeout(timer);
-    if (done) this.drained.delete(done);
+    if (done) this.drained?.delete(done);
     return ok;
   }
 
@@ -164,7 +165,7 @@ export class Pipeline {
         res = { ok: false, error: this.failure(op, req, err) };
       }
     } finally {
-      if (--this.active === 0) for (const d of [...this.drained]) d();
+      if (--this.active === 0 && this.drained) for (const d of [...this.drained]) d();
     }
     const caller = res.ok ? res.caller : seen.caller;
     const call: CallRecord = {

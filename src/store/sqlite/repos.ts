@@ -52,7 +52,16 @@ class SqliteRepos implements Tx {
     return (this.#db ??= lazilyPreparing(this.#connection));
   }
   #get<K extends keyof Repos>(k: K, make: () => Repos[K]): Repos[K] {
-    return (this.#made[k] ??= make()) as Repos[K];
+    const made = this.#made[k];
+    if (made) return made as Repos[K];
+    // What the repository prepares as it is built it keeps itself: not entered in the cache.
+    const s = this.#stmts;
+    s.building++;
+    try {
+      return (this.#made[k] = make()) as Repos[K];
+    } finally {
+      s.building--;
+    }
   }
   async lock(): Promise<void> {
     // Transactions are already serial in this process (one connection, BEGIN IMMEDIATE).
@@ -63,7 +72,7 @@ class SqliteRepos implements Tx {
     return this.#get('registry', () => sqliteRegistryRepo(this.#lazy));
   }
   get admin() {
-    return this.#get('admin', () => sqliteAdminRepo(this.#lazy));
+    return this.#get('admin', () => sqliteAdminRepo(this.#stmts));
   }
   get security() {
     return this.#get('security', () => sqliteSecurity(this.#stmts));

@@ -10,10 +10,22 @@ export type Statement = Database.Statement;
  * visible share of a short request.
  */
 export class Statements {
-  private readonly cache = new Map<string, Statement>();
+  private cache: Map<string, Statement> | undefined;
+  /**
+   * Repositories being built (repos.ts): the statements they prepare then are theirs, kept by them
+   * and never looked up again, so not kept here too (about 70 entries, 2.4 KB, per hosted business).
+   */
+  building = 0;
   constructor(readonly db: Db) {}
 
+  /** The texts kept for lookup (tests). */
+  get kept(): number {
+    return this.cache?.size ?? 0;
+  }
+
   prepare(sql: string): Statement {
+    if (this.building > 0) return lazyStatement(this.db, sql);
+    this.cache ??= new Map();
     let stmt = this.cache.get(sql);
     if (!stmt) {
       const text = sharedText(sql);
