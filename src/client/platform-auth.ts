@@ -4,7 +4,16 @@
  * (`DPoP`), present a booking-scoped credential, and sign REST requests with RFC 9421. Used by
  * this project's tests; written to be read and copied by platform authors.
  */
-import { createHash, generateKeyPairSync, randomUUID, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  randomBytes,
+  randomUUID,
+  sign,
+  type JsonWebKey,
+  type KeyObject,
+} from 'node:crypto';
 import { argumentsDigest, contentDigest, generateSigningKey, jwkThumbprint, signRequest } from '../security/index.js';
 
 export interface PopKey {
@@ -15,10 +24,20 @@ export interface PopKey {
   jkt: string;
 }
 
+/** An Ed25519 private key's PKCS #8 DER up to its 32-byte seed (RFC 8410). */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
 /** A fresh Ed25519 key. Keep it for as long as you keep the credentials bound to it. */
 export function createPopKey(): PopKey {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const jwk = publicKey.export({ format: 'jwk' }) as JsonWebKey;
+  // Made from 32 random bytes, not by generateKeyPairSync: on Node 20 a key-generation job that the
+  // garbage collector frees while the same key's JWK is being exported waits for a lock the export
+  // holds, and the process hangs for good (CI's benchmark smoke run did, 2026-12-06). No job, no wait.
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, randomBytes(32)]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const jwk = createPublicKey(privateKey).export({ format: 'jwk' }) as JsonWebKey;
   const publicJwk = { kty: jwk.kty, crv: jwk.crv, x: jwk.x };
   return { privateKey, publicJwk, jkt: jwkThumbprint(publicJwk) };
 }
