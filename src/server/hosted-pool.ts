@@ -2,7 +2,8 @@
  * The businesses a hosting deployment holds composed at once: each opened on its first request
  * (concurrent first requests share one opening), at most `maxLoaded` of them, the least recently
  * used closed first when one more is needed, and any left idle `idleCloseMs` closed by a periodic
- * sweep. A business answering a request is never closed under it; closing one stops its workers and
+ * sweep. A business answering a request is never closed under it, and one being closed opens again
+ * only once that close has ended; closing one stops its workers and
  * closes its store, and its next request opens it again from its store. The waker (hosted-waker.ts)
  * opens one for its background work as a visit, which is no use: it is closed again after, unless a
  * request came meanwhile.
@@ -44,6 +45,11 @@ export class BusinessPool<T extends Closable> {
   private readonly retiring = new Map<Loaded<T>, string>();
   /** Visited businesses being closed (closeAll waits for them). */
   private readonly closing = new Set<Promise<void>>();
+  /**
+   * Each business's close under way: it opens again only after (closing a store copies its log back under
+   * the file's exclusive lock, which a new store's first write would wait out only for its busy timeout).
+   */
+  private readonly shutting = new Map<string, Promise<void>>();
   private readonly sweeper?: NodeJS.Timeout;
 
   constructor(private readonly o: PoolOptions<T>) {
@@ -193,6 +199,7 @@ export class BusinessPool<T extends Closable> {
 
   private async openOne(id: string): Promise<Loaded<T>> {
     try {
+      await this.shutting.get(id);
       const started = performance.now();
       const value = await this.o.open(id);
       const entry: Loaded<T> = { value, lastUsed: this.o.now(), busy: 0, uses: 0 };
@@ -224,7 +231,19 @@ export class BusinessPool<T extends Closable> {
     if (entry.busy === 0) entry.retired?.();
   }
 
-  private async shut(id: string, entry: Loaded<T>, why: string): Promise<void> {
+  private shut(id: string, entry: Loaded<T>, why: string): Promise<void> {
+    const before = this.shutting.get(id);
+    const done = (async () => {
+      await before;
+      await this.closeOne(id, entry, why);
+    })().finally(() => {
+      if (this.shutting.get(id) === done) this.shutting.delete(id);
+    });
+    this.shutting.set(id, done);
+    return done;
+  }
+
+  private async closeOne(id: string, entry: Loaded<T>, why: string): Promise<void> {
     await this.o
       .closing?.(id, entry.value)
       .catch((err) =>

@@ -131,6 +131,19 @@ describe('the pool of composed businesses', () => {
     expect(closed).toEqual(['a', 'a']);
   });
 
+  test('a business closing (retired, swept) opens again only once that close has ended, never beside it', async () => {
+    const { p, opened, closed } = pool({ closeMs: 40 });
+    const old = await p.use('a', async (v) => v);
+    p.retire('a', old);
+    // The close under way copies its store's log back under the file's lock: the new one waits for it.
+    await p.use('a', async () => expect(closed).toEqual(['a']));
+    const sweep = p.closeIdle();
+    await p.use('a', async () => expect(closed).toEqual(['a', 'a']));
+    await sweep;
+    expect(opened).toEqual(['a', 'a', 'a']);
+    await p.closeAll();
+  });
+
   test('a visit opens a business for its background work and closes it after, unless it was loaded or a request came meanwhile', async () => {
     const { p, opened, closed, told } = pool({ maxLoaded: 5 });
     await p.visit('a', async () => 1);
