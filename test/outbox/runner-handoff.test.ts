@@ -6,85 +6,8 @@
  * use the stores' own rule (`onePerTarget`) on rows held in memory.
  */
 import { describe, expect, test } from 'vitest';
-import { LeasedRunner, type QueuePort } from '../../src/outbox/index.js';
-import { onePerTarget } from '../../src/store/shared/deliveries.js';
-import type { Store, Tx, WebhookDelivery } from '../../src/store/index.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const until = async (cond: () => boolean, ms = 2_000) => {
-  for (const end = performance.now() + ms; !cond() && performance.now() < end; ) await sleep(5);
-};
-
-type Row = WebhookDelivery & { leased?: boolean };
-
-/** A lanes queue over rows in memory; every attempt succeeds. */
-function queue() {
-  const rows: Row[] = [];
-  const attempted: number[] = [];
-  const released: number[] = [];
-  let claims = 0;
-  let nextId = 1;
-  const add = (target: string) => {
-    const id = nextId++;
-    rows.push({
-      id,
-      event_id: `evt_${id}`,
-      event: 'booking.confirmed',
-      seq: id,
-      order_key: `bkg_${id}`,
-      target_url: target,
-      subscription_id: null,
-      body: '{}',
-      status: 'pending',
-      attempts: 0,
-      next_attempt_ms: 0,
-      created_ms: 0,
-      delivered_ms: null,
-      last_status: null,
-      last_error: null,
-      last_latency_ms: null,
-    });
-    return rows[rows.length - 1];
-  };
-  const port: QueuePort<Row, void> = {
-    name: 'test dispatcher',
-    noun: 'delivery',
-    leaseMs: 60_000,
-    batch: 10,
-    concurrency: 10,
-    retryAt: (_row, end) => end.now + 60_000,
-    describe: (row) => ({ id: row.id }),
-    lane: (row) => row.target_url,
-    async claim(_tx, now, limit, _until, busy) {
-      claims++;
-      const due = rows.filter((r) => r.status === 'pending' && !r.leased && r.next_attempt_ms <= now);
-      const out = onePerTarget(due, busy, limit);
-      for (const r of out as Row[]) r.leased = true;
-      return out as Row[] & { leftBehind?: boolean };
-    },
-    async attempt(row) {
-      attempted.push(row.id);
-    },
-    failure: () => ({ permanent: false, error: '503' }),
-    async done(_tx, row) {
-      row.status = 'delivered';
-      row.leased = false;
-    },
-    async failed(_tx, row, end) {
-      row.next_attempt_ms = end.retryAtMs;
-      row.leased = false;
-    },
-    async release(_tx, jobs) {
-      for (const r of jobs) {
-        r.leased = false;
-        released.push(r.id);
-      }
-    },
-  };
-  const store = { transaction: async (fn: (tx: never) => unknown) => fn({} as never) } as unknown as Store;
-  const runner = new LeasedRunner(port, { store, now: () => 1_000, log: { info() {}, warn() {} }, pollMs: 0 });
-  return { runner, add, attempted, released, claims: () => claims };
-}
+import type { Tx } from '../../src/store/index.js';
+import { lanesQueue as queue, sleep, until } from '../support/lanes-queue.js';
 
 const tx = {} as Tx;
 
