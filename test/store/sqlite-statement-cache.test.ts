@@ -57,4 +57,29 @@ describe("a SQLite connection's statements", () => {
       await store.close();
     }
   });
+
+  test("what a business runs as it opens (its definition, catalog, feeds and push targets, its owner's set-up) keeps nothing", async () => {
+    const caches = new Set<Statements>();
+    const prepare = Statements.prototype.prepare;
+    vi.spyOn(Statements.prototype, 'prepare').mockImplementation(function (this: Statements, sql: string) {
+      caches.add(this);
+      return prepare.call(this, sql);
+    });
+    const store = openSqliteStore({ path: ':memory:' });
+    const kept = () => [...caches].reduce((n, c) => n + c.kept, 0);
+    try {
+      await store.transaction(async (tx) => {
+        await tx.definition.entries();
+        await tx.definition.clear();
+        await tx.definition.bump();
+        await tx.catalog.all();
+        await tx.calendars.forgetFeedsExcept(['feed_a']);
+        await tx.calendars.setPushTargets(['res_a']);
+        await tx.admin.hasUsers();
+      });
+      expect(kept()).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
 });

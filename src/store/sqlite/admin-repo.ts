@@ -89,7 +89,7 @@ const ADMIN: AdminRepo & ThisType<{ s: Statements }> = {
     );
   },
   async hasUsers() {
-    return this.s.prepare('SELECT 1 FROM business_users LIMIT 1').get() !== undefined;
+    return this.s.once('SELECT 1 FROM business_users LIMIT 1').get() !== undefined;
   },
   async putSession(s) {
     this.s

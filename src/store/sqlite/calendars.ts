@@ -92,9 +92,9 @@ const CALENDARS: CalendarRepo & ThisType<{ s: Statements }> = {
   async forgetFeedsExcept(keys) {
     const keep = keys.map(calendarSource);
     const inList = keep.length === 0 ? '' : ` AND source NOT IN (${placeholders(keep.length)})`;
-    this.s.prepare(`DELETE FROM claims WHERE source <> 'booking'${inList}`).run(...keep);
+    this.s.once(`DELETE FROM claims WHERE source <> 'booking'${inList}`).run(...keep);
     this.s
-      .prepare(
+      .once(
         `DELETE FROM calendar_feeds${keys.length === 0 ? '' : ` WHERE feed_key NOT IN (${placeholders(keys.length)})`}`,
       )
       .run(...keys);
@@ -117,8 +117,8 @@ const CALENDARS: CalendarRepo & ThisType<{ s: Statements }> = {
     return this.s.prepare(`SELECT ${FEED_COLUMNS} FROM calendar_feeds ORDER BY resource_id, feed_key`).all() as any[];
   },
   async setPushTargets(resourceIds) {
-    this.s.prepare('DELETE FROM calendar_push_targets').run();
-    const insert = this.s.prepare('INSERT OR IGNORE INTO calendar_push_targets (resource_id) VALUES (?)');
+    this.s.once('DELETE FROM calendar_push_targets').run();
+    const insert = this.s.once('INSERT OR IGNORE INTO calendar_push_targets (resource_id) VALUES (?)');
     for (const r of resourceIds) insert.run(r);
   },
   async duePushes(nowMs, limit, leaseUntilMs) {

@@ -25,15 +25,15 @@ class SqliteDefinition implements DefinitionRepo {
     if (stored !== expected) throw new DefinitionChanged(expected, stored);
   }
   async entries() {
-    return (this.s.prepare(ENTRIES).all() as any[]).map(toDefinitionEntry);
+    return (this.s.once(ENTRIES).all() as any[]).map(toDefinitionEntry);
   }
   async put(e: Parameters<DefinitionRepo['put']>[0]) {
     this.s.prepare(PUT).run(e.kind, e.id, e.position, JSON.stringify(e.data));
   }
   async clear() {
-    this.s.prepare(CLEAR).run();
+    this.s.once(CLEAR).run();
   }
   async bump() {
-    return (this.s.prepare(BUMP).get() as { version: number }).version;
+    return (this.s.once(BUMP).get() as { version: number }).version;
   }
 }

@@ -34,6 +34,16 @@ export class Statements {
     }
     return stmt;
   }
+
+  /**
+   * A statement a business runs when it opens or its definition changes (its definition and catalog
+   * written and read back, its feeds and push targets set), not per request: prepared for this call
+   * and not kept, so an idle business does not hold a dozen prepared statements it will not run
+   * again (their wrappers on the heap, their compiled programs in SQLite's memory).
+   */
+  once(sql: string): Statement {
+    return this.db.prepare(sql);
+  }
 }
 
 /**
