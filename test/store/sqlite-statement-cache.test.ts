@@ -13,16 +13,21 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/** A store in memory, and how many statement texts its connections keep for lookup. */
+function watchedStore() {
+  const caches = new Set<Statements>();
+  const prepare = Statements.prototype.prepare;
+  vi.spyOn(Statements.prototype, 'prepare').mockImplementation(function (this: Statements, sql: string) {
+    caches.add(this);
+    return prepare.call(this, sql);
+  });
+  const store = openSqliteStore({ path: ':memory:' });
+  return { store, kept: () => [...caches].reduce((n, c) => n + c.kept, 0) };
+}
+
 describe("a SQLite connection's statements", () => {
   test('building repositories keeps and prepares none; a call prepares its text once, kept for the next call', async () => {
-    const caches = new Set<Statements>();
-    const prepare = Statements.prototype.prepare;
-    vi.spyOn(Statements.prototype, 'prepare').mockImplementation(function (this: Statements, sql: string) {
-      caches.add(this);
-      return prepare.call(this, sql);
-    });
-    const store = openSqliteStore({ path: ':memory:' });
-    const kept = () => [...caches].reduce((n, c) => n + c.kept, 0);
+    const { store, kept } = watchedStore();
     try {
       const prepared = vi.spyOn(Database.prototype, 'prepare');
       const repos = await store.transaction(async (tx) => {
@@ -59,14 +64,7 @@ describe("a SQLite connection's statements", () => {
   });
 
   test("what a business runs as it opens (its definition, catalog, feeds and push targets, its owner's set-up) keeps nothing", async () => {
-    const caches = new Set<Statements>();
-    const prepare = Statements.prototype.prepare;
-    vi.spyOn(Statements.prototype, 'prepare').mockImplementation(function (this: Statements, sql: string) {
-      caches.add(this);
-      return prepare.call(this, sql);
-    });
-    const store = openSqliteStore({ path: ':memory:' });
-    const kept = () => [...caches].reduce((n, c) => n + c.kept, 0);
+    const { store, kept } = watchedStore();
     try {
       await store.transaction(async (tx) => {
         await tx.definition.entries();
