@@ -88,7 +88,7 @@ case "${1:-}" in
     smoke() {
       npx vitest run --project unit --project postgres
       # The one unit file that spies (so runs in the isolated project); the isolated doors files are not
-      # part of the smoke pass (one counts the promises a GET makes, which Node 24 makes a few more of).
+      # part of the smoke pass (the unit and postgres projects already reach every door in process).
       npx vitest run --project isolated test/domain/
       # shellcheck disable=SC2086
       npx vitest run --project processes $SMOKE_PROCESS_FILES

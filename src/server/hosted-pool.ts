@@ -43,11 +43,10 @@ export class BusinessPool<T extends Closable> {
   private readonly opening = new Map<string, Promise<Loaded<T>>>();
   /** Retired businesses still answering requests, by entry: closed when those end, or with everything. */
   private readonly retiring = new Map<Loaded<T>, string>();
-  /** Visited businesses being closed (closeAll waits for them). */
-  private readonly closing = new Set<Promise<void>>();
   /**
-   * Each business's close under way: it opens again only after (closing a store copies its log back under
-   * the file's exclusive lock, which a new store's first write would wait out only for its busy timeout).
+   * Each business's close under way (closeAll waits for them): it opens again only after, since closing
+   * a store copies its log back under the file's exclusive lock, which a new store's first write would
+   * wait out only for its busy timeout.
    */
   private readonly shutting = new Map<string, Promise<void>>();
   private readonly sweeper?: NodeJS.Timeout;
@@ -97,10 +96,7 @@ export class BusinessPool<T extends Closable> {
         this.loaded.delete(id);
         // Not waited for: a worker's stop may wait out an attempt under way (a calendar feed or a mail
         // relay that hangs until its timeout), and the visitor goes on to the next business meanwhile.
-        const closing = this.shut(id, entry, 'closed after its background work').finally(() =>
-          this.closing.delete(closing),
-        );
-        this.closing.add(closing);
+        void this.shut(id, entry, 'closed after its background work');
       }
     }
   }
@@ -166,7 +162,7 @@ export class BusinessPool<T extends Closable> {
   /** Close everything (the deployment stops). */
   async closeAll(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    await Promise.allSettled([...this.opening.values(), ...this.closing]);
+    await Promise.allSettled([...this.opening.values(), ...this.shutting.values()]);
     const all = [...this.loaded, ...[...this.retiring].map(([entry, id]) => [id, entry] as const)];
     for (const [entry] of this.retiring) entry.retired = undefined;
     this.retiring.clear();

@@ -178,12 +178,19 @@ test('a GET over HTTP makes no more promises than it did after this work (50 bef
       if (type === 'PROMISE') promises++;
     },
   });
-  hook.enable();
-  try {
-    for (let i = 0; i < 20; i++) await call(url, 'GET', '/services/svc_haircut', agent);
-  } finally {
-    hook.disable();
+  // The fewest of three batches: the server's own timers (a worker's poll, a sweep) make promises too,
+  // and on a loaded machine one fires inside a batch now and then (17 more in 20 GETs, seen in CI).
+  const batches: number[] = [];
+  for (let b = 0; b < 3; b++) {
+    promises = 0;
+    hook.enable();
+    try {
+      for (let i = 0; i < 20; i++) await call(url, 'GET', '/services/svc_haircut', agent);
+    } finally {
+      hook.disable();
+    }
+    batches.push(promises / 20);
   }
   // The server's and this client's (one each, and its await): listener, host, door, pipeline, store, handler.
-  expect(promises / 20).toBeLessThanOrEqual(PROMISES_PER_GET);
+  expect(Math.min(...batches)).toBeLessThanOrEqual(PROMISES_PER_GET);
 });
