@@ -32,7 +32,16 @@ describe("a SQLite connection's statements", () => {
       const prepared = vi.spyOn(Database.prototype, 'prepare');
       const repos = await store.transaction(async (tx) => {
         // The repositories a hosted business builds as it opens.
-        return [tx.outbox, tx.webhooks, tx.calendars, tx.catalog, tx.definition, tx.kv, tx.admin] as const;
+        return [
+          tx.outbox,
+          tx.webhooks,
+          tx.calendars,
+          tx.catalog,
+          tx.definition,
+          tx.kv,
+          tx.admin,
+          tx.subscriptions,
+        ] as const;
       });
       expect(kept()).toBe(0);
       expect(prepared).not.toHaveBeenCalled();
@@ -51,10 +60,16 @@ describe("a SQLite connection's statements", () => {
       // One set of methods for every store: another store's repository has the same functions.
       const other = openSqliteStore({ path: ':memory:' });
       try {
-        const [outbox, calendars, admin] = await other.transaction(async (tx) => [tx.outbox, tx.calendars, tx.admin]);
+        const [outbox, calendars, admin, subscriptions] = await other.transaction(async (tx) => [
+          tx.outbox,
+          tx.calendars,
+          tx.admin,
+          tx.subscriptions,
+        ]);
         expect(outbox.due).toBe(repos[0].due);
         expect(calendars.busy).toBe(repos[2].busy);
         expect(admin.hasUsers).toBe(repos[6].hasUsers);
+        expect(subscriptions.active).toBe(repos[7].active);
       } finally {
         await other.close();
       }

@@ -17,13 +17,21 @@ export function ids(stmt: Statement, ...args: unknown[]): string[] {
   return (stmt.all(...args) as Array<{ id: string }>).map((r) => r.id);
 }
 
+/** The get, insert and update statements of a document table. */
+export function documentTexts<T>(t: DocumentTable<T>): { get: string; insert: string; update: string } {
+  return {
+    get: `SELECT data FROM ${t.table} WHERE id = ?`,
+    insert: `INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${placeholders(t.columns.length)})`,
+    update: `UPDATE ${t.table} SET ${t.updated.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`,
+  };
+}
+
 /** get, insert and update of a document table, prepared once. */
 export function sqliteDocumentRepo<T>(s: Statements, t: DocumentTable<T>): DocumentRepo<T> {
-  const get = s.prepare(`SELECT data FROM ${t.table} WHERE id = ?`);
-  const insert = s.prepare(
-    `INSERT INTO ${t.table} (${t.columns.join(', ')}) VALUES (${placeholders(t.columns.length)})`,
-  );
-  const update = s.prepare(`UPDATE ${t.table} SET ${t.updated.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`);
+  const texts = documentTexts(t);
+  const get = s.prepare(texts.get);
+  const insert = s.prepare(texts.insert);
+  const update = s.prepare(texts.update);
   return {
     async get(id) {
       return oneDocument<T>(get, id);
