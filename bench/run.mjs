@@ -191,7 +191,7 @@ if (write && failures.length === 0) {
     'USP_BENCH_BASE_DIST=/path/to/old/dist node bench/run.mjs --only=bookings --no-write   # this build against an older one, interleaved',
     'USP_BENCH_SCALE=0 node bench/run.mjs --only=bookings --no-write   # leave out the 0 / 10,000 / 100,000 bookings part',
     'USP_BENCH_PG_URL=postgres://... node bench/run.mjs --only=tenancy --no-write   # many businesses: both storage designs per engine (USP_BENCH_TENANTS=10000 on PostgreSQL by default), and provisioning through the product keyed (USP_BENCH_PROVISION=10000)',
-    'USP_BENCH_HOSTED=1000 node bench/run.mjs --only=hosting --no-write   # many businesses loaded on one process (full 200 by default)',
+    'USP_BENCH_HOSTED=1000 node bench/run.mjs --only=hosting --no-write   # many businesses loaded on one process (full 1,000 by default)',
     '```',
     '',
   );
