@@ -78,14 +78,13 @@ describe("a SQLite connection's statements", () => {
     }
   });
 
-  test("what a business runs as it opens (its definition, catalog, feeds and push targets, its owner's set-up) keeps nothing", async () => {
+  test("what a business runs as it opens (its definition, feeds and push targets, its owner's set-up) keeps nothing", async () => {
     const { store, kept } = watchedStore();
     try {
       await store.transaction(async (tx) => {
         await tx.definition.entries();
         await tx.definition.clear();
         await tx.definition.bump();
-        await tx.catalog.all();
         await tx.calendars.forgetFeedsExcept(['feed_a']);
         await tx.calendars.setPushTargets(['res_a']);
         await tx.admin.hasUsers();

@@ -17,7 +17,7 @@ export function sqliteCatalog(s: Statements): CatalogRepo {
 class SqliteCatalog implements CatalogRepo {
   constructor(private readonly s: Statements) {}
   async all() {
-    return (this.s.once(ALL).all() as any[]).map(toService);
+    return (this.s.prepare(ALL).all() as any[]).map(toService);
   }
   async upsert(svc: Parameters<CatalogRepo['upsert']>[0]) {
     this.s.prepare(UPSERT).run(svc.id, json(svc.data), svc.fingerprint, svc.modified_ms, svc.deleted ? 1 : 0);

@@ -36,10 +36,11 @@ export class Statements {
   }
 
   /**
-   * A statement a business runs when it opens or its definition changes (its definition and catalog
-   * written and read back, its feeds and push targets set), not per request: prepared for this call
-   * and not kept, so an idle business does not hold a dozen prepared statements it will not run
-   * again (their wrappers on the heap, their compiled programs in SQLite's memory).
+   * A statement a business runs when it opens or its definition changes (its definition read back,
+   * cleared and versioned, its feeds and push targets set, its owner's set-up checked), not per
+   * request: prepared for this call and not kept, so an idle business does not hold prepared
+   * statements it will not run again (their wrappers on the heap, their programs in SQLite's memory).
+   * Not for a statement a request runs (the catalog's `all` serves the services feed).
    */
   once(sql: string): Statement {
     return this.db.prepare(sql);
