@@ -299,6 +299,51 @@ test('a SQLite directory made before it kept wake times opens with every busines
   }
 });
 
+test('a SQLite directory answers a host it already found from memory until the file changes, by any connection', async () => {
+  // Every hosted request asks by host: two statements each before. Counted at the driver.
+  const dir = mkdtempSync(join(tmpdir(), 'usp-directory-'));
+  folders.push(dir);
+  const path = join(dir, 'deployment.db');
+  const mem = new Database(':memory:');
+  const proto = Object.getPrototypeOf(mem.prepare('SELECT 1')) as { get: (...a: unknown[]) => unknown };
+  mem.close();
+  const get = proto.get;
+  let reads = 0;
+  proto.get = function (this: { source: string }, ...args: unknown[]) {
+    if (this.source.includes('FROM hosted_names n JOIN')) reads++;
+    return get.apply(this, args);
+  };
+  const a = openDeploymentDirectory(path);
+  const b = openDeploymentDirectory(path);
+  try {
+    await a.add({ id: 'biz_rosa', hosts: ['rosa.localhost'], origin: 'demo', addedAt: 1 });
+    expect(a.byHost('rosa.localhost')?.status).toBe('active');
+    const found = a.byHost('ROSA.localhost');
+    expect(found?.id).toBe('biz_rosa');
+    expect(reads).toBe(1);
+    // What a caller does to an answer is not what the next caller gets.
+    found!.hosts.push('x.localhost');
+    expect(a.byHost('rosa.localhost')?.hosts).toEqual(['rosa.localhost']);
+    // Another connection's write (another process) and this one's own are both seen at once.
+    await b.setStatus('biz_rosa', 'suspended', 'Closed');
+    expect(a.byHost('rosa.localhost')?.status).toBe('suspended');
+    await a.setHosts('biz_rosa', ['rosa2.localhost']);
+    expect(a.byHost('rosa.localhost')).toBeUndefined();
+    expect(a.byHost('rosa2.localhost')?.id).toBe('biz_rosa');
+    await a.setStatus('biz_rosa', 'active');
+    expect(a.byHost('rosa2.localhost')?.status).toBe('active');
+    // A host nobody serves is asked of the file each time (a stranger's names are not kept).
+    const before = reads;
+    a.byHost('nobody.localhost');
+    a.byHost('nobody.localhost');
+    expect(reads - before).toBe(2);
+  } finally {
+    proto.get = get;
+    a.close();
+    b.close();
+  }
+});
+
 if (!PG_URL)
   describe.skip(noteSkipped('deployment directory contract (PostgreSQL)'), () => {
     test('two processes share one directory', () => {});

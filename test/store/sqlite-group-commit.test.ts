@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openSqliteStore, type Store } from '../../src/store/index.js';
-import { logSyncs } from '../../src/store/sqlite/checkpointer.js';
+import { logSyncs, PIN_FRAMES } from '../../src/store/sqlite/checkpointer.js';
 
 let dir: string | undefined;
 let store: Store | undefined;
@@ -186,6 +186,39 @@ describe('the write-ahead log is copied back into the database file by a backgro
     const started = Date.now();
     while (copies() === busy && Date.now() - started < 5000) await sleep(10);
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  test('a quiet file copied back keeps its log, so the next commit appends instead of starting it over; a long log starts over', async () => {
+    // Starting the log over syncs its new header inside the COMMIT, on the event loop: a business
+    // among many, copied back between two bookings, paid that sync on each (the hosting bench's
+    // bookings across 1,000 businesses: 0.60-0.74x one business's, 0.83x with the log held).
+    const { store, path } = open({ checkpointDelayMs: 200 });
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const copies = () => statSync(path).mtimeMs;
+    const copied = async (at: number) => {
+      for (const end = Date.now() + 5000; copies() === at && Date.now() < end; ) await sleep(20);
+      expect(copies()).not.toBe(at);
+    };
+    await store.transaction((tx) => tx.kv.set('schema', 'x'));
+    await copied(0);
+    await sleep(300);
+    const restarts0 = walRestarts(path);
+    for (let i = 0; i < 4; i++) {
+      const at = copies();
+      await store.transaction((tx) => tx.kv.set(`quiet${i}`, 'x'.repeat(4000)));
+      // The commit appended to the log, which the last copy left whole.
+      expect(walRestarts(path)).toBe(restarts0);
+      await copied(at);
+    }
+    expect(other?.prepare("SELECT count(*) AS n FROM kv WHERE key LIKE 'quiet%'").get()).toEqual({ n: 4 });
+    // A log of PIN_FRAMES or more is let go at its copy: the next commit starts it over.
+    const at = copies();
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < PIN_FRAMES; i++) await tx.kv.set(`long${i}`, 'x'.repeat(4000));
+    });
+    await copied(at);
+    await store.transaction((tx) => tx.kv.set('after', 'x'));
+    expect(walRestarts(path)).toBe(restarts0 + 1);
   });
 
   test('writes that never pause still let the log start over, again and again, so it stays bounded', async () => {

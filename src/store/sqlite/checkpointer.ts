@@ -45,10 +45,32 @@ const LONG_LOG = 1000;
 // Per file, the finishing copy: 0 none, 1 asked by the worker, 2 asked of the worker by the writer, 3 done.
 const finishes = new Int32Array(workerData.finishes);
 const files = new Map();
+// The pin: a read transaction of its own connection, begun at the log's end just before a quiet file's
+// checkpoint and held until the next one. A write that finds every frame copied back starts the log
+// over, and syncs its new header first, on the event loop; while a reader holds a later frame, the
+// write appends instead. A log past PIN_FRAMES is let go, so that it starts over and stays short.
+const PIN_FRAMES = workerData.pinFrames;
+const unpin = (file) => {
+  if (file.pin?.db.inTransaction) file.pin.end.run();
+};
+const pin = (file) => {
+  unpin(file);
+  if (!file.pin) {
+    const db = new Database(file.path, { fileMustExist: true });
+    db.pragma('query_only = ON');
+    file.pin = { db, begin: db.prepare('BEGIN'), read: db.prepare('SELECT count(*) FROM sqlite_schema'), end: db.prepare('COMMIT') };
+  }
+  file.pin.begin.run();
+  file.pin.read.get();
+};
 const checkpoint = (slot, file, ask) => {
   try {
+    // A finishing copy is asked so that the log starts over: nothing may hold it.
+    if (ask) pin(file);
+    else unpin(file);
     const [r] = file.db.pragma('wal_checkpoint(PASSIVE)');
     file.log = r.log;
+    if (r.log >= PIN_FRAMES) unpin(file);
     // Not again for a log that has not moved since the finishing copy: the writer has not written yet.
     if (ask && r.log >= file.restartFrames && r.log !== file.finished)
       if (Atomics.compareExchange(finishes, slot, 0, 1) !== 0) Atomics.compareExchange(finishes, slot, 3, 1);
@@ -57,8 +79,15 @@ const checkpoint = (slot, file, ask) => {
     if (r.busy !== 0 || r.checkpointed < r.log) Atomics.store(flags, slot, DUE);
   } catch {
     // The file is busy, moved or gone: the writer reports faults; try again at the next tick.
+    try {
+      unpin(file);
+    } catch {}
     Atomics.store(flags, slot, DUE);
   }
+};
+const closeFile = (file) => {
+  file.pin?.db.close();
+  file.db.close();
 };
 // The log's new frames on the disk, without copying them back: what a checkpoint syncs first. A commit
 // waiting for its paced checkpoint is so on the disk within a tick, as when each was checkpointed.
@@ -81,6 +110,8 @@ parentPort.on('message', (m) => {
     try {
       files.set(m.add, {
         db: new Database(m.path, { fileMustExist: true }),
+        path: m.path,
+        pin: undefined,
         restartFrames: m.restartFrames,
         maxDelayMs: m.maxDelayMs,
         wal: m.path + '-wal',
@@ -98,12 +129,13 @@ parentPort.on('message', (m) => {
     Atomics.store(finishes, m.finish, 3);
     Atomics.notify(finishes, m.finish);
   } else if (m.remove !== undefined) {
-    files.get(m.remove)?.db.close();
+    const file = files.get(m.remove);
+    if (file) closeFile(file);
     files.delete(m.remove);
     parentPort.postMessage({ removed: m.remove });
   } else if (m === 'stop') {
     clearInterval(timer);
-    for (const file of files.values()) file.db.close();
+    for (const file of files.values()) closeFile(file);
     parentPort.close();
   }
 });
@@ -156,6 +188,14 @@ const MAX_FILES = 16_384;
  * tick's writes past it).
  */
 export const RESTART_FRAMES = 4096;
+/**
+ * Log length (frames) up to which a quiet file's log is held past its checkpoint, so that the next
+ * write appends to it rather than starting it over (WORKER_SOURCE, the pin): 1 MB at 4 KB pages.
+ * Starting over syncs the log's header inside the writer's COMMIT, on the event loop; a hosted
+ * business among many, checkpointed between two bookings, paid it on each (docs/DECISIONS.md,
+ * "A quiet log is held past its checkpoint").
+ */
+export const PIN_FRAMES = 256;
 /** The longest a BEGIN waits for the worker's finishing copy before it writes on (the log then grows on). */
 const FINISH_WAIT_MS = 50;
 
@@ -215,6 +255,7 @@ function startWorker(intervalMs: number): SharedWorker {
       logSyncs: logSyncCount.buffer,
       intervalMs,
       commits: CHECKPOINT_COMMITS,
+      pinFrames: PIN_FRAMES,
     },
   });
   worker.unref();
