@@ -26,6 +26,41 @@ afterAll(() => {
 storeContract('sqlite :memory:', async () => openSqliteStore({ path: ':memory:' }));
 dueContract('sqlite :memory:', async () => openSqliteStore({ path: ':memory:' }));
 storeContract('sqlite file', async () => openSqliteStore({ path: freshFile() }));
+dueContract('sqlite file', async () => openSqliteStore({ path: freshFile() }));
+
+test('a file store answers when work is due again from memory until a commit, its own or another process’s', async () => {
+  // The work hub asks every loaded business every few seconds: seven indexed reads each time before.
+  const path = freshFile();
+  const sql: string[] = [];
+  const store = openSqliteStore({ path, onStatement: (s) => sql.push(s) });
+  const other = openSqliteStore({ path });
+  const reads = () => sql.filter((s) => s.includes('MIN(due_ms) FROM mail_messages')).length;
+  const enqueue = (id: string, due: number) => (tx: Parameters<Parameters<typeof store.transaction>[0]>[0]) =>
+    tx.mail.enqueue({
+      id,
+      kind: 'reminder',
+      subject_id: 'bkg_d',
+      recipient: 'ada@example.com',
+      locale: null,
+      payload: {},
+      due_ms: due,
+      created_ms: 0,
+    });
+  try {
+    expect((await store.nextDue()).mail).toBeNull();
+    expect((await store.nextDue()).mail).toBeNull();
+    expect(reads()).toBe(1);
+    await store.transaction(enqueue('mail_1', 5_000));
+    expect((await store.nextDue()).mail).toBe(5_000);
+    await other.transaction(enqueue('mail_2', 4_000));
+    expect((await store.nextDue()).mail).toBe(4_000);
+    expect(await store.nextDue()).toMatchObject({ mail: 4_000, events: null });
+    expect(reads()).toBe(3);
+  } finally {
+    await other.close();
+    await store.close();
+  }
+});
 frontDeskContract('sqlite :memory:', async () => openSqliteStore({ path: ':memory:' }));
 
 describe('SQLite file databases keep their schema and data across opens', () => {

@@ -321,11 +321,25 @@ class SqliteStore implements Store {
   }
 
   private nextDueStmt?: Database.Statement;
+  private dataVersionStmt?: Database.Statement;
+  private lastDue?: { version: number; due: DueTimes };
 
+  /**
+   * Asked of every loaded business every few seconds by the process's work hub: a file's answer is
+   * given again from memory while the reader's `data_version` says no other connection (this store's
+   * writer, another process) committed since. Seven indexed reads otherwise.
+   */
   async nextDue(): Promise<DueTimes> {
     try {
-      this.nextDueStmt ??= (this.reader ?? this.db).prepare(NEXT_DUE_SQL);
-      return dueTimes(this.nextDueStmt.get() as Parameters<typeof dueTimes>[0]);
+      const conn = this.reader ?? this.db;
+      this.nextDueStmt ??= conn.prepare(NEXT_DUE_SQL);
+      // An in-memory store has one connection, whose own commits leave its data_version as it was.
+      if (!this.reader) return dueTimes(this.nextDueStmt.get() as Parameters<typeof dueTimes>[0]);
+      this.dataVersionStmt ??= this.reader.prepare('PRAGMA data_version').pluck();
+      const version = this.dataVersionStmt.get() as number;
+      if (this.lastDue?.version !== version)
+        this.lastDue = { version, due: dueTimes(this.nextDueStmt.get() as Parameters<typeof dueTimes>[0]) };
+      return { ...this.lastDue.due };
     } catch (err) {
       throw sqliteFault(err) ?? err;
     }
