@@ -8,6 +8,19 @@ import type { Store } from '../../src/store/port.js';
 import { booking, outboxEvent, waitlistEntry } from '../support/records.js';
 import { TEST_NOW as NOW } from '../support/time.js';
 
+/** A reminder queued for `due` (epoch ms), on the email channel unless another is named. */
+export const queuedMail = (id: string, due: number, channel?: string) => ({
+  id,
+  kind: 'reminder',
+  subject_id: 'bkg_d',
+  recipient: 'ada@example.com',
+  locale: null,
+  payload: {},
+  due_ms: due,
+  created_ms: NOW,
+  ...(channel ? { channel } : {}),
+});
+
 export function dueContract(name: string, open: () => Promise<Store>): void {
   describe(`the store says when its background work is next due (${name})`, () => {
     let store: Store;
@@ -28,18 +41,7 @@ export function dueContract(name: string, open: () => Promise<Store>): void {
         expiries: null,
       });
       await store.transaction(async (tx) => {
-        const mail = (id: string, due: number, channel?: string) =>
-          tx.mail.enqueue({
-            id,
-            kind: 'reminder',
-            subject_id: 'bkg_d',
-            recipient: 'ada@example.com',
-            locale: null,
-            payload: {},
-            due_ms: due,
-            created_ms: NOW,
-            ...(channel ? { channel } : {}),
-          });
+        const mail = (id: string, due: number, channel?: string) => tx.mail.enqueue(queuedMail(id, due, channel));
         await mail('m_late', NOW + 9_000);
         await mail('m_early', NOW + 3_000);
         // A channel with no runner here is no reason to wake.

@@ -12,7 +12,7 @@ import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { dueDeliveriesQuery } from '../../src/store/shared/sql.js';
 import { SQLITE_DIALECT } from '../../src/store/sqlite/statements.js';
 import { storeContract } from './contract.js';
-import { dueContract } from './due-contract.js';
+import { dueContract, queuedMail } from './due-contract.js';
 import { frontDeskContract } from './frontdesk-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'usp-store-'));
@@ -36,16 +36,7 @@ test('a file store answers when work is due again from memory until a commit, it
   const other = openSqliteStore({ path });
   const reads = () => sql.filter((s) => s.includes('MIN(due_ms) FROM mail_messages')).length;
   const enqueue = (id: string, due: number) => (tx: Parameters<Parameters<typeof store.transaction>[0]>[0]) =>
-    tx.mail.enqueue({
-      id,
-      kind: 'reminder',
-      subject_id: 'bkg_d',
-      recipient: 'ada@example.com',
-      locale: null,
-      payload: {},
-      due_ms: due,
-      created_ms: 0,
-    });
+    tx.mail.enqueue(queuedMail(id, due));
   try {
     expect((await store.nextDue()).mail).toBeNull();
     expect((await store.nextDue()).mail).toBeNull();
