@@ -170,6 +170,39 @@ async function profiler(dir) {
   };
 }
 
+/**
+ * A database of the run's own on the server `base` names, for a plain role (neither superuser nor
+ * BYPASSRLS, so the keyed store's row-level security applies as in production): its URL, and a drop.
+ */
+async function keyedDatabase(base) {
+  const { default: pg } = await import('pg');
+  const role = 'usp_bench_hosting_app';
+  const name = `usp_bench_hosting_${process.pid}`;
+  const at = (database, user) => {
+    const u = new URL(base);
+    u.pathname = `/${database}`;
+    if (user) u.username = user;
+    return u.toString();
+  };
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN NOSUPERUSER NOBYPASSRLS; END IF;
+  END $$`);
+  await admin.query(`CREATE DATABASE ${name} OWNER ${role}`);
+  const inDb = new pg.Client({ connectionString: at(name) });
+  await inDb.connect();
+  await inDb.query('CREATE EXTENSION btree_gist WITH SCHEMA public; CREATE EXTENSION pg_trgm WITH SCHEMA public');
+  await inDb.end();
+  return {
+    url: at(name, role),
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
 async function child() {
   const dist = process.env.USP_BENCH_DIST
     ? pathToFileURL(resolve(process.env.USP_BENCH_DIST)).href
@@ -189,6 +222,8 @@ async function child() {
   const dir = mkdtempSync(join(tmpdir(), 'usp-bench-hosting-'));
   const def = generatedBusiness({ staff: 50, maxAdvanceDays: 365 });
   const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
+  const pgBase = process.env.USP_BENCH_HOSTED_PG;
+  const pgDb = pgBase ? await keyedDatabase(pgBase) : undefined;
   for (let i = 0; i <= N; i++) {
     const file = join(dir, `b${i}.json`);
     writeFileSync(file, JSON.stringify({ ...def, business: { ...def.business, id: `biz_bench_${i}` } }));
@@ -197,6 +232,7 @@ async function child() {
   const hosting = createHosting({
     directory,
     dataDir: dir,
+    ...(pgDb ? { db: pgDb.url, pgKeyed: 'usp_keyed' } : {}),
     server: { sandbox: true, sweepIntervalMs: 0, clock: new ManualClock(BENCH_NOW), security: { rateLimits: false } },
     log: quiet,
     maxLoaded: N + 1,
@@ -329,8 +365,10 @@ async function child() {
   const re = pctOf(reopens);
   agent.destroy();
   await hosting.close();
+  await pgDb?.drop();
   rmSync(dir, { recursive: true, force: true });
   return {
+    engine: pgDb ? 'postgres-keyed' : 'sqlite',
     businesses: N,
     first_business_ms: Math.round(warmup),
     first_request_ms: { p50: pct(0.5), p90: pct(0.9), max: pct(1) },

@@ -67,6 +67,11 @@ export class SharedListener {
   /** The connection `client` resolved to, while it is live. */
   private connected?: pg.Client;
   private readonly channels = new Map<string, { onPayload: (p: string) => void; onLost: () => void }>();
+  /**
+   * LISTEN and UNLISTEN one at a time: stores open and close at once (a hosting process loads many),
+   * and a query on a client still busy with another is deprecated by pg (refused from pg 9).
+   */
+  private serial: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly config: pg.ClientConfig,
@@ -79,7 +84,7 @@ export class SharedListener {
     const entry = { onPayload, onLost };
     this.channels.set(name, entry);
     try {
-      await c.query(`LISTEN ${ident(name)}`);
+      await this.inTurn(() => c.query(`LISTEN ${ident(name)}`));
     } catch (err) {
       if (this.channels.get(name) === entry) this.channels.delete(name);
       throw err;
@@ -92,10 +97,16 @@ export class SharedListener {
           this.client = undefined;
           this.connected = undefined;
           await c.end().catch(() => undefined);
-        } else await c.query(`UNLISTEN ${ident(name)}`).catch(() => undefined);
+        } else await this.inTurn(() => c.query(`UNLISTEN ${ident(name)}`)).catch(() => undefined);
       },
     };
   };
+
+  private inTurn<T>(query: () => Promise<T>): Promise<T> {
+    const turn = this.serial.then(query, query);
+    this.serial = turn.catch(() => undefined);
+    return turn;
+  }
 
   /** Every channel let go and the connection ended (the last store of the process closed). */
   async end(): Promise<void> {
