@@ -7,7 +7,9 @@
  * on a clock pinned to BENCH_NOW, rate limits off. Each gets one profile request (the first opens it:
  * its file, store and composition), timed; the heap is read after a full GC before and after. Then
  * bookings (POST /bookings on distinct slots, 16 clients, keep-alive) in interleaved rounds: all on
- * one business, or each on the next business in turn.
+ * one business, or each on the next business in turn. With USP_BENCH_PG_URL (or DATABASE_URL) the same
+ * again with every business in one PostgreSQL schema keyed by business (`host serve --pg-keyed`), in a
+ * database made for the run (dropped after) as a role that is neither superuser nor BYPASSRLS.
  *
  * The measuring runs in a child process with --expose-gc (its heap is the hosting's alone):
  *   npm run build && node bench/hosting.mjs      (or `node bench/run.mjs --only=hosting`)
@@ -18,6 +20,8 @@
  *   USP_BENCH_HOSTED_PROBE=1                     count write transactions (BEGIN IMMEDIATE) per booking, each setup
  *   USP_BENCH_HOSTED_CPUPROF=dir                 a CPU profile of each timed burst, per setup (profile-summary.mjs)
  *   USP_BENCH_HOSTED_SETTLE=1                    count each burst's CPU until its checkpoints are done (full mode sets it)
+ *   USP_BENCH_HOSTED_PG=url                      keyed PostgreSQL on the server `url` names, instead of SQLite files
+ *   USP_BENCH_HOSTED_IDLE_MS=ms                  how long the idle CPU is measured (default 10 s)
  * The child always reports its own CPU per booking in each setup (server, workers and the 16 clients).
  */
 import { execFile } from 'node:child_process';
@@ -39,79 +43,99 @@ export async function run({ quick }) {
   const n = Number(process.env.USP_BENCH_HOSTED ?? (quick ? 5 : 1000));
   // 500 per burst: at 200 the ratio moved by 0.15 between runs.
   const bookings = quick ? 20 : 1500;
-  const out = await new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      ['--expose-gc', fileURLToPath(import.meta.url), '--child'],
-      {
-        env: {
-          ...process.env,
-          USP_BENCH_HOSTED: String(n),
-          USP_BENCH_HOSTED_BOOKINGS: String(bookings),
-          ...(quick ? {} : { USP_BENCH_HOSTED_SETTLE: '1' }),
+  const pgUrl = process.env.USP_BENCH_PG_URL ?? process.env.DATABASE_URL;
+  const engines = [
+    ['SQLite, a file each', {}],
+    ...(pgUrl ? [['PostgreSQL, one schema keyed by business', { USP_BENCH_HOSTED_PG: pgUrl }]] : []),
+  ];
+  const results = [];
+  for (const [label, env] of engines) {
+    const out = await new Promise((resolve, reject) =>
+      execFile(
+        process.execPath,
+        ['--expose-gc', fileURLToPath(import.meta.url), '--child'],
+        {
+          env: {
+            ...process.env,
+            ...env,
+            USP_BENCH_HOSTED: String(n),
+            USP_BENCH_HOSTED_BOOKINGS: String(bookings),
+            ...(quick ? { USP_BENCH_HOSTED_IDLE_MS: '200' } : { USP_BENCH_HOSTED_SETTLE: '1' }),
+          },
+          maxBuffer: 1 << 20,
         },
-        maxBuffer: 1 << 20,
-      },
-      (err, stdout, stderr) => (err ? reject(new Error(`hosting: ${err.message}\n${stderr}`)) : resolve(stdout)),
-    ),
-  );
-  const r = JSON.parse(out.trim().split('\n').pop());
-  const ratio = r.bookings_per_s.many / r.bookings_per_s.one;
-  return {
-    id: 'hosting',
-    title: '13. Many businesses on one process: what each loaded business costs',
-    sections: [
+        (err, stdout, stderr) => (err ? reject(new Error(`hosting: ${err.message}\n${stderr}`)) : resolve(stdout)),
+      ),
+    );
+    results.push([label, JSON.parse(out.trim().split('\n').pop())]);
+  }
+  const targets = [];
+  for (const [label, r] of results) {
+    const ratio = r.bookings_per_s.many / r.bookings_per_s.one;
+    const on = results.length > 1 ? ` (${label})` : '';
+    targets.push(
       {
-        caption: `${fmt(r.businesses, 0)} businesses loaded on one process (SQLite, a file each)`,
-        header: ['measure', 'value'],
-        rows: [
-          ['heap per idle loaded business', `${fmt(r.heap_per_loaded_business_kb, 0)} KB`],
-          [
-            'heap per loaded business after one booking each',
-            r.heap_per_booked_business_kb === null ? 'n/a' : `${fmt(r.heap_per_booked_business_kb, 0)} KB`,
-          ],
-          ['RSS per idle loaded business', `${fmt(r.rss_per_loaded_business_kb / 1024, 2)} MB`],
-          [
-            'first request of a business not yet loaded (new file), p50 / p90 / max',
-            `${fmtMs(r.first_request_ms.p50)} / ${fmtMs(r.first_request_ms.p90)} / ${fmtMs(r.first_request_ms.max)}`,
-          ],
-          [
-            'first request of a business closed and opened again, p50 / p90',
-            `${fmtMs(r.reopened_first_request_ms.p50)} / ${fmtMs(r.reopened_first_request_ms.p90)}`,
-          ],
-          ['the first business of the process (modules, JIT)', fmtMs(r.first_business_ms)],
-          ['bookings/s, all on one business', fmt(r.bookings_per_s.one, 0)],
-          [`bookings/s, each on the next of ${fmt(r.businesses, 0)} businesses`, fmt(r.bookings_per_s.many, 0)],
-          [
-            `process CPU per booking, one / ${fmt(r.businesses, 0)}${r.settled ? ' (with its checkpoints, and every loaded business’s background work until they are done)' : ''}`,
-            `${fmtMs(r.cpu_ms_per_booking.one)} / ${fmtMs(r.cpu_ms_per_booking.many)}`,
-          ],
-        ],
-      },
-    ],
-    notes: [
-      `Each business has its own store, workers, keys, pipeline and door instances (the route tables of the host, REST and MCP doors and the metrics registry are the process's; the dashboard, buyer pages, OAuth authorization server and store repositories are built on first use): docs/SCALING.md says where the heap goes. Heap and RSS: growth after a full GC from one loaded business to all of them, divided by their number. Bookings: ${fmt(r.bookings, 0)} per setup in ${r.rounds} interleaved rounds, ${CLIENTS} clients, distinct slots, after one untimed round that books once on every business (so no timed booking is a business's first).${r.settled ? ` Each burst is followed by ${fmt(r.settled / 1000, 1)} s for the checkpoints it caused (a quiet file is checkpointed once 8 commits wait or after 10 s, so across many businesses most of a burst's checkpoints come after it), so that they do not fall into the next setup's burst (without this pause the ratio read 0.90–1.05 across 1,000, the other setup paying for them); its CPU is counted over that pause too, with what every loaded business does meanwhile. The untimed round is followed by the same pause (before 2026-12-06 its thousand checkpoints fell into the first burst on one business). Bookings/s by round, one: ${r.bookings_per_s_by_round.one.map((x) => fmt(x, 0)).join(', ')}; many: ${r.bookings_per_s_by_round.many.map((x) => fmt(x, 0)).join(', ')}.` : ''}`,
-    ],
-    targets: [
-      {
-        name: `Heap per idle business, ${fmt(r.businesses, 0)} loaded on one process`,
+        name: `Heap per idle business, ${fmt(r.businesses, 0)} loaded on one process${on}`,
         target: `< ${HEAP_FLOOR_KB} KB`,
         value: `${fmt(r.heap_per_loaded_business_kb, 0)} KB`,
         ok: r.heap_per_loaded_business_kb < HEAP_FLOOR_KB,
       },
       {
-        name: 'First request of a business not yet loaded, median',
+        name: `First request of a business not yet loaded, median${on}`,
         target: `< ${FIRST_FLOOR_MS} ms`,
         value: fmtMs(r.first_request_ms.p50),
         ok: r.first_request_ms.p50 < FIRST_FLOOR_MS,
       },
       {
-        name: `Bookings/s across ${fmt(r.businesses, 0)} businesses vs one`,
+        name: `Bookings/s across ${fmt(r.businesses, 0)} businesses vs one${on}`,
         target: `>= ${RATIO_FLOOR}`,
         value: fmtX(ratio),
         ok: ratio >= RATIO_FLOOR,
       },
+    );
+  }
+  return {
+    id: 'hosting',
+    title: '13. Many businesses on one process: what each loaded business costs',
+    sections: results.map(([label, r]) => ({
+      caption: `${fmt(r.businesses, 0)} businesses loaded on one process (${label})`,
+      header: ['measure', 'value'],
+      rows: [
+        ['heap per idle loaded business', `${fmt(r.heap_per_loaded_business_kb, 0)} KB`],
+        [
+          'heap per loaded business after one booking each',
+          r.heap_per_booked_business_kb === null ? 'n/a' : `${fmt(r.heap_per_booked_business_kb, 0)} KB`,
+        ],
+        ['RSS per idle loaded business', `${fmt(r.rss_per_loaded_business_kb / 1024, 2)} MB`],
+        ['process CPU while every loaded business is idle', `${fmt(r.idle_cpu_ms_per_s, 1)} ms a second`],
+        [
+          `first request of a business not yet loaded (${r.engine === 'sqlite' ? 'its file made' : 'its seed rows written'}), p50 / p90 / max`,
+          `${fmtMs(r.first_request_ms.p50)} / ${fmtMs(r.first_request_ms.p90)} / ${fmtMs(r.first_request_ms.max)}`,
+        ],
+        [
+          'first request of a business closed and opened again, p50 / p90',
+          `${fmtMs(r.reopened_first_request_ms.p50)} / ${fmtMs(r.reopened_first_request_ms.p90)}`,
+        ],
+        ['the first business of the process (modules, JIT)', fmtMs(r.first_business_ms)],
+        ['bookings/s, all on one business', fmt(r.bookings_per_s.one, 0)],
+        [`bookings/s, each on the next of ${fmt(r.businesses, 0)} businesses`, fmt(r.bookings_per_s.many, 0)],
+        [
+          `process CPU per booking, one / ${fmt(r.businesses, 0)}${r.settled ? ' (with its checkpoints, and every loaded business’s background work until they are done)' : ''}`,
+          `${fmtMs(r.cpu_ms_per_booking.one)} / ${fmtMs(r.cpu_ms_per_booking.many)}`,
+        ],
+      ],
+    })),
+    notes: [
+      `Each business has its own store, workers, keys, pipeline and door instances (the route tables of the host, REST and MCP doors and the metrics registry are the process's; the dashboard, buyer pages, OAuth authorization server and store repositories are built on first use): docs/SCALING.md says where the heap goes. Heap and RSS: growth after a full GC from one loaded business to all of them, divided by their number. Idle CPU: the process's over ${quick ? '0.2' : '10'} s right after every business was loaded, with nobody asking anything (the work hub's asks, the checkpoint worker, timers). Bookings: ${fmt(bookings, 0)} per setup in 5 interleaved rounds, ${CLIENTS} clients, distinct slots, after one untimed round that books once on every business (so no timed booking is a business's first). PostgreSQL (when USP_BENCH_PG_URL is set): every business in one schema keyed by business under forced row-level security (\`host serve --pg-keyed\`), in a database made for the run, as a role that is neither superuser nor BYPASSRLS.`,
+      ...results
+        .filter(([, r]) => r.settled)
+        .map(([label, r]) =>
+          r.engine !== 'sqlite'
+            ? `${label}: the same pause after each burst (no checkpoints of ours: the database's own background work falls in it), its CPU counted the same way. Bookings/s by round, one: ${r.bookings_per_s_by_round.one.map((x) => fmt(x, 0)).join(', ')}; many: ${r.bookings_per_s_by_round.many.map((x) => fmt(x, 0)).join(', ')}.`
+            : `${label}: each burst is followed by ${fmt(r.settled / 1000, 1)} s for the checkpoints it caused (a quiet file is checkpointed once 8 commits wait or after 10 s, so across many businesses most of a burst's checkpoints come after it), so that they do not fall into the next setup's burst (without this pause the ratio read 0.90–1.05 across 1,000, the other setup paying for them); its CPU is counted over that pause too, with what every loaded business does meanwhile. The untimed round is followed by the same pause. Bookings/s by round, one: ${r.bookings_per_s_by_round.one.map((x) => fmt(x, 0)).join(', ')}; many: ${r.bookings_per_s_by_round.many.map((x) => fmt(x, 0)).join(', ')}.`,
+        ),
     ],
+    targets,
   };
 }
 
@@ -268,6 +292,13 @@ async function child() {
   }
   gc();
   const mN = process.memoryUsage();
+  // What the loaded businesses cost while nobody asks anything: the work hub's passes over them, the
+  // checkpoint worker, pools and timers (process CPU over 10 s, in ms per second).
+  const idle0 = process.cpuUsage();
+  const idleStarted = performance.now();
+  await new Promise((r) => setTimeout(r, Number(process.env.USP_BENCH_HOSTED_IDLE_MS ?? 10_000)));
+  const idleUsage = process.cpuUsage(idle0);
+  const idleCpuMsPerS = (idleUsage.user + idleUsage.system) / (performance.now() - idleStarted);
 
   // Bookings: distinct slots of each business, consecutive ones on different days.
   const encoder = slotIdEncoder('svc_bench', [staffId(0)]);
@@ -375,6 +406,7 @@ async function child() {
     reopened_first_request_ms: { p50: re(0.5), p90: re(0.9), max: re(1) },
     heap_per_loaded_business_kb: Math.round((mN.heapUsed - m0.heapUsed) / N / 1024),
     heap_per_booked_business_kb: Math.round((mB.heapUsed - m0.heapUsed) / N / 1024),
+    idle_cpu_ms_per_s: idleCpuMsPerS,
     rss_per_loaded_business_kb: Math.round((mN.rss - m0.rss) / N / 1024),
     bookings: BOOKINGS,
     rounds,

@@ -18,7 +18,7 @@ import {
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { PG_URL, adminClient, dropSchema, noteSkipped, schemaName } from '../pg/helpers.js';
 import { storeContract } from './contract.js';
-import { dueContract } from './due-contract.js';
+import { dueContract, queuedMail } from './due-contract.js';
 import { frontDeskContract } from './frontdesk-contract.js';
 import { claim, outboxEvent as event } from '../support/records.js';
 import { TEST_NOW as NOW } from '../support/time.js';
@@ -260,6 +260,31 @@ if (!PG_URL) {
 
   storeContract('postgres', fresh);
   dueContract('postgres', fresh);
+
+  test('when work is due is read again after a write of its own, not on every ask (the work hub asks every 5 s)', async () => {
+    await admin.query(`TRUNCATE ${tables.join(', ')} RESTART IDENTITY`);
+    const sent: string[] = [];
+    const store = await openPostgresStore({ url, schema, onStatement: (s) => sent.push(s), onError: () => {} });
+    const other = await open();
+    const reads = () => sent.filter((s) => s.includes('MIN(due_ms) FROM mail_messages')).length;
+    try {
+      expect((await store.nextDue()).mail).toBeNull();
+      expect((await store.nextDue()).mail).toBeNull();
+      expect(reads()).toBe(1);
+      await store.transaction((tx) => tx.mail.enqueue(queuedMail('mail_1', NOW + 5_000)));
+      expect((await store.nextDue()).mail).toBe(NOW + 5_000);
+      expect(reads()).toBe(2);
+      // Another process's write is seen once the answer is DUE_MAX_AGE_MS old (src/store/shared/due.ts's DueCache).
+      await other.transaction((tx) => tx.mail.enqueue(queuedMail('mail_2', NOW + 4_000)));
+      expect((await store.nextDue()).mail).toBe(NOW + 5_000);
+      await store.transaction(async () => undefined);
+      expect((await store.nextDue()).mail).toBe(NOW + 4_000);
+      expect(reads()).toBe(3);
+    } finally {
+      await other.close();
+      await store.close();
+    }
+  });
   frontDeskContract('postgres', fresh);
   parityCases('postgres', async () => {
     const s = schemaName('usp_parity');

@@ -30,12 +30,13 @@
 import { pgFrontDesk } from './frontdesk-repo.js';
 import { BUSINESS_SEED, type SessionKeying, keyedChannelName, keying } from './business-keyed.js';
 import { inlined } from './literals.js';
+import { countingClient } from './counting-client.js';
 import { SharedListener } from './listen.js';
 import { WrongSchema, migrate, migrateKeyed } from './open-migrate.js';
 import pg from 'pg';
 import type { Store, Tx } from '../port.js';
 import { StoreUnavailable } from '../port.js';
-import { NEXT_DUE_SQL, dueTimes, type DueTimes } from '../shared/due.js';
+import { DueCache, NEXT_DUE_SQL, dueTimes, type DueTimes } from '../shared/due.js';
 import { pgBookings } from './bookings.js';
 import { pgCatalog } from './catalog.js';
 import { PgChannel } from './channel.js';
@@ -249,17 +250,6 @@ async function openKeyed(
   }
 }
 
-/** pg's client class telling `onStatement` the text of each query before sending it. */
-function countingClient(onStatement: (sql: string) => void): typeof pg.Client {
-  return class extends pg.Client {
-    override query(...args: unknown[]): any {
-      const q = args[0] as string | { text?: string };
-      onStatement(typeof q === 'string' ? q : (q?.text ?? ''));
-      return (super.query as (...a: unknown[]) => unknown)(...args);
-    }
-  } as typeof pg.Client;
-}
-
 function splitSchema(
   url: string,
   explicit: string | undefined,
@@ -285,6 +275,9 @@ function splitSchema(
   return { connectionString, schema, business };
 }
 
+/** How long a `nextDue` answer is kept while the store wrote nothing (ms). */
+export const DUE_MAX_AGE_MS = 30_000;
+
 /** After a failed connect, calls fail at once for this long instead of each trying (and maybe waiting) again. */
 const FAIL_FAST_MS = 250;
 
@@ -293,6 +286,7 @@ class PostgresStore implements Store {
   private closed = false;
   private failFastUntil = 0;
   private lastFault = 'the database could not be reached';
+  private readonly due = new DueCache(DUE_MAX_AGE_MS);
 
   constructor(
     private readonly pool: pg.Pool,
@@ -303,7 +297,7 @@ class PostgresStore implements Store {
   ) {}
 
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.run('write', fn);
+    return this.due.writing(() => this.run('write', fn));
   }
 
   read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -343,8 +337,15 @@ class PostgresStore implements Store {
     return r.rows.length > 0 ? Number(r.rows[0].version) : 0;
   }
 
-  async nextDue(): Promise<DueTimes> {
-    return dueTimes((await this.simple<NonNullable<Parameters<typeof dueTimes>[0]>>(NEXT_DUE_SQL)).rows[0]);
+  /**
+   * Asked of every loaded business every few seconds by the process's work hub (200 round trips a
+   * second at 1,000 businesses): given again while this store wrote nothing, for at most
+   * DUE_MAX_AGE_MS. Another process's writes are seen then; that process's own hub runs them meanwhile.
+   */
+  nextDue(): Promise<DueTimes> {
+    return this.due.get(async () =>
+      dueTimes((await this.simple<NonNullable<Parameters<typeof dueTimes>[0]>>(NEXT_DUE_SQL)).rows[0]),
+    );
   }
 
   /**

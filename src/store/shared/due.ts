@@ -46,3 +46,36 @@ export function dueTimes(row: Raw | undefined): DueTimes {
     expiries: n(row?.expiries),
   };
 }
+
+/**
+ * A store's `nextDue` answer given again from memory while the store wrote nothing since it was read,
+ * for at most `maxAgeMs` (what another process commits is seen then). A write counts from its start
+ * to its end, so an answer read while one was open is not kept past it.
+ */
+export class DueCache {
+  private writes = 0;
+  private last?: { writes: number; at: number; due: DueTimes };
+
+  constructor(private readonly maxAgeMs: number) {}
+
+  /** Runs one write transaction of the store, counted. */
+  async writing<T>(write: () => Promise<T>): Promise<T> {
+    this.writes++;
+    try {
+      return await write();
+    } finally {
+      this.writes++;
+    }
+  }
+
+  /** The answer kept, or `read()`'s (then kept). */
+  async get(read: () => Promise<DueTimes>): Promise<DueTimes> {
+    const kept = this.last;
+    if (kept && kept.writes === this.writes && performance.now() - kept.at < this.maxAgeMs) return { ...kept.due };
+    const writes = this.writes;
+    const at = performance.now();
+    const due = await read();
+    this.last = { writes, at, due };
+    return { ...due };
+  }
+}
