@@ -120,7 +120,7 @@ export async function run({ quick }) {
         ['bookings/s, all on one business', fmt(r.bookings_per_s.one, 0)],
         [`bookings/s, each on the next of ${fmt(r.businesses, 0)} businesses`, fmt(r.bookings_per_s.many, 0)],
         [
-          `process CPU per booking, one / ${fmt(r.businesses, 0)}${r.settled ? ' (with its checkpoints, and every loaded business’s background work until they are done)' : ''}`,
+          `process CPU per booking, one / ${fmt(r.businesses, 0)}${!r.settled ? '' : r.engine === 'sqlite' ? ' (with its checkpoints, and every loaded business’s background work until they are done)' : ' (with every loaded business’s background work until the pause after its burst ends)'}`,
           `${fmtMs(r.cpu_ms_per_booking.one)} / ${fmtMs(r.cpu_ms_per_booking.many)}`,
         ],
       ],
