@@ -166,7 +166,9 @@ if (write && failures.length === 0) {
     '',
   );
   md.push(
-    'The bench machine is shared: other processes (test runs) were active during the run, which shows up as noise in throughput and tail latency. Figures that do not depend on it are given where they matter: ratios measured in interleaved rounds (security, MCP) and server CPU time per request (REST, bookings).',
+    load0[0] < 1
+      ? `A quiet machine: the load average was ${load0[0].toFixed(2)} over the minute before the start, and the run is the only work started on it. Throughput and tail latency still move between runs on a 2-core VM; figures that do not depend on that are given where they matter: ratios measured in interleaved rounds (security, MCP) and server CPU time per request (REST, bookings).`
+      : 'The bench machine is shared: other processes (test runs) were active during the run, which shows up as noise in throughput and tail latency. Figures that do not depend on it are given where they matter: ratios measured in interleaved rounds (security, MCP) and server CPU time per request (REST, bookings).',
     '',
   );
   md.push('## Targets', '', mdTable(['target', 'goal', 'measured', 'status'], targetRows), '');
