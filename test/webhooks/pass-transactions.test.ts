@@ -83,22 +83,37 @@ describe('the dispatcher’s transactions per event', () => {
   });
 });
 
-/** Counts the write transactions (BEGIN IMMEDIATE) every SQLite connection of this process begins. */
+/**
+ * Counts the write transactions (BEGIN IMMEDIATE to COMMIT) every SQLite connection of this process
+ * runs that touch a booking's tables or its webhook's (the outbox, the deliveries and attempts). The
+ * server's other workers poll on their own (payment jobs, calendar pushes: a claim each second, a
+ * write transaction with nothing due), and under CI's load one such pass fell inside the window.
+ */
 function countWrites(): { readonly n: number; restore(): void } {
   const db = new Database(':memory:');
-  const proto = Object.getPrototypeOf(db.prepare('SELECT 1')) as { run: (...args: unknown[]) => unknown };
+  const proto = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<
+    'run' | 'get' | 'all',
+    (this: { source: string }, ...args: unknown[]) => unknown
+  >;
   db.close();
-  const run = proto.run;
+  const original = { run: proto.run, get: proto.get, all: proto.all };
   const count = { n: 0 };
-  proto.run = function (this: { source: string }, ...args: unknown[]) {
-    if (this.source === 'BEGIN IMMEDIATE') count.n++;
-    return run.apply(this, args);
-  };
+  let open: { touched: boolean } | undefined;
+  const BOOKING_OR_WEBHOOK = /\b(bookings|claims|outbox|webhook_deliveries|webhook_attempts)\b/;
+  for (const m of ['run', 'get', 'all'] as const)
+    proto[m] = function (this: { source: string }, ...args: unknown[]) {
+      if (this.source === 'BEGIN IMMEDIATE') open = { touched: false };
+      else if (this.source === 'COMMIT') {
+        if (open?.touched) count.n++;
+        open = undefined;
+      } else if (open && BOOKING_OR_WEBHOOK.test(this.source)) open.touched = true;
+      return original[m].apply(this, args);
+    };
   return {
     get n() {
       return count.n;
     },
-    restore: () => void (proto.run = run),
+    restore: () => void Object.assign(proto, original),
   };
 }
 
