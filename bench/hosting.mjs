@@ -31,7 +31,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BENCH_NOW, fmt, fmtMs, fmtX, generatedBusiness, seedSlot, staffId } from './lib.mjs';
+import { BENCH_NOW, fmt, fmtMs, fmtX, generatedBusiness, runDatabase, seedSlot, staffId } from './lib.mjs';
 
 const HEAP_FLOOR_KB = 50;
 const FIRST_FLOOR_MS = 50;
@@ -194,39 +194,6 @@ async function profiler(dir) {
   };
 }
 
-/**
- * A database of the run's own on the server `base` names, for a plain role (neither superuser nor
- * BYPASSRLS, so the keyed store's row-level security applies as in production): its URL, and a drop.
- */
-async function keyedDatabase(base) {
-  const { default: pg } = await import('pg');
-  const role = 'usp_bench_hosting_app';
-  const name = `usp_bench_hosting_${process.pid}`;
-  const at = (database, user) => {
-    const u = new URL(base);
-    u.pathname = `/${database}`;
-    if (user) u.username = user;
-    return u.toString();
-  };
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`DO $$ BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN NOSUPERUSER NOBYPASSRLS; END IF;
-  END $$`);
-  await admin.query(`CREATE DATABASE ${name} OWNER ${role}`);
-  const inDb = new pg.Client({ connectionString: at(name) });
-  await inDb.connect();
-  await inDb.query('CREATE EXTENSION btree_gist WITH SCHEMA public; CREATE EXTENSION pg_trgm WITH SCHEMA public');
-  await inDb.end();
-  return {
-    url: at(name, role),
-    async drop() {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    },
-  };
-}
-
 async function child() {
   const dist = process.env.USP_BENCH_DIST
     ? pathToFileURL(resolve(process.env.USP_BENCH_DIST)).href
@@ -247,7 +214,9 @@ async function child() {
   const def = generatedBusiness({ staff: 50, maxAdvanceDays: 365 });
   const directory = openDeploymentDirectory(join(dir, 'deployment.db'));
   const pgBase = process.env.USP_BENCH_HOSTED_PG;
-  const pgDb = pgBase ? await keyedDatabase(pgBase) : undefined;
+  const pgDb = pgBase
+    ? await runDatabase(pgBase, 'usp_bench_hosting_app', `usp_bench_hosting_${process.pid}`)
+    : undefined;
   for (let i = 0; i <= N; i++) {
     const file = join(dir, `b${i}.json`);
     writeFileSync(file, JSON.stringify({ ...def, business: { ...def.business, id: `biz_bench_${i}` } }));

@@ -339,3 +339,40 @@ export function pgTicksSince(dataDir, before) {
 
 /** The 1-, 5- and 15-minute load averages, for a benchmark's report (the machine is shared). */
 export const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/**
+ * A database of a run's own on the server `base` names, owned by `role` (made if missing, neither
+ * superuser nor BYPASSRLS, so the keyed store's row-level security applies as in production), with
+ * the extensions the store needs (created as `base`'s user: they are not trusted extensions). Its URL
+ * for the role (`url`) and for `base`'s user (`ownerUrl`), and `drop()`.
+ */
+export async function runDatabase(base, role, name) {
+  const { default: pg } = await import('pg');
+  const at = (database, user) => {
+    const u = new URL(base);
+    u.pathname = `/${database}`;
+    if (user) u.username = user;
+    return u.toString();
+  };
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN NOSUPERUSER NOBYPASSRLS; END IF;
+  END $$`);
+  await admin.query(`CREATE DATABASE ${name} OWNER ${role}`);
+  const inDb = new pg.Client({ connectionString: at(name) });
+  await inDb.connect();
+  try {
+    await inDb.query('CREATE EXTENSION btree_gist WITH SCHEMA public; CREATE EXTENSION pg_trgm WITH SCHEMA public');
+  } finally {
+    await inDb.end();
+  }
+  return {
+    url: at(name, role),
+    ownerUrl: at(name),
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}

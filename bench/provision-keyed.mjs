@@ -21,7 +21,7 @@ import pg from 'pg';
 import { openPgDeploymentDirectory } from '../dist/store/postgres/deployment-directory.js';
 import { openPostgresStore } from '../dist/store/postgres/postgres-store.js';
 import { storeOf } from '../dist/server/hosted-stores.js';
-import { fmt, msSince, now, summarize } from './lib.mjs';
+import { fmt, msSince, now, runDatabase, summarize } from './lib.mjs';
 
 const ROLE = 'usp_provision_app';
 const round = (v) => Number(v.toFixed(2));
@@ -30,23 +30,10 @@ const mb = (b) => Number((Number(b) / 1e6).toFixed(1));
 /** Provision `n` businesses on the server `base` names (a database of the run's own); the figures. */
 export async function runProvision({ n, base, log = (line) => console.error(line) }) {
   const N = n;
-  const db = `usp_provision_${process.pid}`;
-  const url = (database, user) => {
-    const u = new URL(base);
-    u.pathname = `/${database}`;
-    if (user) u.username = user;
-    return u.toString();
-  };
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`DO $$ BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${ROLE}') THEN CREATE ROLE ${ROLE} LOGIN NOSUPERUSER NOBYPASSRLS; END IF;
-  END $$`);
-  await admin.query(`CREATE DATABASE ${db} OWNER ${ROLE}`);
-  const inDb = new pg.Client({ connectionString: url(db) });
+  const database = await runDatabase(base, ROLE, `usp_provision_${process.pid}`);
+  const inDb = new pg.Client({ connectionString: database.ownerUrl });
   await inDb.connect();
-  await inDb.query('CREATE EXTENSION btree_gist WITH SCHEMA public; CREATE EXTENSION pg_trgm WITH SCHEMA public');
-  const appUrl = url(db, ROLE);
+  const appUrl = database.url;
   const hosted = { dataDir: '/nonexistent', db: appUrl, pgKeyed: 'usp_keyed' };
   const open = (id) => openPostgresStore({ url: storeOf(hosted, id), poolSize: 10 });
   const catalog = async () =>
@@ -101,8 +88,7 @@ export async function runProvision({ n, base, log = (line) => console.error(line
     };
   } finally {
     await inDb.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
-    await admin.end();
+    await database.drop();
   }
 }
 
