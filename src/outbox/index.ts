@@ -2,6 +2,7 @@ export { BackgroundLoop, type BackgroundLoopOptions, type LoopLog } from './loop
 export {
   LeasedRunner,
   backoff,
+  type AtCommit,
   type ClaimExtra,
   type Failed,
   type Failure,

@@ -93,6 +93,11 @@ export class BackgroundLoop {
     return !this.stopped;
   }
 
+  /** A pass running, or one asked for (nudged) and waiting for its debounce. */
+  get passing(): boolean {
+    return this.running || this.pending;
+  }
+
   /** No pass running or waiting for its timer, and the database reachable. */
   get quiet(): boolean {
     return !this.running && !this.timer && !this.paused;

@@ -77,8 +77,10 @@ type Handoff = NonNullable<Awaited<ReturnType<WebhookDispatcher['claimWithin']>>
  * into deliveries and leases what the dispatcher would lease next (`claimWithin`); once it commits
  * the dispatcher starts those attempts, with no claim transaction of its own: a booking among many
  * hosted businesses, each a file of its own, commits twice instead of three times (docs/DECISIONS.md,
- * "Deliveries leased in the booking's transaction"). Otherwise (PostgreSQL, whose expansion holds a
- * lock across processes; no room; a stopped dispatcher) the commit nudges the dispatcher, as before.
+ * "Deliveries leased in the booking's transaction"). On PostgreSQL, whose expansion of other events
+ * holds a lock across processes, only the transaction's own events are expanded and leased, by a
+ * statement in COMMIT's round trip (`leaseOwn`). Otherwise (a catalog or scheduled event, no room, a
+ * stopped dispatcher) the commit nudges the dispatcher, as before.
  * `announce` tells the dispatcher and the listeners; `tell` the listeners only.
  */
 export function webhookChannel(
@@ -96,15 +98,12 @@ export function webhookChannel(
   };
   return {
     name: 'webhooks',
-    write:
-      store.engine === 'sqlite'
-        ? async (tx, { events }) => {
-            // The same array written again: the attempt before did not commit.
-            forget(events);
-            const handoff = await dispatcher.claimWithin(tx);
-            if (handoff) held.set(events, handoff);
-          }
-        : undefined,
+    async write(tx, { events }) {
+      // The same array written again: the attempt before did not commit.
+      forget(events);
+      const handoff = await (store.engine === 'sqlite' ? dispatcher.claimWithin(tx) : dispatcher.leaseOwn(tx, events));
+      if (handoff) held.set(events, handoff);
+    },
     committed(events) {
       const handoff = held.get(events);
       if (!handoff) {

@@ -253,6 +253,21 @@ export interface WebhookRepo {
     leaseUntilMs: number,
     busy: readonly string[],
   ): Promise<WebhookDelivery[] & { leftBehind?: boolean }>;
+  /**
+   * PostgreSQL only: the deliveries of events this transaction wrote, inserted from their outbox rows
+   * in COMMIT's round trip (after the writes held for it), and those events marked dispatched. A row
+   * with `lease` is leased until `leaseUntilMs` unless an earlier delivery of its order key to its
+   * target is pending. Once committed: each event's seq, with its delivery as inserted (or null),
+   * whether it was leased, and whether it was announced on the store's channel (NOTIFY, sent with
+   * COMMIT). Never awaited inside the transaction (it settles with COMMIT).
+   */
+  addAtCommit?(
+    rows: ReadonlyArray<{ event_id: string; target_url: string; body: string; lease: boolean }>,
+    nowMs: number,
+    leaseUntilMs: number,
+  ): Promise<
+    Array<{ event_id: string; seq: number; delivery: WebhookDelivery | null; leased: boolean; announced: boolean }>
+  >;
   /** Give up the leases on these deliveries (a worker shutting down): another worker may claim them at once. */
   releaseLeases(ids: readonly number[]): Promise<void>;
   /** Record one attempt and the delivery's new state (clears the lease). */

@@ -13,7 +13,14 @@
  * database is unavailable the dispatcher pauses (one log line), keeps polling, and resumes when a pass
  * succeeds; a delivery sent but not recorded keeps its lease and is sent again after it lapses.
  */
-import { LeasedRunner, type ClaimExtra, type Failed, type QueuePort } from '../outbox/index.js';
+import {
+  LeasedRunner,
+  type AtCommit,
+  type ClaimExtra,
+  type Failed,
+  type Handoff,
+  type QueuePort,
+} from '../outbox/index.js';
 import {
   eventBody,
   type OutboxEvent,
@@ -220,17 +227,86 @@ function webhookQueue(o: DispatcherOptions, logged: () => Set<string>): QueuePor
 
 /** The dispatcher: the shared leased runner over the webhook deliveries. */
 export class WebhookDispatcher extends LeasedRunner<WebhookDelivery, Attempted> {
-  constructor(o: DispatcherOptions) {
+  constructor(private readonly options: DispatcherOptions) {
     // Kept by the dispatcher: its port is built again after an idle spell (runner.ts).
     let skippedLogged: Set<string> | undefined;
-    super(() => webhookQueue(o, () => (skippedLogged ??= new Set())), {
-      store: o.store,
-      now: o.now,
-      log: o.log,
-      pollMs: o.pollMs,
-      debounceMs: o.debounceMs,
+    super(() => webhookQueue(options, () => (skippedLogged ??= new Set())), {
+      store: options.store,
+      now: options.now,
+      log: options.log,
+      pollMs: options.pollMs,
+      debounceMs: options.debounceMs,
     });
   }
+
+  /**
+   * PostgreSQL: the events `tx` raised, each due now for its owner's platform, turned into their
+   * deliveries by a statement in COMMIT's round trip, leased to this process where their lanes are
+   * free, so that no dispatcher pass (lock, read, insert, mark, commit, notify) follows each booking
+   * (docs/DECISIONS.md, "A booking's own deliveries, written with its COMMIT"). A reminder scheduled
+   * later stays pending for its time; a catalog event due now gets a pass once committed. Undefined
+   * when the store cannot, or no event is due now for a platform: then the commit nudges, as before.
+   */
+  leaseOwn(tx: Tx, events: readonly OutboxEvent[]): Promise<Handoff<WebhookDelivery> | undefined> {
+    const o = this.options;
+    const add = tx.webhooks.addAtCommit;
+    const now = o.now();
+    const own = events.filter((e) => e.principal !== null && e.profile && e.due_ms <= now);
+    if (!add || own.length === 0) return Promise.resolve(undefined);
+    const passDue = events.some((e) => !own.includes(e) && e.due_ms <= now);
+    return this.claimAtCommit(tx, async (_tx, at, room, leaseUntilMs, busy) => {
+      const taken = new Set(busy);
+      const rows = own.map((e) => {
+        const d = { ...deliveryRow({ ...e, seq: -1 }, PROFILE_TARGET + e.profile, null, at), lease: false };
+        // One per lane, as a claim takes them: the first of each free target, within the room.
+        if (!taken.has(d.target_url) && taken.size - busy.length < room) {
+          taken.add(d.target_url);
+          d.lease = true;
+        }
+        return d;
+      });
+      const lanes = rows.filter((r) => r.lease).map((r) => placeholder(r, at));
+      const settled = add.call(tx.webhooks, rows, at, leaseUntilMs).then((answer): AtCommit<WebhookDelivery> => {
+        const seqOf = new Map(answer.map((a) => [a.event_id, a.seq]));
+        const due: WebhookDelivery[] & { leftBehind?: boolean } = answer.flatMap((a) =>
+          a.leased && a.delivery ? [a.delivery] : [],
+        );
+        due.leftBehind = answer.some((a) => a.delivery && !a.leased);
+        const moved = own.flatMap((e) => (seqOf.has(e.event_id) ? [{ ...e, seq: seqOf.get(e.event_id)! }] : []));
+        // What a pass would have done after its commit: announce them. A delivery left unleased, or
+        // another event due now, gets a pass.
+        const extra: ClaimExtra = {
+          // Announced to the other processes with COMMIT already (NOTIFY): only this one's sessions are left.
+          after: () =>
+            announce(
+              o,
+              moved,
+              moved.map((e) => e.seq),
+              answer.every((a) => a.announced),
+            ),
+          more: due.leftBehind || passDue,
+        };
+        return { due, extra };
+      });
+      return { lanes, settled };
+    });
+  }
+}
+
+/** A delivery as it will be inserted (its id and seq unknown until COMMIT answers): what it holds meanwhile is its lane. */
+function placeholder(r: ReturnType<typeof deliveryRow>, now: number): WebhookDelivery {
+  return {
+    ...r,
+    id: -1,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_ms: now,
+    created_ms: now,
+    delivered_ms: null,
+    last_status: null,
+    last_error: null,
+    last_latency_ms: null,
+  };
 }
 
 /** Due events expanded by one transaction at most. */
@@ -268,10 +344,11 @@ async function announce(
   o: DispatcherOptions,
   events: ReadonlyArray<OutboxEvent & { seq: number }>,
   moved: readonly number[],
+  published = false,
 ): Promise<void> {
   const mine = new Set(moved);
   const announced = events.filter((e) => mine.has(e.seq));
-  if (announced.length > 0 && o.onAnnounce) await o.onAnnounce(announced.map((e) => e.seq));
+  if (announced.length > 0 && o.onAnnounce && !published) await o.onAnnounce(announced.map((e) => e.seq));
   for (const e of announced) {
     try {
       o.onDue?.(e);

@@ -412,7 +412,7 @@ class PostgresStore implements Store {
       let broken = false;
       try {
         if (mode === 'write') await session();
-        const out = await fn(buildRepos(s, this.keyed !== undefined));
+        const out = await fn(buildRepos(s, this.keyed !== undefined, this.channel.name));
         if (mode === 'write') {
           // The held writes and COMMIT, in one round trip where they allow it.
           const end = await s.commit();
@@ -452,8 +452,8 @@ class PostgresStore implements Store {
   }
 }
 
-/** The repositories of one transaction, bound to its connection. */
-function buildRepos(s: PgSession, keyed: boolean): Tx {
+/** The repositories of one transaction, bound to its connection; `channel` is where its events are announced. */
+function buildRepos(s: PgSession, keyed: boolean, channel: string): Tx {
   return {
     registry: keyed ? NO_REGISTRY : postgresRegistryRepo(s.query, s.lockKey),
     admin: postgresAdminRepo(s.query),
@@ -464,7 +464,7 @@ function buildRepos(s: PgSession, keyed: boolean): Tx {
       for (const k of keys) await (o?.beforeRead ? s.lockKey(k) : s.lock(k));
     },
     together: (...fns) => s.together(fns),
-    webhooks: pgWebhooks(s),
+    webhooks: pgWebhooks(s, channel),
     security: pgSecurity(s),
     claims: pgClaims(s),
     bookings: pgBookings(s),

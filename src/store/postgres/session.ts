@@ -60,6 +60,13 @@ export interface PgSession {
    */
   commit(): Promise<pg.QueryResult | undefined>;
   /**
+   * A statement that reads what the held writes wrote, sent after them in COMMIT's round trip (write
+   * transactions; just before COMMIT when its parameters cannot be written as literals). Its result
+   * once COMMIT answered; rejected when the transaction did not commit, and never settled when it was
+   * not ended by `commit` (nobody may wait for it inside the transaction).
+   */
+  atCommit(text: string, values: unknown[]): Promise<pg.QueryResult>;
+  /**
    * A number that changes whenever a statement that may change `table` is issued on this session
    * (a write to it, or a statement whose target is not recognized): what a document read back from
    * memory checks.
@@ -157,6 +164,8 @@ export function pgSession(
   let opened = false;
   let failure: unknown;
   let pending: Held[] = [];
+  // Statements for COMMIT's round trip (atCommit), with who waits for each result.
+  let forCommit: Array<{ text: string; values: unknown[]; settle: (r: pg.QueryResult | Error) => void }> = [];
   // Statements that may change a table, per table, and those whose table we could not tell.
   const changed = new Map<string, number>();
   let unknownChanges = 0;
@@ -326,6 +335,28 @@ export function pgSession(
     await flush();
     return send<R>(text, values);
   };
+  /**
+   * The held writes, the statements for COMMIT's round trip and COMMIT: their results after the held
+   * writes' (COMMIT's last), or none when nothing was begun. One round trip where every parameter can
+   * be written as a literal and BEGIN went out; before that, COMMIT travels alone (a connection cut
+   * while it is in flight must not be taken for "nothing was begun": the store would run the call again).
+   */
+  const commitWith = async (ending: typeof forCommit): Promise<pg.QueryResult[]> => {
+    const tails = ending.map((a) => inlined(a.text, a.values, typedArrays(a.text, a.values)));
+    const one = pending.length > 0 ? combined(pending) : undefined;
+    const text = one && inlined(one.text, one.values, typedArrays(one.text, one.values));
+    if (!opened || text === undefined || tails.some((t) => t === undefined)) {
+      await flush();
+      if (opened && tails.every((t) => t !== undefined)) return sendAll([...(tails as string[]), 'COMMIT'].join('; '));
+      const rs: pg.QueryResult[] = [];
+      for (const a of ending) rs.push(await send(a.text, a.values));
+      return opened ? [...rs, await send('COMMIT')] : rs;
+    }
+    const l = locks;
+    pending = [];
+    locks = [];
+    return (await sendAll([...l, text, ...(tails as string[]), 'COMMIT'].join('; '))).slice(l.length + 1);
+  };
   const rows = async <R extends pg.QueryResultRow = any>(text: string, values?: unknown[]) =>
     (await query<R>(text, values)).rows;
   const lockText = (key: string) =>
@@ -426,22 +457,27 @@ export function pgSession(
           judgeAll(judged, all(await client.query(texts.join('; ')).catch(fail)).slice(keyed ? 1 : 0));
         }
       }
-      // Before BEGIN went out, COMMIT travels alone: a connection cut while it is in flight must
-      // not be taken for "nothing was begun" (the store would run the call again).
-      if (!opened || pending.length === 0) {
-        await flush();
-        return opened ? send('COMMIT') : undefined;
+      const ending = forCommit;
+      forCommit = [];
+      let results: pg.QueryResult[];
+      try {
+        results = await commitWith(ending);
+      } catch (err) {
+        for (const a of ending) a.settle(err instanceof Error ? err : new Error(String(err)));
+        throw err;
       }
-      const one = combined(pending);
-      const text = inlined(one.text, one.values, typedArrays(one.text, one.values));
-      if (text === undefined) {
-        await flush();
-        return send('COMMIT');
-      }
-      const l = locks;
-      pending = [];
-      locks = [];
-      return send([...l, text, 'COMMIT'].join('; '));
+      const end = results.at(-1);
+      const committed = end?.command === 'COMMIT';
+      ending.forEach((a, i) => a.settle(committed ? results[i] : new Error('the transaction did not commit')));
+      return end;
+    },
+    atCommit(sql, values) {
+      if (mode !== 'write') throw new Error('atCommit in a read session');
+      // Not counted as a change (`changes`): it runs after every read of the transaction.
+      const text = keyed ? keyed.statement(sql) : sql;
+      return new Promise<pg.QueryResult>((resolve, reject) => {
+        forCommit.push({ text, values, settle: (r) => (r instanceof Error ? reject(r) : resolve(r)) });
+      });
     },
     changes: (table) => unknownChanges + (changed.get(table) ?? 0),
     get opened() {

@@ -4,7 +4,8 @@ import { ATTEMPT_COLUMNS, DELIVERY_COLUMNS, toAttempt, toDelivery } from '../sha
 import { dueDeliveriesQuery } from '../shared/sql.js';
 import { PG_DIALECT, type PgSession } from './session.js';
 
-export function pgWebhooks(s: PgSession): WebhookRepo {
+/** `channel`: the LISTEN/NOTIFY channel the events of deliveries written at COMMIT are announced on, with it. */
+export function pgWebhooks(s: PgSession, channel?: string): WebhookRepo {
   return {
     async add(d) {
       // A held write (nobody reads its result): one expansion's rows join one VALUES list, sent with
@@ -45,6 +46,40 @@ export function pgWebhooks(s: PgSession): WebhookRepo {
         ]);
       }
       return out;
+    },
+    addAtCommit(rows, nowMs, leaseUntilMs) {
+      const values: unknown[] = [nowMs, leaseUntilMs, channel ?? null];
+      const tuples = rows.map((r) => {
+        const at = values.push(r.event_id, r.target_url, r.body, r.lease);
+        return `($${at - 3}, $${at - 2}, $${at - 1}, $${at}::boolean)`;
+      });
+      // Each event's outbox row is read in the statement after the held writes that inserted it.
+      const answer = s.atCommit(
+        `WITH v (event_id, target_url, body, lease) AS (VALUES ${tuples.join(', ')}),
+         d AS (
+           INSERT INTO webhook_deliveries (event_id, event, seq, order_key, target_url, subscription_id, body, status, attempts, next_attempt_ms, created_ms, lease_until_ms)
+           SELECT o.event_id, o.event, o.seq, o.order_key, v.target_url, NULL, v.body, 'pending', 0, $1, $1,
+                  CASE WHEN v.lease AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.order_key = o.order_key
+                    AND e.target_url = v.target_url AND e.status = 'pending') THEN $2::bigint END
+           FROM v JOIN outbox o ON o.event_id = v.event_id
+           ON CONFLICT (event_id, target_url) DO NOTHING
+           RETURNING ${DELIVERY_COLUMNS}, lease_until_ms
+         ),
+         m AS (UPDATE outbox SET status = 'dispatched' WHERE event_id IN (SELECT event_id FROM v) AND status = 'pending' RETURNING seq, event_id)
+         SELECT m.seq AS moved_seq, m.event_id AS moved_event_id, d.*,
+                CASE WHEN $3::text IS NOT NULL THEN pg_notify($3, m.seq::text) IS NOT NULL END AS announced
+         FROM m LEFT JOIN d ON d.event_id = m.event_id ORDER BY m.seq`,
+        values,
+      );
+      return answer.then((r) =>
+        r.rows.map((x) => ({
+          event_id: x.moved_event_id,
+          seq: Number(x.moved_seq),
+          delivery: x.id === null ? null : toDelivery(x),
+          leased: x.lease_until_ms !== null,
+          announced: x.announced === true,
+        })),
+      );
     },
     async releaseLeases(ids) {
       if (ids.length === 0) return;
