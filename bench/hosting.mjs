@@ -178,6 +178,38 @@ async function writeProbe() {
   return probe;
 }
 
+/**
+ * PostgreSQL: the queries the process sends, by kind (the first words of each, or what it is for), so
+ * that a setup's queries per booking can be compared (`USP_BENCH_HOSTED_PROBE`).
+ */
+async function queryProbe() {
+  const { default: pg } = await import('pg');
+  const query = pg.Client.prototype.query;
+  const probe = { queries: 0, kinds: new Map() };
+  const kindOf = (text) =>
+    /webhooks:expand/.test(text)
+      ? 'expansion pass'
+      : /INSERT INTO webhook_attempts/.test(text)
+        ? "attempt's record"
+        : /FOR UPDATE SKIP LOCKED/.test(text)
+          ? 'claim'
+          : /^SELECT pg_notify/.test(text)
+            ? 'notify'
+            : /^LISTEN|^UNLISTEN/.test(text)
+              ? 'listen'
+              : text.replace(/\s+/g, ' ').slice(0, 48);
+  pg.Client.prototype.query = function (config, ...rest) {
+    const text = typeof config === 'string' ? config : config?.text;
+    if (typeof text === 'string') {
+      probe.queries++;
+      const k = kindOf(text);
+      probe.kinds.set(k, (probe.kinds.get(k) ?? 0) + 1);
+    }
+    return query.call(this, config, ...rest);
+  };
+  return probe;
+}
+
 /** A CPU profile per timed burst, written to `dir` as `<setup>-<round>.cpuprofile`. */
 async function profiler(dir) {
   const { Session } = await import('node:inspector/promises');
@@ -203,6 +235,8 @@ async function child() {
   const { ManualClock } = await import(`${dist}/operations/index.js`);
   const { slotIdEncoder } = await import(`${dist}/domain/slot-id.js`);
   const probe = process.env.USP_BENCH_HOSTED_PROBE ? await writeProbe() : undefined;
+  const pgProbe =
+    process.env.USP_BENCH_HOSTED_PROBE && process.env.USP_BENCH_HOSTED_PG ? await queryProbe() : undefined;
   const prof = process.env.USP_BENCH_HOSTED_CPUPROF ? await profiler(process.env.USP_BENCH_HOSTED_CPUPROF) : undefined;
   const N = Number(process.env.USP_BENCH_HOSTED ?? 10);
   const { CHECKPOINT_MAX_DELAY_MS } = await import(`${dist}/store/sqlite/checkpointer.js`);
@@ -326,10 +360,12 @@ async function child() {
   const cpuMs = { one: 0, many: 0 };
   const writes = { one: 0, many: 0 };
   const commitMs = { one: 0, many: 0 };
+  const queries = { one: new Map(), many: new Map() };
   const perRound = Math.ceil(BOOKINGS / rounds);
   /** One timed burst; its CPU and (probed) write transactions, counted until the workers it woke settle. */
   const timed = async (setup, round, target) => {
     const w0 = probe?.writes ?? 0;
+    const q0 = pgProbe ? new Map(pgProbe.kinds) : undefined;
     const m0 = probe?.commitMs ?? 0;
     await prof?.start();
     const c0 = process.cpuUsage();
@@ -341,6 +377,8 @@ async function child() {
     cpuMs[setup] += (c.user + c.system) / 1000;
     await prof?.stop(`${setup}-${round}`);
     writes[setup] += (probe?.writes ?? 0) - w0;
+    if (pgProbe)
+      for (const [k, n] of pgProbe.kinds) queries[setup].set(k, (queries[setup].get(k) ?? 0) + n - (q0.get(k) ?? 0));
     commitMs[setup] += (probe?.commitMs ?? 0) - m0;
   };
   for (let round = 0; round < rounds; round++) {
@@ -390,6 +428,21 @@ async function child() {
             many: writes.many / (perRound * rounds),
           },
           commit_ms_per_booking: { one: commitMs.one / (perRound * rounds), many: commitMs.many / (perRound * rounds) },
+          ...(pgProbe
+            ? {
+                queries_per_booking: Object.fromEntries(
+                  ['one', 'many'].map((setup) => [
+                    setup,
+                    Object.fromEntries(
+                      [...queries[setup]]
+                        .map(([k, n]) => [k, Math.round((n / (perRound * rounds)) * 100) / 100])
+                        .filter(([, n]) => n >= 0.05)
+                        .sort((a, b) => b[1] - a[1]),
+                    ),
+                  ]),
+                ),
+              }
+            : {}),
         }
       : {}),
   };
