@@ -207,14 +207,12 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
 
   /**
    * Lanes only: as `claimWithin`, where the store leases with a statement answered with COMMIT
-   * (PostgreSQL). `take` leases in `tx` at most `room` rows, none on a lane of `busy`, and says what
+   * (PostgreSQL). `take` leases in the caller's transaction at most `room` rows, none on a lane of `busy`, and says what
    * they will be (their lanes are held until the commit) and what was leased once it committed.
    * Undefined when stopped, without room, or when `take` leased nothing.
    */
   async claimAtCommit(
-    tx: Tx,
     take: (
-      tx: Tx,
       now: number,
       room: number,
       leaseUntilMs: number,
@@ -230,7 +228,7 @@ export class LeasedRunner<J extends LeasedRow, R = unknown> {
     const room = this.room();
     if (room <= 0) return undefined;
     const now = this.o.now();
-    const taken = await take(tx, now, room, now + p.leaseMs, this.busyLanes(p.lane));
+    const taken = await take(now, room, now + p.leaseMs, this.busyLanes(p.lane));
     if (!taken) return undefined;
     // Rejected when the transaction did not commit: `abandoned` forgets it then.
     taken.settled.catch(() => undefined);

@@ -254,7 +254,7 @@ export class WebhookDispatcher extends LeasedRunner<WebhookDelivery, Attempted> 
     const own = events.filter((e) => e.principal !== null && e.profile && e.due_ms <= now);
     if (!add || own.length === 0) return Promise.resolve(undefined);
     const passDue = events.some((e) => !own.includes(e) && e.due_ms <= now);
-    return this.claimAtCommit(tx, async (_tx, at, room, leaseUntilMs, busy) => {
+    return this.claimAtCommit(async (at, room, leaseUntilMs, busy) => {
       const taken = new Set(busy);
       const rows = own.map((e) => {
         const d = { ...deliveryRow({ ...e, seq: -1 }, PROFILE_TARGET + e.profile, null, at), lease: false };

@@ -48,7 +48,9 @@ export function pgWebhooks(s: PgSession, channel?: string): WebhookRepo {
       return out;
     },
     addAtCommit(rows, nowMs, leaseUntilMs) {
-      const values: unknown[] = [nowMs, leaseUntilMs, channel ?? null];
+      const values: unknown[] = [nowMs, leaseUntilMs];
+      // With a channel, each event is announced on it by PostgreSQL at the commit.
+      const notified = channel ? `, pg_notify($${values.push(channel)}, m.seq::text) IS NOT NULL AS announced` : '';
       const tuples = rows.map((r) => {
         const at = values.push(r.event_id, r.target_url, r.body, r.lease);
         return `($${at - 3}, $${at - 2}, $${at - 1}, $${at}::boolean)`;
@@ -66,8 +68,7 @@ export function pgWebhooks(s: PgSession, channel?: string): WebhookRepo {
            RETURNING ${DELIVERY_COLUMNS}, lease_until_ms
          ),
          m AS (UPDATE outbox SET status = 'dispatched' WHERE event_id IN (SELECT event_id FROM v) AND status = 'pending' RETURNING seq, event_id)
-         SELECT m.seq AS moved_seq, m.event_id AS moved_event_id, d.*,
-                CASE WHEN $3::text IS NOT NULL THEN pg_notify($3, m.seq::text) IS NOT NULL END AS announced
+         SELECT m.seq AS moved_seq, m.event_id AS moved_event_id, d.*${notified}
          FROM m LEFT JOIN d ON d.event_id = m.event_id ORDER BY m.seq`,
         values,
       );
