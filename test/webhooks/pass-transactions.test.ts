@@ -6,7 +6,7 @@
  * every transaction saved is a COMMIT saved per booking (docs/DECISIONS.md, "Deliveries expanded in
  * the claim's transaction").
  */
-import Database from 'better-sqlite3';
+import Database, { type Statement } from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,16 +84,18 @@ describe('the dispatcher’s transactions per event', () => {
 });
 
 /**
- * Counts the write transactions (BEGIN IMMEDIATE to COMMIT) every SQLite connection of this process
- * runs that write to a booking's tables or its webhook's (the outbox, the deliveries and attempts). The
- * server's other workers poll on their own (payment jobs, calendar pushes: a claim each second, a
- * write transaction with nothing due), and under CI's load one such pass fell inside the window.
+ * Counts the write transactions (BEGIN IMMEDIATE to COMMIT) that the connections to one database
+ * file run and that write to a booking's tables or its webhook's (the outbox, the deliveries and
+ * attempts). Only that file's: the `doors` project shares one process among its files (isolate:
+ * false), so a server an earlier file started may still be finishing its work when this one counts,
+ * and CI counted such a transaction twice (3 for 2). The server's own other workers poll on their own
+ * (payment jobs, calendar pushes), so only writes to those tables count.
  */
-function countWrites(): { readonly n: number; restore(): void } {
+function countWrites(file: string): { readonly n: number; restore(): void } {
   const db = new Database(':memory:');
   const proto = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<
     'run' | 'get' | 'all',
-    (this: { source: string }, ...args: unknown[]) => unknown
+    (this: Statement, ...args: unknown[]) => unknown
   >;
   db.close();
   const original = { run: proto.run, get: proto.get, all: proto.all };
@@ -104,7 +106,8 @@ function countWrites(): { readonly n: number; restore(): void } {
   // when the claim could not tell that nothing was left) reads them and writes nothing.
   const WRITES = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
   for (const m of ['run', 'get', 'all'] as const)
-    proto[m] = function (this: { source: string }, ...args: unknown[]) {
+    proto[m] = function (this: Statement, ...args: unknown[]) {
+      if (this.database.name !== file) return original[m].apply(this, args);
       if (this.source === 'BEGIN IMMEDIATE') open = { touched: false };
       else if (this.source === 'COMMIT') {
         if (open?.touched) count.n++;
@@ -125,8 +128,9 @@ describe('a booking and its webhook delivery, in write transactions', () => {
     const dir = mkdtempSync(join(tmpdir(), 'usp-pass-tx-'));
     const rx = await startWebhookReceiver();
     // No poll: only the booking's commit starts the dispatcher (the work hub's way in `host serve`).
-    const t = await startWebhookServer({ db: join(dir, 'business.db'), pollMs: 0 });
-    const writes = countWrites();
+    const file = join(dir, 'business.db');
+    const t = await startWebhookServer({ db: file, pollMs: 0 });
+    const writes = countWrites(file);
     try {
       const profile = t.platform('counted', rx.url('/hooks'));
       const slot = await firstSlot(t, 'svc_haircut', day(2), profile);
