@@ -102,9 +102,15 @@ function countWrites(file: string): { readonly n: number; restore(): void } {
   const count = { n: 0 };
   let open: { touched: boolean } | undefined;
   const BOOKING_OR_WEBHOOK = /\b(bookings|claims|outbox|webhook_deliveries|webhook_attempts)\b/;
-  // A write to them: a dispatcher pass that found nothing to do (asked for again as an attempt ends,
-  // when the claim could not tell that nothing was left) reads them and writes nothing.
+  // A write to them that changed a row: a dispatcher pass that found nothing to do (asked for again
+  // as an attempt ends, when the claim could not tell that nothing was left) writes nothing.
   const WRITES = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
+  const changed = (m: 'run' | 'get' | 'all', result: unknown) =>
+    m === 'run'
+      ? (result as { changes: number }).changes > 0
+      : m === 'get'
+        ? result !== undefined
+        : (result as unknown[]).length > 0;
   for (const m of ['run', 'get', 'all'] as const)
     proto[m] = function (this: Statement, ...args: unknown[]) {
       if (this.database.name !== file) return original[m].apply(this, args);
@@ -112,8 +118,11 @@ function countWrites(file: string): { readonly n: number; restore(): void } {
       else if (this.source === 'COMMIT') {
         if (open?.touched) count.n++;
         open = undefined;
-      } else if (open && WRITES.test(this.source) && BOOKING_OR_WEBHOOK.test(this.source)) open.touched = true;
-      return original[m].apply(this, args);
+      }
+      const result = original[m].apply(this, args);
+      if (open && WRITES.test(this.source) && BOOKING_OR_WEBHOOK.test(this.source) && changed(m, result))
+        open.touched = true;
+      return result;
     };
   return {
     get n() {
