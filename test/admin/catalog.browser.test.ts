@@ -10,13 +10,12 @@ import {
   axeContext,
   axeViolations,
   HAVE_CHROMIUM,
-  SHOTS,
   launchBrowser,
   noteWithoutChromium,
+  photograph,
 } from '../support/browser.js';
 import { connectMcp, meta, type McpConn } from '../mcp/helpers.js';
 import { day, startTestServer, type TestServer } from '../support/server.js';
-import { join } from 'node:path';
 
 noteWithoutChromium('catalog.browser');
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 800 } } as const;
@@ -118,7 +117,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(rest.length).toBeGreaterThan(0);
       expect(rest.every((s) => /T1[3-6]:/.test(s.start))).toBe(true);
       expect(await mcpSlots('svc_haircut', { resource_id: 'res_stylist_ben' })).toEqual(rest);
-      await page.screenshot({ path: join(SHOTS, 'dashboard-staff-phone.png'), fullPage: false });
+      await photograph(page, 'dashboard-staff-phone', {});
       await context.close();
     }, 60_000);
 

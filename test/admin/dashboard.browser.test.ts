@@ -8,7 +8,6 @@
  * with no serious or critical violation at phone and desktop widths, runs no script and loads
  * nothing from another origin. Screenshots go to docs/screenshots/ only when USP_SCREENSHOTS=1.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { addBusinessUser } from '../../src/operations/index.js';
@@ -28,9 +27,9 @@ import {
   axeContext,
   axeViolations,
   HAVE_CHROMIUM,
-  SHOTS,
   launchBrowser,
   noteWithoutChromium,
+  photograph,
 } from '../support/browser.js';
 
 noteWithoutChromium('dashboard.browser');
@@ -381,7 +380,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
     }, 30_000);
 
     for (const size of ['desktop', 'phone'] as const) {
-      it(`${size}: every screen passes axe-core with no serious or critical violation, and is photographed`, async () => {
+      it(`${size}: every screen passes axe-core with no serious or critical violation (photographed with USP_SCREENSHOTS=1)`, async () => {
         const booking = await book(t, platform, 'svc_haircut', day(10));
         const s = await signedIn(size);
         const screens: Array<[string, string]> = [
@@ -416,7 +415,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
           );
           expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
           expect(await axe(axed, t.url + path), path).toEqual([]);
-          await s.page.screenshot({ path: join(SHOTS, `dashboard-${name}-${size}.png`), fullPage: true });
+          await photograph(s.page, `dashboard-${name}-${size}`);
         }
         // On a phone the screens' navigation is one row that scrolls sideways, not a wall of links above every screen.
         await s.page.goto(`${t.url}/admin`);
@@ -431,7 +430,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         await axed.context().close();
         await s.page.goto(`${t.url}/admin/ui/api-keys`);
         await newKey(s.page);
-        await s.page.screenshot({ path: join(SHOTS, `dashboard-api-key-new-${size}.png`), fullPage: true });
+        await photograph(s.page, `dashboard-api-key-new-${size}`);
         expect(s.foreign).toEqual([]);
         expect(s.consoleErrors).toEqual([]);
         await s.context.close();

@@ -21,7 +21,7 @@ import {
   HAVE_CHROMIUM,
   launchBrowser,
   noteWithoutChromium,
-  SHOTS,
+  photograph,
 } from '../support/browser.js';
 import { ensureBuilt } from '../support/build.js';
 import { runCli, startServeCli, type RunningCli } from '../support/cli.js';
@@ -220,7 +220,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         .locator('fieldset.slots label')
         .evaluateAll((ls) => ls.slice(0, 2).map((l) => l.getBoundingClientRect().top));
       expect(boxes[0]).toBe(boxes[1]);
-      await page.screenshot({ path: join(SHOTS, 'walk-in-phone.png') });
+      await photograph(page, 'walk-in-phone', {});
       await page.context().close();
       screens.push(`/admin/ui/walk-in?date=${plus(monday, 7)}`);
     }, 60_000);
@@ -244,7 +244,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         .evaluateAll((tds) => tds.map((td) => Math.round(td.getBoundingClientRect().top)));
       expect(tops[1]).toBeGreaterThan(tops[0]!);
       expect([tops[1] === tops[2], tops[3] === tops[4]]).toEqual([true, true]);
-      await hours.screenshot({ path: join(SHOTS, 'staff-hours-phone.png') });
+      await photograph(hours, 'staff-hours-phone', {});
       await page.context().close();
       screens.push('/admin/ui/staff');
     }, 60_000);

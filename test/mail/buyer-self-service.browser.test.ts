@@ -7,14 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-import { join } from 'node:path';
 import {
   axeContext,
   axeViolations,
   HAVE_CHROMIUM,
   launchBrowser,
   noteWithoutChromium,
-  SHOTS,
+  photograph,
 } from '../support/browser.js';
 import { PG_URL, dropSchema, noteSkipped, schemaName, urlWithSchema } from '../pg/helpers.js';
 
@@ -90,7 +89,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES.filter((e) => !e.pg || PG_URL))(
       await page.goto(url);
       const yes = (await page.locator('button:has-text("Yes, cancel my booking")').boundingBox())!;
       const keep = (await page.locator('a:has-text("Keep my booking")').boundingBox())!;
-      await page.screenshot({ path: join(SHOTS, `buyer-cancel-${size}.png`) });
+      await photograph(page, `buyer-cancel-${size}`, {});
       await context.close();
       const near = (a: number, b: number) => Math.abs(a - b) < 1;
       return {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpSink, type SmtpSink } from '../support/smtp-sink.js';
-import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import { axeViolations, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 
 noteWithoutChromium('mail HTML');
 
@@ -74,13 +74,7 @@ describe.skipIf(!HAVE_CHROMIUM)('HTML mails are accessible', () => {
     for (const m of sink.received) {
       const page = await context.newPage();
       await page.setContent(String(m.html));
-      await page.addScriptTag({ content: AXE });
-      const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
-        violations: Array<{ id: string; impact: string; help: string }>;
-      };
-      for (const v of result.violations)
-        if (v.impact === 'serious' || v.impact === 'critical')
-          problems.push(`${m.headers.get('x-usp-message-kind')}: ${v.id}: ${v.help}`);
+      for (const v of await axeViolations(page)) problems.push(`${m.headers.get('x-usp-message-kind')}: ${v}`);
       await page.close();
     }
     await context.close();

@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core';
 import { addBusinessUser } from '../../src/operations/index.js';
 import { demoBusiness, startTestServer, type TestServer } from '../support/server.js';
 import { signInDashboard } from '../support/dashboard-session.js';
-import { AXE, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
+import { axeViolations, HAVE_CHROMIUM, launchBrowser, noteWithoutChromium } from '../support/browser.js';
 
 noteWithoutChromium('mail preview');
 const EMAIL = 'owner@salon.example';
@@ -91,15 +91,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard previews each mail with the busin
       const p = await axeContext.newPage();
       await p.setViewportSize(size);
       await p.goto(`${t.url}/admin/ui/mail`);
-      await p.addScriptTag({ content: AXE });
-      const result = (await p.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
-        violations: Array<{ id: string; impact: string; help: string }>;
-      };
-      expect(
-        result.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.help}`),
-      ).toEqual([]);
+      expect(await axeViolations(p)).toEqual([]);
       await p.close();
     }
     await axeContext.close();

@@ -8,7 +8,6 @@
  * account page lists the assistant and removes it, after which the token is refused.
  * Screenshots go to docs/screenshots/ only when USP_SCREENSHOTS=1.
  */
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -24,9 +23,9 @@ import {
   axeContext,
   axeViolations,
   HAVE_CHROMIUM,
-  SHOTS,
   launchBrowser,
   noteWithoutChromium,
+  photograph,
 } from '../support/browser.js';
 
 noteWithoutChromium('mcp-oauth.browser');
@@ -158,7 +157,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in');
       expect(await page.textContent('main')).toContain('Playwright Assistant');
       expect(await axe(context, page.url())).toEqual([]);
-      await page.screenshot({ path: join(SHOTS, 'oauth-login-phone.png'), fullPage: true });
+      await photograph(page, 'oauth-login-phone');
 
       await page.getByRole('link', { name: 'Create an account' }).click();
       await page.getByLabel('Your name').fill('Grace Hopper');
@@ -177,7 +176,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(consent).toContain('Book for you');
       expect(consent).toContain('See your bookings');
       expect(await axe(context, page.url())).toEqual([]);
-      await page.screenshot({ path: join(SHOTS, 'oauth-consent-phone.png'), fullPage: true });
+      await photograph(page, 'oauth-consent-phone');
       await page.getByRole('button', { name: 'Allow' }).click();
       await page.waitForURL(`${CALLBACK}**`);
       expect(callback?.searchParams.get('iss')).toBe(t.url);
@@ -203,7 +202,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Your account');
       expect(await page.textContent('main')).toContain('Playwright Assistant');
       expect(await axe(context, page.url())).toEqual([]);
-      await page.screenshot({ path: join(SHOTS, 'oauth-account-phone.png'), fullPage: true });
+      await photograph(page, 'oauth-account-phone');
       await page.getByRole('button', { name: 'Remove access for Playwright Assistant' }).click();
       expect(await page.textContent('main')).toContain('No assistant is linked to your account.');
       await expect(client.callTool({ name: 'uspserver_bookings_list', arguments: {} })).rejects.toBeInstanceOf(

@@ -6,16 +6,15 @@
  * critical violation. Screenshots land in a temporary folder, or in docs/screenshots/ (referenced
  * from the README) when USP_SCREENSHOTS=1, so an ordinary run leaves the tree clean.
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, BUYER, day, startTestServer, type TestServer } from '../support/server.js';
 import {
   axeContext,
   axeViolations,
   HAVE_CHROMIUM,
-  SHOTS,
   launchBrowser,
   noteWithoutChromium,
+  photograph,
 } from '../support/browser.js';
 
 noteWithoutChromium('buyer-pages.browser');
@@ -64,7 +63,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the buyer pages in a browser (skipped without /
   }
 
   async function snap(page: import('playwright-core').Page, name: string, size: string) {
-    await page.screenshot({ path: join(SHOTS, `${name}-${size}.png`), fullPage: true });
+    await photograph(page, `${name}-${size}`);
   }
 
   for (const size of ['phone', 'desktop'] as const) {

@@ -13,9 +13,9 @@ import {
   axeContext,
   axeViolations,
   HAVE_CHROMIUM,
-  SHOTS,
   launchBrowser,
   noteWithoutChromium,
+  photograph,
 } from '../support/browser.js';
 import { waitFor } from '../support/time.js';
 import { hostCall, hostFetch } from '../support/host-fetch.js';
@@ -197,7 +197,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the operator screen (skipped without /usr/bin/c
       const health = await card.locator('td').nth(3).boundingBox();
       expect(health!.x + health!.width).toBeLessThanOrEqual(width);
     }
-    await page.screenshot({ path: join(SHOTS, 'operator-console-phone.png'), fullPage: true });
+    await photograph(page, 'operator-console-phone');
     await context.close();
   });
 
