@@ -117,7 +117,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(rest.length).toBeGreaterThan(0);
       expect(rest.every((s) => /T1[3-6]:/.test(s.start))).toBe(true);
       expect(await mcpSlots('svc_haircut', { resource_id: 'res_stylist_ben' })).toEqual(rest);
-      await photograph(page, 'dashboard-staff-phone', {});
+      await photograph(page, 'dashboard-staff-phone', { fullPage: false });
       await context.close();
     }, 60_000);
 

@@ -220,7 +220,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         .locator('fieldset.slots label')
         .evaluateAll((ls) => ls.slice(0, 2).map((l) => l.getBoundingClientRect().top));
       expect(boxes[0]).toBe(boxes[1]);
-      await photograph(page, 'walk-in-phone', {});
+      await photograph(page, 'walk-in-phone', { fullPage: false });
       await page.context().close();
       screens.push(`/admin/ui/walk-in?date=${plus(monday, 7)}`);
     }, 60_000);
@@ -244,7 +244,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
         .evaluateAll((tds) => tds.map((td) => Math.round(td.getBoundingClientRect().top)));
       expect(tops[1]).toBeGreaterThan(tops[0]!);
       expect([tops[1] === tops[2], tops[3] === tops[4]]).toEqual([true, true]);
-      await photograph(hours, 'staff-hours-phone', {});
+      await photograph(hours, 'staff-hours-phone', {}); // the table alone: an element has no full page
       await page.context().close();
       screens.push('/admin/ui/staff');
     }, 60_000);

@@ -89,7 +89,7 @@ describe.skipIf(!HAVE_CHROMIUM).each(ENGINES.filter((e) => !e.pg || PG_URL))(
       await page.goto(url);
       const yes = (await page.locator('button:has-text("Yes, cancel my booking")').boundingBox())!;
       const keep = (await page.locator('a:has-text("Keep my booking")').boundingBox())!;
-      await photograph(page, `buyer-cancel-${size}`, {});
+      await photograph(page, `buyer-cancel-${size}`, { fullPage: false });
       await context.close();
       const near = (a: number, b: number) => Math.abs(a - b) < 1;
       return {
